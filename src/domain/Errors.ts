@@ -1,0 +1,29 @@
+/**
+ * Errors that cross a process boundary or get stored: tagged, schema-backed, each naming what was wrong.
+ */
+import { Schema } from "effect"
+
+/** A model turn that does not follow the ParaAct protocol: which tag, at which character offset. */
+export class ProtocolError extends Schema.TaggedError<ProtocolError>()("ProtocolError", {
+  tag: Schema.String,
+  offset: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** A file or record that failed to decode: which file, where, and why. */
+export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError", {
+  source: Schema.String,
+  message: Schema.String
+}) {}
+
+/** A tool name that is not in the library. */
+export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("UnknownToolError", {
+  tool: Schema.String
+}) {}
+
+/** A configuration or flag value that is out of range or malformed. */
+export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}) {}

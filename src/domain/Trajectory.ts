@@ -1,0 +1,183 @@
+/**
+ * What a rollout records: steps (turn, observations, timings, controller state), phases,
+ * the judge's verdict, and the rewards and advantages computed from them.
+ */
+import { Schema } from "effect"
+import { CallId, TaskId, ToolName, TrajectoryId } from "./Ids.ts"
+import { Observation } from "./Call.ts"
+import { Turn } from "./Turn.ts"
+
+/** Controller state before a step (spec Table 8). */
+export const ControllerState = Schema.Literals(["Need", "May", "No", "Answer"])
+/** Controller state before a step. */
+export type ControllerState = typeof ControllerState.Type
+
+/** The phase a step belongs to. */
+export const Phase = Schema.Literals(["explore", "execute"])
+/** The phase a step belongs to. */
+export type Phase = typeof Phase.Type
+
+/** The agent paradigm a rollout ran under. */
+export const Paradigm = Schema.Literals(["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"])
+/** The agent paradigm a rollout ran under. */
+export type Paradigm = typeof Paradigm.Type
+
+/** Why a rollout ended. */
+export const StopReason = Schema.Literals(["answer", "max_rounds", "policy_error", "interrupted"])
+/** Why a rollout ended. */
+export type StopReason = typeof StopReason.Type
+
+/** One retrieved tool. */
+export const SearchHit = Schema.Struct({ tool: ToolName, score: Schema.Number })
+/** One retrieved tool. */
+export type SearchHit = typeof SearchHit.Type
+
+/** What one search of a turn returned. */
+export const SearchResult = Schema.Struct({
+  slot: Schema.String,
+  query: Schema.String,
+  hits: Schema.Array(SearchHit),
+  startMs: Schema.Number,
+  endMs: Schema.Number
+})
+/** What one search of a turn returned. */
+export type SearchResult = typeof SearchResult.Type
+
+/** Where a malformed turn broke: the tag and the character offset. */
+export const ProtocolIssue = Schema.Struct({
+  tag: Schema.String,
+  offset: Schema.Number,
+  message: Schema.String
+})
+/** Where a malformed turn broke. */
+export type ProtocolIssue = typeof ProtocolIssue.Type
+
+/** The runtime's checks of a parsed turn (feeds r_base). */
+export const StepValidation = Schema.Struct({
+  /** Calls naming a tool the agent has not seen (neither retrieved nor called before). */
+  unseenTools: Schema.Array(CallId),
+  /** Calls whose arguments fail the tool schema, with the reason. */
+  invalidArguments: Schema.Array(Schema.Struct({ callId: CallId, message: Schema.String })),
+  /** Calls identical (tool + resolved arguments) to an earlier call. */
+  repeatedCalls: Schema.Array(CallId),
+  /** `$ref`s that point at no earlier successful call, or at a missing field. */
+  unresolvedRefs: Schema.Array(Schema.Struct({ callId: CallId, ref: Schema.String })),
+  /** The plan failed validation (unknown dep, cycle, duplicate id), with the reason. */
+  planError: Schema.optionalKey(Schema.String)
+})
+/** The runtime's checks of a parsed turn. */
+export type StepValidation = typeof StepValidation.Type
+
+/** A validation with nothing wrong. */
+export const validStep: StepValidation = { unseenTools: [], invalidArguments: [], repeatedCalls: [], unresolvedRefs: [] }
+
+/** Token usage of one policy call. */
+export const Usage = Schema.Struct({ promptTokens: Schema.Number, completionTokens: Schema.Number })
+/** Token usage of one policy call. */
+export type Usage = typeof Usage.Type
+
+/** Step-level reward (spec §3). */
+export const StepReward = Schema.Struct({ rBase: Schema.Number, rPlan: Schema.Number, rStep: Schema.Number })
+/** Step-level reward. */
+export type StepReward = typeof StepReward.Type
+
+/** Phase-level reward and its four components (spec §3). */
+export const PhaseReward = Schema.Struct({
+  l1: Schema.Number,
+  l2: Schema.Number,
+  l3: Schema.Number,
+  l4: Schema.Number,
+  rPhase: Schema.Number
+})
+/** Phase-level reward. */
+export type PhaseReward = typeof PhaseReward.Type
+
+/** The per-step advantage, by level and combined (spec §4). */
+export const StepAdvantage = Schema.Struct({
+  traj: Schema.Number,
+  phase: Schema.Number,
+  step: Schema.Number,
+  combined: Schema.Number
+})
+/** The per-step advantage. */
+export type StepAdvantage = typeof StepAdvantage.Type
+
+/** One round of a rollout. */
+export const Step = Schema.Struct({
+  index: Schema.Number,
+  /** The policy's raw output for the round. */
+  raw: Schema.String,
+  /** The parsed turn, absent when the output was malformed. */
+  turn: Schema.optionalKey(Turn),
+  protocolError: Schema.optionalKey(ProtocolIssue),
+  validation: StepValidation,
+  controller: ControllerState,
+  phase: Phase,
+  searches: Schema.Array(SearchResult),
+  observations: Schema.Array(Observation),
+  /** ms since the rollout started. */
+  startMs: Schema.Number,
+  policyMs: Schema.Number,
+  endMs: Schema.Number,
+  usage: Usage,
+  /** Log-probability of the turn under the policy, when the policy can give one. */
+  logprob: Schema.optionalKey(Schema.Number),
+  reward: Schema.optionalKey(StepReward),
+  advantage: Schema.optionalKey(StepAdvantage)
+})
+/** One round of a rollout. */
+export type Step = typeof Step.Type
+
+/** A maximal run of steps of one phase: steps [start, end). */
+export const PhaseSpan = Schema.Struct({
+  kind: Phase,
+  start: Schema.Number,
+  end: Schema.Number,
+  reward: Schema.optionalKey(PhaseReward)
+})
+/** A maximal run of steps of one phase. */
+export type PhaseSpan = typeof PhaseSpan.Type
+
+/** A judge's grade for one criterion. */
+export const Grade = Schema.Literals(["YES", "PARTIAL", "NO"])
+/** A judge's grade. */
+export type Grade = typeof Grade.Type
+
+/** The judge's three verdicts on a trajectory (spec §5). */
+export const Verdict = Schema.Struct({
+  quality: Grade,
+  faithfulness: Grade,
+  utility: Grade,
+  rationale: Schema.optionalKey(Schema.String),
+  judge: Schema.String
+})
+/** The judge's three verdicts. */
+export type Verdict = typeof Verdict.Type
+
+/** The trajectory-level reward: the Q/F/U bit pattern and R_ans. */
+export const AnswerReward = Schema.Struct({ pattern: Schema.String, rAns: Schema.Number })
+/** The trajectory-level reward. */
+export type AnswerReward = typeof AnswerReward.Type
+
+/** One rollout of a task. */
+export const Trajectory = Schema.Struct({
+  id: TrajectoryId,
+  taskId: TaskId,
+  paradigm: Paradigm,
+  /** A label of the policy that produced it (model name, "teacher", ...). */
+  policy: Schema.String,
+  seed: Schema.Number,
+  /** Index within its GRPO group, when rolled out as a group. */
+  groupIndex: Schema.optionalKey(Schema.Number),
+  steps: Schema.Array(Step),
+  phases: Schema.Array(PhaseSpan),
+  answer: Schema.optionalKey(Schema.String),
+  stop: StopReason,
+  /** Wall-clock start (epoch ms) and duration. */
+  startedAt: Schema.Number,
+  durationMs: Schema.Number,
+  verdict: Schema.optionalKey(Verdict),
+  answerReward: Schema.optionalKey(AnswerReward)
+})
+/** One rollout of a task. */
+export type Trajectory = typeof Trajectory.Type

@@ -1,0 +1,12 @@
+/**
+ * ParaAgent's public API: every module as a namespace, so pipelines are composed in code.
+ * `import { Reward, Rollout } from "paraagent"`; layers that bring a real dependency are under "paraagent/layers".
+ */
+export * as Domain from "./domain/index.ts"
+export * as DepGraph from "./DepGraph.ts"
+export * as Judge from "./Judge.ts"
+export * as Policy from "./Policy.ts"
+export * as Retriever from "./Retriever.ts"
+export * as Simulator from "./Simulator.ts"
+export * as TaskSource from "./TaskSource.ts"
+export * as ToolLibrary from "./ToolLibrary.ts"
