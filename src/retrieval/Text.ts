@@ -1,0 +1,78 @@
+/**
+ * Tokenisation shared by the retrievers: word tokens, identifier splitting, English stop words and
+ * Porter stemming, each switchable so the plain-BM25 baseline (lowercase word tokens) is the same code.
+ */
+import { stemmer } from "stemmer"
+import { eng } from "stopword"
+
+/** What a tokeniser does beyond cutting lowercase runs of letters and digits. */
+export interface TextOptions {
+  /** Split identifiers: `getWordByLength` → get word by length, `HTMLParser` → html parser, `mp3` → mp 3. */
+  readonly splitIdentifiers: boolean
+  /** When an identifier was split, also keep the whole lowercased run (`getwordbylength`). */
+  readonly keepCompounds: boolean
+  /** Drop English stop words (the `stopword` package's list) and clitics (`'s`, `'d`, `'ll`, `'re`, `'ve`, `'m`). */
+  readonly stopWords: boolean
+  /** Reduce every alphabetic token to its Porter stem (the `stemmer` package). */
+  readonly stem: boolean
+}
+
+/** The plain baseline: lowercase runs of letters and digits, nothing else. */
+export const plainOptions: TextOptions = { splitIdentifiers: false, keepCompounds: false, stopWords: false, stem: false }
+
+/** Every feature on: what the tuned BM25 and the dense encoder's vocabulary use. */
+export const defaultOptions: TextOptions = { splitIdentifiers: true, keepCompounds: false, stopWords: true, stem: true }
+
+/** A tokeniser bound to one set of options; it memoises stems, so keep one per index. */
+export interface Tokenizer {
+  readonly options: TextOptions
+  /** The tokens of `text` in order (duplicates kept: term frequencies are counted from them). */
+  readonly tokens: (text: string) => Array<string>
+}
+
+// Maximal runs of letters, marks and digits; everything else (space, `_`, `-`, `/`, punctuation) separates.
+const wordRun = /[\p{L}\p{M}\p{N}]+/gu
+// A possessive or contraction ending (`user's`, `I'd`, `we'll`, `they're`), straight or curly apostrophe.
+const clitic = /(?<=[\p{L}\p{N}])['’](?:s|d|ll|re|ve|m)\b/giu
+// Boundaries inside an identifier: aB, ABc (before the last capital), letter|digit, digit|letter.
+const identifierBoundary = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u
+const hasLetter = /\p{L}/u
+
+/** The English stop words used when `stopWords` is on (lowercase). */
+export const stopWords: ReadonlySet<string> = new Set(eng.map((w) => w.toLowerCase()))
+
+/** Builds a tokeniser. Stems are cached per tokeniser (the vocabulary of a tool library is bounded). */
+export const makeTokenizer = (options: TextOptions): Tokenizer => {
+  const stems = new Map<string, string>()
+  const stemOf = (word: string): string => {
+    const cached = stems.get(word)
+    if (cached !== undefined) return cached
+    const stemmed = hasLetter.test(word) ? stemmer(word) : word
+    stems.set(word, stemmed)
+    return stemmed
+  }
+  const emit = (out: Array<string>, lower: string): void => {
+    if (options.stopWords && stopWords.has(lower)) return
+    out.push(options.stem ? stemOf(lower) : lower)
+  }
+  const tokens = (text: string): Array<string> => {
+    const source = options.stopWords ? text.replace(clitic, "") : text
+    const out: Array<string> = []
+    for (const match of source.matchAll(wordRun)) {
+      const run = match[0]
+      if (!options.splitIdentifiers) {
+        emit(out, run.toLowerCase())
+        continue
+      }
+      const parts = run.split(identifierBoundary)
+      for (const part of parts) emit(out, part.toLowerCase())
+      if (options.keepCompounds && parts.length > 1) emit(out, run.toLowerCase())
+    }
+    return out
+  }
+  return { options, tokens }
+}
+
+/** Tokenises one text with fresh options (for one-off use; indexes keep a {@link Tokenizer}). */
+export const tokenize = (text: string, options: TextOptions = defaultOptions): Array<string> =>
+  makeTokenizer(options).tokens(text)
