@@ -1,4 +1,4 @@
 /**
  * Layers that bring a real dependency (files, ONNX, HTTP, SQLite) and the composed application layers.
  */
-export {}
+export * as OpenAiClient from "./OpenAiClient.ts"

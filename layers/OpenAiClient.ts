@@ -1,0 +1,562 @@
+/**
+ * A client for OpenAI-compatible chat completions (vLLM, SGLang, Ollama, llama.cpp server, OpenAI) over `effect/http`:
+ * schema-checked request and response bodies, a per-request timeout, retries with backoff that honour `Retry-After`.
+ */
+import { Clock, Config, Context, Effect, Layer, Option, Random, Redacted, Schema } from "effect"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { ConfigError } from "../src/domain/Errors.ts"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Wire format (the subset of the chat-completions API that ParaAgent uses)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A function call the assistant made, as the API carries it (`arguments` is a JSON string). */
+export const WireToolCall = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("function"),
+  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
+})
+/** A function call the assistant made, as the API carries it. */
+export type WireToolCall = typeof WireToolCall.Type
+
+/** One message of a chat request. */
+export const WireMessage = Schema.Union([
+  Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }),
+  Schema.Struct({ role: Schema.Literal("user"), content: Schema.String }),
+  Schema.Struct({
+    role: Schema.Literal("assistant"),
+    content: Schema.NullOr(Schema.String),
+    tool_calls: Schema.optionalKey(Schema.Array(WireToolCall))
+  }),
+  Schema.Struct({ role: Schema.Literal("tool"), tool_call_id: Schema.String, content: Schema.String })
+])
+/** One message of a chat request. */
+export type WireMessage = typeof WireMessage.Type
+
+/** A function the model may call (`parameters` is a JSON Schema object). */
+export const WireToolDefinition = Schema.Struct({
+  type: Schema.Literal("function"),
+  function: Schema.Struct({
+    name: Schema.String,
+    description: Schema.optionalKey(Schema.String),
+    parameters: Schema.JsonObject
+  })
+})
+/** A function the model may call. */
+export type WireToolDefinition = typeof WireToolDefinition.Type
+
+/** Which tool the model must (or may) call. */
+export const WireToolChoice = Schema.Union([
+  Schema.Literals(["auto", "none", "required"]),
+  Schema.Struct({ type: Schema.Literal("function"), function: Schema.Struct({ name: Schema.String }) })
+])
+/** Which tool the model must (or may) call. */
+export type WireToolChoice = typeof WireToolChoice.Type
+
+/** Constrained output: any JSON object, or JSON matching a schema (vLLM, SGLang, OpenAI, llama.cpp support both). */
+export const WireResponseFormat = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("text") }),
+  Schema.Struct({ type: Schema.Literal("json_object") }),
+  Schema.Struct({
+    type: Schema.Literal("json_schema"),
+    json_schema: Schema.Struct({ name: Schema.String, schema: Schema.JsonObject, strict: Schema.optionalKey(Schema.Boolean) })
+  })
+])
+/** Constrained output. */
+export type WireResponseFormat = typeof WireResponseFormat.Type
+
+const Temperature = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 2 }))
+const PositiveInt = Schema.Number.check(Schema.isInt(), Schema.isGreaterThan(0))
+
+/** The body of `POST {baseUrl}/chat/completions`, checked before it is sent. */
+export const ChatCompletionBody = Schema.Struct({
+  model: Schema.NonEmptyString,
+  messages: Schema.Array(WireMessage).check(Schema.isMinLength(1)),
+  temperature: Temperature,
+  max_tokens: PositiveInt,
+  tools: Schema.optionalKey(Schema.Array(WireToolDefinition)),
+  tool_choice: Schema.optionalKey(WireToolChoice),
+  parallel_tool_calls: Schema.optionalKey(Schema.Boolean),
+  logprobs: Schema.optionalKey(Schema.Boolean),
+  top_logprobs: Schema.optionalKey(Schema.Number.check(Schema.isInt(), Schema.isBetween({ minimum: 0, maximum: 20 }))),
+  response_format: Schema.optionalKey(WireResponseFormat),
+  seed: Schema.optionalKey(Schema.Number.check(Schema.isInt())),
+  stop: Schema.optionalKey(Schema.Array(Schema.String))
+})
+/** The body of a chat-completions request. */
+export type ChatCompletionBody = typeof ChatCompletionBody.Type
+
+/** A tool call in a response; some servers (older Ollama) send `arguments` as an object rather than a string. */
+const ResponseToolCall = Schema.Struct({
+  id: Schema.optionalKey(Schema.String),
+  type: Schema.optionalKey(Schema.String),
+  function: Schema.Struct({
+    name: Schema.String,
+    arguments: Schema.Union([Schema.String, Schema.JsonObject])
+  })
+})
+
+const TokenLogprob = Schema.Struct({ token: Schema.String, logprob: Schema.Number })
+
+/** The body of a chat-completions response (unknown fields are ignored). */
+export const ChatCompletionResponse = Schema.Struct({
+  id: Schema.optionalKey(Schema.String),
+  model: Schema.optionalKey(Schema.String),
+  choices: Schema.Array(
+    Schema.Struct({
+      message: Schema.Struct({
+        role: Schema.optionalKey(Schema.String),
+        content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+        /** Reasoning text that vLLM / SGLang / DeepSeek-style servers keep apart from the content. */
+        reasoning_content: Schema.optionalKey(Schema.NullOr(Schema.String)),
+        tool_calls: Schema.optionalKey(Schema.NullOr(Schema.Array(ResponseToolCall)))
+      }),
+      finish_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
+      logprobs: Schema.optionalKey(Schema.NullOr(Schema.Struct({
+        content: Schema.optionalKey(Schema.NullOr(Schema.Array(TokenLogprob)))
+      })))
+    })
+  ).check(Schema.isMinLength(1)),
+  usage: Schema.optionalKey(Schema.NullOr(Schema.Struct({
+    prompt_tokens: Schema.Number,
+    completion_tokens: Schema.Number
+  })))
+})
+/** The body of a chat-completions response. */
+export type ChatCompletionResponse = typeof ChatCompletionResponse.Type
+
+const decodeResponse = Schema.decodeUnknownEffect(Schema.fromJsonString(ChatCompletionResponse))
+
+// ---------------------------------------------------------------------------------------------------------------
+// Requests, results, errors
+// ---------------------------------------------------------------------------------------------------------------
+
+/** One chat request; unset fields take the client's defaults (temperature 0.7, max_tokens 2048: spec Table 6). */
+export interface ChatRequest {
+  readonly messages: ReadonlyArray<WireMessage>
+  /** Overrides the configured model for this request. */
+  readonly model?: string
+  readonly temperature?: number
+  readonly maxTokens?: number
+  readonly tools?: ReadonlyArray<WireToolDefinition>
+  readonly toolChoice?: WireToolChoice
+  readonly parallelToolCalls?: boolean
+  /** Ask for the sampled tokens' log-probabilities. */
+  readonly logprobs?: boolean
+  /** How many alternatives per token to return with `logprobs` (0–20). */
+  readonly topLogprobs?: number
+  readonly responseFormat?: WireResponseFormat
+  readonly seed?: number
+  readonly stop?: ReadonlyArray<string>
+}
+
+/** A function call the model made, with `arguments` as a JSON string. */
+export interface ToolCallOut {
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/** Token usage reported by the server. */
+export interface TokenUsage {
+  readonly promptTokens: number
+  readonly completionTokens: number
+}
+
+/** What one chat request produced. */
+export interface ChatResult {
+  /** The model that answered (as the server names it, else the requested one). */
+  readonly model: string
+  /** The assistant's text; empty when the server sent `null` (e.g. tool calls only). */
+  readonly content: string
+  /** Separate reasoning text, when the server returns one. */
+  readonly reasoning: string | undefined
+  readonly toolCalls: ReadonlyArray<ToolCallOut>
+  readonly finishReason: string | undefined
+  /** Absent when the server reported no usage. */
+  readonly usage: TokenUsage | undefined
+  /** Per-token log-probabilities of the sampled tokens, when requested and returned. */
+  readonly tokenLogprobs: ReadonlyArray<number> | undefined
+  /** How many HTTP attempts it took (1 = no retry). */
+  readonly attempts: number
+  /** Wall time of the whole request including retries, ms. */
+  readonly latencyMs: number
+}
+
+/** Why a chat request failed after its retries. */
+export const OpenAiErrorKind = Schema.Literals(["request", "transport", "timeout", "status", "decode"])
+/** Why a chat request failed: bad request body, network, timeout, non-2xx status, or a malformed response body. */
+export type OpenAiErrorKind = typeof OpenAiErrorKind.Type
+
+/** A chat request that failed; the message never contains the API key. */
+export class OpenAiError extends Schema.TaggedError<OpenAiError>()("OpenAiError", {
+  kind: OpenAiErrorKind,
+  message: Schema.String,
+  /** HTTP status, for `status` errors. */
+  status: Schema.optionalKey(Schema.Number),
+  /** HTTP attempts made. */
+  attempts: Schema.Number
+}) {}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Configuration
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Everything the client needs to reach an endpoint. */
+export interface OpenAiConfig {
+  /** The API root including its version segment, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended. */
+  readonly baseUrl: string
+  readonly model: string
+  /** Sent as `Authorization: Bearer …` when set; local servers usually need none. */
+  readonly apiKey: Redacted.Redacted | undefined
+  /** Per HTTP attempt (connect + generation + body), ms. */
+  readonly timeoutMs: number
+  /** Retries after the first attempt, on transport errors, timeouts, 408/409/429 and 5xx. */
+  readonly maxRetries: number
+  /** Backoff before retry n (1-based) is `min(backoffMaxMs, backoffBaseMs·2^(n-1))`, jittered to 50–100 %. */
+  readonly backoffBaseMs: number
+  readonly backoffMaxMs: number
+  /** A server's `Retry-After` is obeyed up to this many ms. */
+  readonly maxRetryAfterMs: number
+  /** Defaults for requests that set none (spec Table 6). */
+  readonly temperature: number
+  readonly maxTokens: number
+}
+
+/** The defaults of every field but `baseUrl`, `model` and `apiKey`. */
+export const defaults = {
+  timeoutMs: 120_000,
+  maxRetries: 3,
+  backoffBaseMs: 500,
+  backoffMaxMs: 20_000,
+  maxRetryAfterMs: 60_000,
+  temperature: 0.7,
+  maxTokens: 2048
+} as const
+
+/** Configuration values before validation (from the environment, flags or code). */
+export interface OpenAiConfigInput {
+  readonly baseUrl: string
+  readonly model: string
+  readonly apiKey?: Redacted.Redacted | string | undefined
+  readonly timeoutMs?: number
+  readonly maxRetries?: number
+  readonly backoffBaseMs?: number
+  readonly backoffMaxMs?: number
+  readonly maxRetryAfterMs?: number
+  readonly temperature?: number
+  readonly maxTokens?: number
+}
+
+const checkNumber = (
+  field: string,
+  value: number,
+  ok: (n: number) => boolean,
+  expected: string
+): Effect.Effect<number, ConfigError> =>
+  ok(value) ? Effect.succeed(value) : Effect.fail(new ConfigError({ field, value: String(value), message: `${field} must be ${expected}` }))
+
+const isNonNegativeInt = (n: number): boolean => Number.isInteger(n) && n >= 0
+const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
+
+/** Validates a configuration: an http(s) base URL, a model name, positive timeouts, sane sampling defaults. */
+export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*(input: OpenAiConfigInput) {
+  const url = URL.canParse(input.baseUrl) ? new URL(input.baseUrl) : undefined
+  if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    return yield* new ConfigError({ field: "baseUrl", value: input.baseUrl, message: "baseUrl must be an http(s) URL such as http://127.0.0.1:8000/v1" })
+  }
+  if (input.model.trim().length === 0) {
+    return yield* new ConfigError({ field: "model", value: input.model, message: "model must not be empty" })
+  }
+  const apiKey = input.apiKey === undefined
+    ? undefined
+    : Redacted.isRedacted(input.apiKey)
+    ? input.apiKey
+    : input.apiKey.length === 0
+    ? undefined
+    : Redacted.make(input.apiKey)
+  const config: OpenAiConfig = {
+    baseUrl: input.baseUrl.replace(/\/+$/, ""),
+    model: input.model.trim(),
+    apiKey,
+    timeoutMs: yield* checkNumber("timeoutMs", input.timeoutMs ?? defaults.timeoutMs, isPositive, "a positive number of ms"),
+    maxRetries: yield* checkNumber("maxRetries", input.maxRetries ?? defaults.maxRetries, isNonNegativeInt, "a non-negative integer"),
+    backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
+    backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
+    maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
+    temperature: yield* checkNumber("temperature", input.temperature ?? defaults.temperature, (n) => n >= 0 && n <= 2, "between 0 and 2"),
+    maxTokens: yield* checkNumber("maxTokens", input.maxTokens ?? defaults.maxTokens, (n) => Number.isInteger(n) && n > 0, "a positive integer")
+  }
+  return config
+})
+
+/**
+ * The configuration from the environment: `PARAAGENT_BASE_URL`, `PARAAGENT_MODEL` (required),
+ * `PARAAGENT_API_KEY` (else `OPENAI_API_KEY`), `PARAAGENT_TIMEOUT_MS`, `PARAAGENT_MAX_RETRIES`,
+ * `PARAAGENT_TEMPERATURE`, `PARAAGENT_MAX_TOKENS`. Fields in `overrides` (e.g. from CLI flags) win.
+ */
+export const configFromEnv = (overrides: Partial<OpenAiConfigInput> = {}) =>
+  Effect.gen(function*() {
+    const env = yield* Config.all({
+      baseUrl: Config.option(Config.String("PARAAGENT_BASE_URL")),
+      model: Config.option(Config.String("PARAAGENT_MODEL")),
+      apiKey: Config.option(Config.Redacted("PARAAGENT_API_KEY").pipe(Config.orElse(() => Config.Redacted("OPENAI_API_KEY")))),
+      timeoutMs: Config.option(Config.Number("PARAAGENT_TIMEOUT_MS")),
+      maxRetries: Config.option(Config.Int("PARAAGENT_MAX_RETRIES")),
+      temperature: Config.option(Config.Number("PARAAGENT_TEMPERATURE")),
+      maxTokens: Config.option(Config.Int("PARAAGENT_MAX_TOKENS"))
+    }).pipe(
+      Effect.mapError((error) => new ConfigError({ field: "environment", value: "", message: `bad PARAAGENT_* variable: ${error.message}` }))
+    )
+    const baseUrl = overrides.baseUrl ?? Option.getOrUndefined(env.baseUrl)
+    const model = overrides.model ?? Option.getOrUndefined(env.model)
+    if (baseUrl === undefined) {
+      return yield* new ConfigError({ field: "PARAAGENT_BASE_URL", value: "", message: "no endpoint: set PARAAGENT_BASE_URL (or --base-url), e.g. http://127.0.0.1:8000/v1" })
+    }
+    if (model === undefined) {
+      return yield* new ConfigError({ field: "PARAAGENT_MODEL", value: "", message: "no model: set PARAAGENT_MODEL (or --model)" })
+    }
+    const pick = <A>(override: A | undefined, fromEnv: Option.Option<A>): { readonly value?: A } => {
+      const value = override ?? Option.getOrUndefined(fromEnv)
+      return value === undefined ? {} : { value }
+    }
+    const input: OpenAiConfigInput = {
+      ...overrides,
+      baseUrl,
+      model,
+      ...withKey("apiKey", pick(overrides.apiKey, env.apiKey)),
+      ...withKey("timeoutMs", pick(overrides.timeoutMs, env.timeoutMs)),
+      ...withKey("maxRetries", pick(overrides.maxRetries, env.maxRetries)),
+      ...withKey("temperature", pick(overrides.temperature, env.temperature)),
+      ...withKey("maxTokens", pick(overrides.maxTokens, env.maxTokens))
+    }
+    return yield* validateConfig(input)
+  })
+
+const withKey = <K extends string, A>(key: K, picked: { readonly value?: A }): { readonly [P in K]?: A } =>
+  (picked.value === undefined ? {} : { [key]: picked.value }) as { readonly [P in K]?: A }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Retry arithmetic (pure)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The statuses worth retrying: request timeout, conflict, rate limit, and every server error. */
+export const isRetryableStatus = (status: number): boolean => status === 408 || status === 409 || status === 429 || status >= 500
+
+/**
+ * Parses `retry-after-ms` (ms) or `Retry-After` (seconds, or an HTTP date) into a wait in ms;
+ * undefined when neither is present or parseable. `nowMs` is the current epoch time, for dates.
+ */
+export const parseRetryAfter = (headers: { readonly [name: string]: string | undefined }, nowMs: number): number | undefined => {
+  const ms = headers["retry-after-ms"]
+  if (ms !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Number(ms)
+  const value = headers["retry-after"]
+  if (value === undefined) return undefined
+  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
+}
+
+/**
+ * The wait before retry `retry` (1-based): the server's `Retry-After` when it gave one (capped at
+ * `maxRetryAfterMs`), else exponential backoff `min(max, base·2^(retry-1))` scaled by `0.5 + 0.5·u`, u ∈ [0, 1).
+ */
+export const retryDelayMs = (
+  retry: number,
+  retryAfterMs: number | undefined,
+  config: Pick<OpenAiConfig, "backoffBaseMs" | "backoffMaxMs" | "maxRetryAfterMs">,
+  u: number
+): number => {
+  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, config.maxRetryAfterMs)
+  const exponential = Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** (retry - 1))
+  return exponential * (0.5 + 0.5 * u)
+}
+
+/** Replaces every occurrence of the secret (and any bearer token) in a text destined for an error or a log. */
+export const scrubSecret = (text: string, secret: Redacted.Redacted | undefined): string => {
+  const bare = text.replace(/Bearer\s+[^\s"',;]+/gi, "Bearer <redacted>")
+  if (secret === undefined) return bare
+  const value = Redacted.value(secret)
+  return value.length === 0 ? bare : bare.split(value).join("<redacted>")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The service
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A failed attempt, before the retry decision. */
+interface AttemptFailure {
+  readonly kind: OpenAiErrorKind
+  readonly message: string
+  readonly status?: number
+  readonly retryAfterMs?: number
+}
+
+const retryable = (failure: AttemptFailure): boolean =>
+  failure.kind === "transport" || failure.kind === "timeout" || (failure.kind === "status" && failure.status !== undefined && isRetryableStatus(failure.status))
+
+const SNIPPET = 300
+
+/** An OpenAI-compatible chat client. */
+export class OpenAiClient extends Context.Service<OpenAiClient, {
+  /** The configured model. */
+  readonly model: string
+  /** The configured API root (never holds the key). */
+  readonly baseUrl: string
+  /** One chat completion, retried on transient failures. */
+  readonly chat: (request: ChatRequest) => Effect.Effect<ChatResult, OpenAiError>
+}>()("paraagent/OpenAiClient") {}
+
+/** Builds the request body from a request and the configured defaults. */
+export const buildBody = (config: OpenAiConfig, request: ChatRequest): ChatCompletionBody => ({
+  model: request.model ?? config.model,
+  messages: request.messages,
+  temperature: request.temperature ?? config.temperature,
+  max_tokens: request.maxTokens ?? config.maxTokens,
+  ...(request.tools !== undefined && request.tools.length > 0 ? { tools: request.tools } : {}),
+  ...(request.toolChoice !== undefined ? { tool_choice: request.toolChoice } : {}),
+  ...(request.parallelToolCalls !== undefined ? { parallel_tool_calls: request.parallelToolCalls } : {}),
+  ...(request.logprobs === true ? { logprobs: true } : {}),
+  ...(request.logprobs === true && request.topLogprobs !== undefined ? { top_logprobs: request.topLogprobs } : {}),
+  ...(request.responseFormat !== undefined ? { response_format: request.responseFormat } : {}),
+  ...(request.seed !== undefined ? { seed: request.seed } : {}),
+  ...(request.stop !== undefined && request.stop.length > 0 ? { stop: request.stop } : {})
+})
+
+/** Turns a decoded response into a result. */
+export const toResult = (
+  response: ChatCompletionResponse,
+  requestedModel: string,
+  attempts: number,
+  latencyMs: number
+): ChatResult => {
+  const choice = response.choices[0]
+  const message = choice?.message
+  const toolCalls = (message?.tool_calls ?? []).map((call, index): ToolCallOut => ({
+    id: call.id ?? `call_${index}`,
+    name: call.function.name,
+    arguments: typeof call.function.arguments === "string" ? call.function.arguments : JSON.stringify(call.function.arguments)
+  }))
+  const logprobs = choice?.logprobs?.content
+  return {
+    model: response.model ?? requestedModel,
+    content: message?.content ?? "",
+    reasoning: message?.reasoning_content ?? undefined,
+    toolCalls,
+    finishReason: choice?.finish_reason ?? undefined,
+    usage: response.usage === undefined || response.usage === null
+      ? undefined
+      : { promptTokens: response.usage.prompt_tokens, completionTokens: response.usage.completion_tokens },
+    tokenLogprobs: logprobs === undefined || logprobs === null ? undefined : logprobs.map((t) => t.logprob),
+    attempts,
+    latencyMs
+  }
+}
+
+/** Builds the client over whatever `HttpClient` the context provides. */
+export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
+  const http = yield* HttpClient.HttpClient
+  const endpoint = `${config.baseUrl}/chat/completions`
+  // For messages: the endpoint without userinfo, so `https://user:pass@host` never reaches a log.
+  const shownEndpoint = ((): string => {
+    const url = new URL(endpoint)
+    return `${url.origin}${url.pathname}`
+  })()
+  const scrub = (text: string): string => scrubSecret(text, config.apiKey)
+
+  const once = (body: ChatCompletionBody): Effect.Effect<ChatCompletionResponse, AttemptFailure> => {
+    const base = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
+    const authed = config.apiKey === undefined ? base : HttpClientRequest.bearerToken(base, config.apiKey)
+    return HttpClientRequest.schemaBodyJson(ChatCompletionBody)(authed, body).pipe(
+      Effect.mapError((error): AttemptFailure => ({ kind: "request", message: scrub(`invalid request body: ${error.message}`) })),
+      Effect.flatMap((request) =>
+        http.execute(request).pipe(
+          Effect.flatMap((response) =>
+            response.text.pipe(Effect.map((text) => ({ response, text })))
+          ),
+          Effect.mapError((error): AttemptFailure => ({
+            kind: "transport",
+            message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`)
+          })),
+          Effect.timeoutOrElse({
+            duration: config.timeoutMs,
+            orElse: () =>
+              Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
+          })
+        )
+      ),
+      Effect.flatMap(({ response, text }) => {
+        if (response.status < 200 || response.status >= 300) {
+          return Clock.currentTimeMillis.pipe(Effect.flatMap((now) => {
+            const retryAfterMs = parseRetryAfter(response.headers, now)
+            return Effect.fail<AttemptFailure>({
+              kind: "status",
+              status: response.status,
+              message: scrub(`POST ${shownEndpoint} answered ${response.status}: ${text.slice(0, SNIPPET)}`),
+              ...(retryAfterMs === undefined ? {} : { retryAfterMs })
+            })
+          }))
+        }
+        return decodeResponse(text).pipe(
+          Effect.mapError((error): AttemptFailure => ({
+            kind: "decode",
+            message: scrub(`malformed response body from ${shownEndpoint}: ${error.message} (body starts: ${JSON.stringify(text.slice(0, 120))})`)
+          }))
+        )
+      })
+    )
+  }
+
+  const chat = Effect.fn("OpenAiClient.chat")(function*(request: ChatRequest) {
+    const body = buildBody(config, request)
+    yield* Effect.annotateCurrentSpan({ model: body.model, messages: body.messages.length })
+    const started = yield* Clock.currentTimeMillis
+    let attempt = 1
+    while (true) {
+      const outcome = yield* Effect.result(once(body))
+      if (outcome._tag === "Success") {
+        const now = yield* Clock.currentTimeMillis
+        return toResult(outcome.success, body.model, attempt, now - started)
+      }
+      const failure = outcome.failure
+      if (!retryable(failure) || attempt > config.maxRetries) {
+        return yield* new OpenAiError({
+          kind: failure.kind,
+          message: attempt > 1 ? `${failure.message} (after ${attempt} attempts)` : failure.message,
+          ...(failure.status === undefined ? {} : { status: failure.status }),
+          attempts: attempt
+        })
+      }
+      const u = yield* Random.next
+      const delay = retryDelayMs(attempt, failure.retryAfterMs, config, u)
+      yield* Effect.logWarning("OpenAiClient: retrying").pipe(
+        Effect.annotateLogs({ attempt, kind: failure.kind, status: failure.status ?? "none", delayMs: Math.round(delay), error: failure.message })
+      )
+      yield* Effect.sleep(delay)
+      attempt++
+    }
+  })
+
+  return OpenAiClient.of({ model: config.model, baseUrl: config.baseUrl, chat })
+})
+
+const transportDetail = (reason: { readonly _tag: string; readonly description?: string | undefined; readonly cause?: unknown }): string => {
+  const cause = reason.cause
+  const causeText = cause instanceof Error
+    ? `${cause.message}${cause.cause instanceof Error ? ` (${cause.cause.message})` : ""}`
+    : undefined
+  const parts = [reason.description, causeText].filter((p): p is string => p !== undefined && p.length > 0)
+  return parts.length === 0 ? "" : ` (${parts.join("; ")})`
+}
+
+/** The client for a validated configuration, over `fetch`. */
+export const layer = (config: OpenAiConfig): Layer.Layer<OpenAiClient> =>
+  Layer.effect(OpenAiClient, make(config)).pipe(Layer.provide(FetchHttpClient.layer))
+
+/** The client for a configuration given in code (validated first). */
+export const layerFrom = (input: OpenAiConfigInput): Layer.Layer<OpenAiClient, ConfigError> =>
+  Layer.unwrap(validateConfig(input).pipe(Effect.map(layer)))
+
+/** The client configured from the environment (see {@link configFromEnv}), with optional overrides from flags. */
+export const layerConfig = (overrides: Partial<OpenAiConfigInput> = {}): Layer.Layer<OpenAiClient, ConfigError> =>
+  Layer.unwrap(configFromEnv(overrides).pipe(Effect.map(layer)))
