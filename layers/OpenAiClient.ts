@@ -126,6 +126,7 @@ export const ChatCompletionResponse = Schema.Struct({
 export type ChatCompletionResponse = typeof ChatCompletionResponse.Type
 
 const decodeResponse = Schema.decodeUnknownEffect(Schema.fromJsonString(ChatCompletionResponse))
+const checkBody = Schema.decodeUnknownEffect(ChatCompletionBody)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Requests, results, errors
@@ -194,7 +195,7 @@ export class OpenAiError extends Schema.TaggedError<OpenAiError>()("OpenAiError"
   message: Schema.String,
   /** HTTP status, for `status` errors. */
   status: Schema.optionalKey(Schema.Number),
-  /** HTTP attempts made. */
+  /** HTTP attempts made (0 when the request was invalid and nothing was sent). */
   attempts: Schema.Number
 }) {}
 
@@ -467,8 +468,7 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
   const once = (body: ChatCompletionBody): Effect.Effect<ChatCompletionResponse, AttemptFailure> => {
     const base = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
     const authed = config.apiKey === undefined ? base : HttpClientRequest.bearerToken(base, config.apiKey)
-    return HttpClientRequest.schemaBodyJson(ChatCompletionBody)(authed, body).pipe(
-      Effect.mapError((error): AttemptFailure => ({ kind: "request", message: scrub(`invalid request body: ${error.message}`) })),
+    return Effect.succeed(HttpClientRequest.bodyJsonUnsafe(authed, body)).pipe(
       Effect.flatMap((request) =>
         http.execute(request).pipe(
           Effect.flatMap((response) =>
@@ -508,7 +508,9 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
   }
 
   const chat = Effect.fn("OpenAiClient.chat")(function*(request: ChatRequest) {
-    const body = buildBody(config, request)
+    const body = yield* checkBody(buildBody(config, request)).pipe(
+      Effect.mapError((error) => new OpenAiError({ kind: "request", message: scrub(`invalid request: ${error.message}`), attempts: 0 }))
+    )
     yield* Effect.annotateCurrentSpan({ model: body.model, messages: body.messages.length })
     const started = yield* Clock.currentTimeMillis
     let attempt = 1

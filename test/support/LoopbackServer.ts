@@ -245,3 +245,6 @@ export const make = (script: Script = {}): Effect.Effect<LoopbackServer, never, 
         server.closeAllConnections()
       })
   ).pipe(Effect.map(({ api }) => api))
+
+/** `LoopbackServer.make(script)`: the constructor under the interface's name. */
+export const LoopbackServer = { make } as const
