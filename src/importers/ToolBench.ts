@@ -9,7 +9,7 @@ import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { SourceKind, ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
 import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, typeHint } from "./JsonSchemaImport.ts"
-import { fitName, maxNameLength, shortHash, slugOrHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
+import { maxNameLength, shortHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
 import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
 import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
 
@@ -87,24 +87,28 @@ const normalizeForKey = (text: string): string =>
 export const matchKey = (toolName: string, apiName: string): string => `${normalizeForKey(toolName)}/${normalizeForKey(apiName)}`
 
 /**
- * The callable name of a ToolBench API, after ToolBench's `<api>_for_<tool>` convention: both parts in
- * snake case; when longer than 64 characters both parts are cut (the API part keeps at least 24) and a
- * hash of the full pair is appended, so two long names never collide by truncation.
+ * ToolBench's own normalisation of tool and API names: every character outside `[A-Za-z0-9_]` becomes
+ * `_`, runs of `_` collapse, lowercase, no `_` at either end (`"Números a letras"` → `n_meros_a_letras`).
+ * A name with no such character at all becomes `x<hash>` so it is never empty.
  */
-export const toolBenchName = (toolName: string, apiName: string): string => {
-  const api = slugOrHash(apiName)
-  const tool = slugOrHash(toolName)
-  const full = `${api}_for_${tool}`
-  if (full.length <= maxNameLength) return full
-  const budget = maxNameLength - "_for_".length - 7
-  const apiLength = Math.min(api.length, Math.max(24, budget - tool.length))
-  const cut = (s: string, n: number): string => s.slice(0, n).replace(/_+$/, "")
-  return fitName(`${cut(api, apiLength)}_for_${cut(tool, budget - apiLength)}_${shortHash(`${toolName}\u0000${apiName}`)}`)
+export const standardize = (name: string): string => {
+  const s = name.replace(/[^A-Za-z0-9_]/g, "_").replace(/_+/g, "_").toLowerCase().replace(/^_+|_+$/g, "")
+  return s.length > 0 ? s : `x${shortHash(name)}`
 }
 
-/** The stable id of a ToolBench API: `toolbench:<Category>/<tool slug>/<api slug>` (duplicates get `~2`, ...). */
+/**
+ * The callable name of a ToolBench API, ToolBench's `<api>_for_<tool>` with both parts
+ * {@link standardize}d and, like ToolBench, the last 64 characters kept when longer; so the names match
+ * the function names of ToolBench / StableToolBench trajectories. The loaders make collisions unique.
+ */
+export const toolBenchName = (toolName: string, apiName: string): string => {
+  const full = `${standardize(apiName)}_for_${standardize(toolName)}`
+  return full.length <= maxNameLength ? full : full.slice(-maxNameLength)
+}
+
+/** The stable id of a ToolBench API: `toolbench:<Category>/<tool>/<api>` with {@link standardize}d names (duplicates get `~2`, ...). */
 export const toolBenchId = (category: string, toolName: string, apiName: string): string =>
-  `toolbench:${category}/${slugOrHash(toolName)}/${slugOrHash(apiName)}`
+  `toolbench:${category}/${standardize(toolName)}/${standardize(apiName)}`
 
 const text = (s: string | null | undefined): string => (s ?? "").trim()
 
