@@ -1,0 +1,285 @@
+/**
+ * The rule judge: Quality / Faithfulness / Utility for tasks with gold facts, decided by matching normalised
+ * facts against the answer and the observations — deterministic, free, and the reference the LLM judge is checked against.
+ */
+import { Effect, Layer } from "effect"
+import type { Json } from "../domain/Json.ts"
+import type { GoldFact, Task } from "../domain/Task.ts"
+import type { Grade, Trajectory, Verdict } from "../domain/Trajectory.ts"
+import { Judge, JudgeError } from "../Judge.ts"
+import {
+  containsTokens,
+  extractDates,
+  extractFactTokens,
+  extractNumbersOutsideDates,
+  type FactToken,
+  normalizeText,
+  numberStates,
+  parseWholeDate,
+  parseWholeNumber
+} from "./Text.ts"
+
+/** Faithfulness is PARTIAL when at least this share of the answer's factual tokens is supported (and not all are). */
+export const FAITHFUL_PARTIAL_MIN = 0.5
+
+/** The judge's label in verdicts. */
+export const NAME = "rule"
+
+// ---------------------------------------------------------------------------------------------------------------
+// Evidence
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Everything the answer may lean on, in comparable forms. */
+export interface Evidence {
+  /** Normalised text of every source, each source separated so tokens never join across sources. */
+  readonly text: string
+  /** Lower-cased raw text, for ids (whose punctuation matters). */
+  readonly raw: string
+  readonly numbers: ReadonlyArray<number>
+  readonly dates: ReadonlySet<string>
+}
+
+/** The leaves of a JSON value (object keys included), as strings, and the lengths of its arrays. */
+export const jsonLeaves = (value: Json): { readonly strings: ReadonlyArray<string>; readonly numbers: ReadonlyArray<number> } => {
+  const strings: Array<string> = []
+  const numbers: Array<number> = []
+  const walk = (v: Json): void => {
+    if (v === null) return
+    if (typeof v === "string") {
+      strings.push(v)
+      return
+    }
+    if (typeof v === "number") {
+      numbers.push(v)
+      strings.push(String(v))
+      return
+    }
+    if (typeof v === "boolean") {
+      strings.push(String(v))
+      return
+    }
+    if (Array.isArray(v)) {
+      // a count of what a tool listed is supported by the list itself
+      numbers.push(v.length)
+      for (const item of v) walk(item)
+      return
+    }
+    for (const [key, item] of Object.entries(v)) {
+      strings.push(key)
+      walk(item)
+    }
+  }
+  walk(value)
+  return { strings, numbers }
+}
+
+/** Builds the evidence from free texts and numbers. */
+export const makeEvidence = (texts: ReadonlyArray<string>, numbers: ReadonlyArray<number> = []): Evidence => {
+  const allNumbers = [...numbers]
+  const dates = new Set<string>()
+  for (const text of texts) {
+    for (const d of extractDates(text)) dates.add(d.iso)
+    for (const n of extractNumbersOutsideDates(text)) allNumbers.push(n.value)
+  }
+  return {
+    text: texts.map(normalizeText).filter((t) => t.length > 0).join(" \u0000 "),
+    raw: texts.join("\n").toLowerCase(),
+    numbers: allNumbers,
+    dates
+  }
+}
+
+/** Every successful observation of a trajectory, with its payload. */
+const successes = (trajectory: Trajectory) =>
+  trajectory.steps.flatMap((step) =>
+    step.observations.flatMap((o) => (o.outcome._tag === "ok" ? [{ observation: o, payload: o.outcome.payload }] : []))
+  )
+
+/**
+ * The evidence an answer may be faithful to: the request; the payloads of successful calls and the arguments
+ * the tools accepted; the error kind, status and message of failed calls (so an honest failure report is supported);
+ * the names of the tools called.
+ */
+export const trajectoryEvidence = (task: Task, trajectory: Trajectory): Evidence => {
+  const texts: Array<string> = [task.request]
+  const numbers: Array<number> = []
+  for (const step of trajectory.steps) {
+    for (const o of step.observations) {
+      texts.push(o.tool)
+      if (o.outcome._tag === "ok") {
+        const payload = jsonLeaves(o.outcome.payload)
+        const args = jsonLeaves(o.arguments)
+        texts.push(...payload.strings, ...args.strings)
+        numbers.push(...payload.numbers, ...args.numbers)
+      } else {
+        texts.push(o.outcome.error.kind.replace(/_/g, " "), String(o.outcome.error.status), o.outcome.error.message)
+        numbers.push(o.outcome.error.status)
+      }
+    }
+  }
+  return makeEvidence(texts, numbers)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Matching
+// ---------------------------------------------------------------------------------------------------------------
+
+/**
+ * Whether a text states a gold value: a numeric value only as a number (rounding-tolerant, never as the digits
+ * of a date or an id), a date only as a date (any recognised layout), anything else as a run of normalised words.
+ */
+export const statesValue = (text: string, value: string): boolean => {
+  const number = parseWholeNumber(value)
+  if (number !== undefined) {
+    const truth = number.value
+    return extractNumbersOutsideDates(text).some((shown) => numberStates(shown, truth))
+  }
+  const date = parseWholeDate(value)
+  if (date !== undefined) return extractDates(text).some((d) => d.iso === date)
+  return containsTokens(normalizeText(text), normalizeText(value))
+}
+
+/** Whether a JSON payload holds a gold value in one of its leaves. */
+export const payloadHolds = (payload: Json, value: string): boolean => {
+  const { numbers, strings } = jsonLeaves(payload)
+  const number = parseWholeNumber(value)
+  if (number !== undefined && numbers.some((n) => numberStates(number, n))) return true
+  return strings.some((leaf) => statesValue(leaf, value))
+}
+
+const hasIdAt = (raw: string, id: string): boolean => {
+  const needle = id.toLowerCase()
+  let from = 0
+  while (true) {
+    const at = raw.indexOf(needle, from)
+    if (at < 0) return false
+    const before = raw[at - 1]
+    const after = raw[at + needle.length]
+    const boundary = (c: string | undefined) => c === undefined || !/[\p{L}\p{N}_]/u.test(c)
+    if (boundary(before) && boundary(after)) return true
+    from = at + 1
+  }
+}
+
+/** Whether one factual token of the answer is backed by the evidence. */
+export const supported = (token: FactToken, evidence: Evidence): boolean => {
+  switch (token.kind) {
+    case "quoted":
+    case "entity":
+      return containsTokens(evidence.text, normalizeText(token.text))
+    case "date":
+      return evidence.dates.has(token.iso)
+    case "id":
+      return hasIdAt(evidence.raw, token.text)
+    case "number": {
+      const n = token.number
+      const percentAsFraction = token.text.endsWith("%") ? [n.value / 100] : []
+      return evidence.numbers.some((truth) => numberStates(n, truth)) ||
+        percentAsFraction.some((v) => evidence.numbers.some((truth) => Math.abs(v - truth) <= 1e-9))
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Criteria
+// ---------------------------------------------------------------------------------------------------------------
+
+/** YES when all, PARTIAL when some, NO when none (of a non-empty set). */
+export const gradeShare = (hit: number, total: number): Grade => (hit === total ? "YES" : hit > 0 ? "PARTIAL" : "NO")
+
+/** The facts an answer states, of those a complete answer must state. */
+export interface QualityCheck {
+  readonly grade: Grade
+  readonly stated: ReadonlyArray<GoldFact>
+  readonly missing: ReadonlyArray<GoldFact>
+}
+
+/** Quality: the share of gold facts the answer states. No (or an empty) answer is NO. */
+export const quality = (facts: ReadonlyArray<GoldFact>, answer: string | undefined): QualityCheck => {
+  const text = answer?.trim() ?? ""
+  const stated = text.length === 0 ? [] : facts.filter((f) => statesValue(text, f.value))
+  const missing = facts.filter((f) => !stated.includes(f))
+  return { grade: text.length === 0 ? "NO" : gradeShare(stated.length, facts.length), stated, missing }
+}
+
+/** The factual tokens of an answer, split by whether the evidence backs them. */
+export interface FaithfulnessCheck {
+  readonly grade: Grade
+  readonly supported: ReadonlyArray<FactToken>
+  readonly unsupported: ReadonlyArray<FactToken>
+}
+
+/**
+ * Faithfulness: YES when every factual token is supported (an answer with none claims nothing unsupported),
+ * PARTIAL when at least {@link FAITHFUL_PARTIAL_MIN} of them are, else NO. No (or an empty) answer is NO:
+ * there is no answer to be faithful.
+ */
+export const faithfulness = (answer: string | undefined, evidence: Evidence): FaithfulnessCheck => {
+  const text = answer?.trim() ?? ""
+  if (text.length === 0) return { grade: "NO", supported: [], unsupported: [] }
+  const tokens = extractFactTokens(text)
+  const ok = tokens.filter((t) => supported(t, evidence))
+  const bad = tokens.filter((t) => !ok.includes(t))
+  const share = tokens.length === 0 ? 1 : ok.length / tokens.length
+  const grade: Grade = bad.length === 0 ? "YES" : share >= FAITHFUL_PARTIAL_MIN ? "PARTIAL" : "NO"
+  return { grade, supported: ok, unsupported: bad }
+}
+
+/** The gold facts that some successful call observed. */
+export interface UtilityCheck {
+  readonly grade: Grade
+  readonly observed: ReadonlyArray<GoldFact>
+  readonly unobserved: ReadonlyArray<GoldFact>
+}
+
+/** Utility: the share of gold facts whose value appears in the payload of some successful call. */
+export const utility = (facts: ReadonlyArray<GoldFact>, trajectory: Trajectory): UtilityCheck => {
+  const payloads = successes(trajectory).map((s) => s.payload)
+  const observed = facts.filter((f) => payloads.some((p) => payloadHolds(p, f.value)))
+  const unobserved = facts.filter((f) => !observed.includes(f))
+  return { grade: gradeShare(observed.length, facts.length), observed, unobserved }
+}
+
+/** The gold facts that can be checked: those whose value is a number or has at least one word. */
+export const usableFacts = (task: Task): ReadonlyArray<GoldFact> =>
+  task.facts.filter((f) => normalizeText(f.value).length > 0 || parseWholeNumber(f.value) !== undefined)
+
+const listFacts = (facts: ReadonlyArray<GoldFact>): string => facts.map((f) => `${f.key}=${JSON.stringify(f.value)}`).join(", ")
+const listTokens = (tokens: ReadonlyArray<FactToken>): string => tokens.map((t) => `${t.kind} ${JSON.stringify(t.text)}`).join(", ")
+
+/**
+ * The rule verdict on a trajectory of a task with gold facts (the caller ensures `task.facts` is not empty).
+ * Gold facts whose value normalises to nothing are ignored.
+ */
+export const judgeRule = (task: Task, trajectory: Trajectory): Verdict => {
+  const facts = usableFacts(task)
+  const answer = trajectory.answer
+  const q = quality(facts, answer)
+  const f = faithfulness(answer, trajectoryEvidence(task, trajectory))
+  const u = utility(facts, trajectory)
+  const noAnswer = (answer?.trim() ?? "").length === 0
+  const rationale = [
+    noAnswer
+      ? "Q: no answer"
+      : `Q: ${q.stated.length}/${facts.length} gold facts stated${q.missing.length > 0 ? ` (missing ${listFacts(q.missing)})` : ""}`,
+    noAnswer
+      ? "F: no answer to be faithful"
+      : `F: ${f.supported.length}/${f.supported.length + f.unsupported.length} factual tokens supported${f.unsupported.length > 0 ? ` (unsupported ${listTokens(f.unsupported)})` : ""}`,
+    `U: ${u.observed.length}/${facts.length} gold facts observed by successful calls${u.unobserved.length > 0 ? ` (not observed ${listFacts(u.unobserved)})` : ""}`
+  ].join("; ")
+  return { quality: q.grade, faithfulness: f.grade, utility: u.grade, rationale, judge: NAME }
+}
+
+/** The rule judge as a service; a task without gold facts is a JudgeError (use the LLM judge for those). */
+export const make: Judge["Service"] = Judge.of({
+  name: NAME,
+  judge: Effect.fn("RuleJudge.judge")(function*(task: Task, trajectory: Trajectory) {
+    if (usableFacts(task).length === 0) {
+      return yield* new JudgeError({ message: `rule judge: task ${task.id} has no gold facts to check an answer against` })
+    }
+    return judgeRule(task, trajectory)
+  })
+})
+
+/** The rule judge layer. */
+export const layer: Layer.Layer<Judge> = Layer.succeed(Judge, make)
