@@ -1,0 +1,288 @@
+/**
+ * The hierarchical reward (spec §2–3, Tables 7–9): R_step from r_base and r_plan, R_phase from L1–L4, R_ans from
+ * the judge's Q/F/U bits. Every coefficient is a field of one {@link RewardConfig}; inputs are plain facts.
+ */
+import type { AnswerReward, Grade, PhaseReward, StepReward, Trajectory } from "../domain/Trajectory.ts"
+import * as Controller from "./Controller.ts"
+import type { PhaseFacts, Span, StepFacts, TrajectoryFacts, VerdictFacts } from "./Facts.ts"
+
+/** A Q/F/U bit pattern, Quality first: `"101"` = Quality YES, Faithfulness not YES, Utility YES. */
+export type AnswerPattern = "000" | "001" | "010" | "011" | "100" | "101" | "110" | "111"
+
+/** The eight patterns. */
+export const answerPatterns: ReadonlyArray<AnswerPattern> = ["000", "001", "010", "011", "100", "101", "110", "111"]
+
+/** Every coefficient of the reward and the advantage, in one record. */
+export interface RewardConfig {
+  /** R_step = baseWeight·r_base + planWeight·r_plan (Eq. 4: ½ and ½). */
+  readonly step: {
+    readonly baseWeight: number
+    readonly planWeight: number
+  }
+  /** r_plan by controller state and plan status (Table 8). */
+  readonly planCredit: Controller.PlanCredit
+  /** R_phase = w1·L1 + w2·L2 + w3·L3 + w4·L4 (Table 7; w1..w4 sum to 1); L3 = l3Order·order + l3Batching·batching. */
+  readonly phase: {
+    readonly w1: number
+    readonly w2: number
+    readonly w3: number
+    readonly w4: number
+    readonly l3Order: number
+    readonly l3Batching: number
+  }
+  /** R_ans by Q/F/U pattern (Table 9), and for a trajectory with no verdict (never answered or not judged). */
+  readonly answer: {
+    readonly table: { readonly [P in AnswerPattern]: number }
+    readonly unjudged: number
+  }
+  /** A = λτ·A_traj + λp·A_phase + λs·A_step (Eq. 7, Table 7); ε in (r − mean)/(std + ε). */
+  readonly advantage: {
+    readonly lambdaTraj: number
+    readonly lambdaPhase: number
+    readonly lambdaStep: number
+    readonly epsilon: number
+  }
+}
+
+/** The coefficients of the paper (Tables 7–9) and our choices where it is silent (marked in docs/reward.md). */
+export const defaultRewardConfig: RewardConfig = {
+  step: { baseWeight: 0.5, planWeight: 0.5 },
+  planCredit: {
+    Need: { none: 0, invalid: 0, stale: 0, repeated: 1, new: 1 },
+    May: { none: 1, invalid: 0, stale: 0, repeated: 0, new: 1 },
+    No: { none: 1, invalid: 0, stale: 0, repeated: 0, new: 0 },
+    Answer: { none: 0, invalid: 0, stale: 0, repeated: 0, new: 0 }
+  },
+  phase: { w1: 0.1, w2: 0.2, w3: 0.2, w4: 0.5, l3Order: 0.5, l3Batching: 0.5 },
+  answer: {
+    table: { "000": -0.5, "010": -0.5, "100": -0.5, "001": 0, "101": 0, "011": 0.5, "110": 0.5, "111": 1.5 },
+    unjudged: -0.5
+  },
+  advantage: { lambdaTraj: 1.0, lambdaPhase: 0.5, lambdaStep: 0.25, epsilon: 1e-6 }
+}
+
+/** Any subset of a {@link RewardConfig}, at any depth. */
+export type RewardConfigPatch = {
+  readonly [K in keyof RewardConfig]?: {
+    readonly [J in keyof RewardConfig[K]]?: RewardConfig[K][J] extends number ? number
+      : { readonly [I in keyof RewardConfig[K][J]]?: RewardConfig[K][J][I] extends number ? number : never }
+  }
+}
+
+/** One problem with a config override: the dotted field, the offending value, why. */
+export interface RewardConfigIssue {
+  readonly field: string
+  readonly value: string
+  readonly message: string
+}
+
+/** The result of {@link configure}. */
+export type ConfigResult =
+  | { readonly _tag: "Ok"; readonly config: RewardConfig }
+  | { readonly _tag: "InvalidRewardConfig"; readonly issues: readonly [RewardConfigIssue, ...Array<RewardConfigIssue>] }
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const show = (u: unknown): string => {
+  if (typeof u === "number") return String(u)
+  return JSON.stringify(u) ?? String(u)
+}
+
+/** Merges a patch into a base of the same shape, reporting unknown fields and non-finite numbers. */
+const merge = (base: unknown, patch: unknown, path: string, issues: Array<RewardConfigIssue>): unknown => {
+  if (typeof base === "number") {
+    if (typeof patch === "number" && Number.isFinite(patch)) return patch
+    issues.push({ field: path, value: show(patch), message: "expected a finite number" })
+    return base
+  }
+  if (!isRecord(base)) return base
+  if (!isRecord(patch)) {
+    issues.push({ field: path, value: show(patch), message: "expected an object" })
+    return base
+  }
+  const out: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(patch)) {
+    const field = path === "" ? key : `${path}.${key}`
+    if (value === undefined) continue
+    if (!Object.hasOwn(base, key)) {
+      issues.push({ field, value: show(value), message: `unknown field; known: ${Object.keys(base).join(", ")}` })
+      continue
+    }
+    out[key] = merge(base[key], value, field, issues)
+  }
+  return out
+}
+
+const sumsToOne = (values: ReadonlyArray<number>): boolean => Math.abs(values.reduce((a, b) => a + b, 0) - 1) <= 1e-9
+
+/**
+ * A config with any subset of the defaults (or of `base`) overridden. Checks: every value a finite number,
+ * no unknown field, all weights and ε non-negative, w1..w4 sum to 1, l3Order + l3Batching = 1, and the answer
+ * table holds all eight patterns.
+ */
+export const configure = (patch: RewardConfigPatch, base: RewardConfig = defaultRewardConfig): ConfigResult => {
+  const issues: Array<RewardConfigIssue> = []
+  const config = merge(base, patch, "", issues) as RewardConfig
+  const nonNegative: ReadonlyArray<readonly [string, number]> = [
+    ["step.baseWeight", config.step.baseWeight],
+    ["step.planWeight", config.step.planWeight],
+    ["phase.w1", config.phase.w1],
+    ["phase.w2", config.phase.w2],
+    ["phase.w3", config.phase.w3],
+    ["phase.w4", config.phase.w4],
+    ["phase.l3Order", config.phase.l3Order],
+    ["phase.l3Batching", config.phase.l3Batching],
+    ["advantage.lambdaTraj", config.advantage.lambdaTraj],
+    ["advantage.lambdaPhase", config.advantage.lambdaPhase],
+    ["advantage.lambdaStep", config.advantage.lambdaStep],
+    ["advantage.epsilon", config.advantage.epsilon]
+  ]
+  for (const [field, value] of nonNegative) {
+    if (value < 0) issues.push({ field, value: show(value), message: "must be >= 0" })
+  }
+  const { w1, w2, w3, w4, l3Order, l3Batching } = config.phase
+  if (!sumsToOne([w1, w2, w3, w4])) {
+    issues.push({ field: "phase", value: show([w1, w2, w3, w4]), message: "w1 + w2 + w3 + w4 must equal 1" })
+  }
+  if (!sumsToOne([l3Order, l3Batching])) {
+    issues.push({ field: "phase", value: show([l3Order, l3Batching]), message: "l3Order + l3Batching must equal 1" })
+  }
+  for (const pattern of answerPatterns) {
+    const value: unknown = (config.answer.table as Readonly<Record<string, unknown>>)[pattern]
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+      issues.push({ field: `answer.table.${pattern}`, value: show(value), message: "the answer table needs all 8 Q/F/U patterns" })
+    }
+  }
+  const [first, ...rest] = issues
+  return first === undefined ? { _tag: "Ok", config } : { _tag: "InvalidRewardConfig", issues: [first, ...rest] }
+}
+
+/** What r_base and r_plan read from a step. */
+export type StepInput = Pick<StepFacts, "state" | "parsed" | "answered" | "plan" | "violations">
+
+/**
+ * r_base: 1 when the turn parsed, every call names a seen tool with valid arguments, no call repeats an
+ * identical earlier call, every `$ref` resolved, the plan (if any) is valid, and — in the Answer state —
+ * the turn answers without a `<plan>`; else 0.
+ */
+export const rBase = (step: StepInput): number => {
+  if (!step.parsed || step.plan === "invalid") return 0
+  const v = step.violations
+  if (v.unseenTools + v.invalidArguments + v.repeatedCalls + v.unresolvedRefs > 0) return 0
+  if (step.state === "Answer" && (!step.answered || step.plan !== "none")) return 0
+  return 1
+}
+
+/** R_step and its two scores. */
+export const stepReward = (step: StepInput, config: RewardConfig = defaultRewardConfig): StepReward => {
+  const base = rBase(step)
+  // a malformed turn shows no behaviour to credit, whatever the state
+  const plan = step.parsed ? Controller.rPlan(config.planCredit, step.state, step.plan) : 0
+  return { rBase: base, rPlan: plan, rStep: config.step.baseWeight * base + config.step.planWeight * plan }
+}
+
+/** L1–L4 of a phase, each in [0, 1]. */
+export interface PhaseComponents {
+  readonly l1: number
+  readonly l2: number
+  readonly l3: number
+  readonly l4: number
+}
+
+/** What the phase reward reads from a phase. */
+export type PhaseInput = Pick<PhaseFacts, "kind" | "rounds" | "calls" | "searches" | "dependencies">
+
+const clamp01 = (x: number): number => (x <= 0 ? 0 : x >= 1 ? 1 : x)
+const fraction = (count: number, total: number, empty: number): number => (total > 0 ? clamp01(count / total) : empty)
+const countIf = <A>(items: ReadonlyArray<A>, f: (a: A) => boolean): number => {
+  let n = 0
+  for (const item of items) if (f(item)) n++
+  return n
+}
+
+/**
+ * L1–L4 (definitions and formulas in docs/reward.md). A phase that issued no search and no call scores 0 on
+ * all four; otherwise a ratio over an empty set takes its neutral value (1 for the precision/recall of L2 and
+ * for L3's order), and L1/L4 of an empty denominator are 0.
+ */
+export const phaseComponents = (phase: PhaseInput, config: RewardConfig = defaultRewardConfig): PhaseComponents => {
+  const { calls, searches } = phase
+  if (calls.length + searches.length === 0) return { l1: 0, l2: 0, l3: 0, l4: 0 }
+  const execute = phase.kind === "execute"
+
+  const l1 = execute
+    ? fraction(countIf(calls, (c) => c.grounded), calls.length, 0)
+    : fraction(countIf(searches, (s) => s.usedLater), searches.length, 0)
+
+  const d = phase.dependencies
+  const precision = fraction(d.supported, d.declared, 1)
+  const recall = fraction(d.recalled, d.required, 1)
+  const l2 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0
+
+  const order = 1 - fraction(countIf(calls, (c) => c.outOfOrder), calls.length, 0)
+  let depth = 1
+  for (const c of calls) depth = Math.max(depth, c.layer)
+  for (const s of searches) depth = Math.max(depth, s.layer)
+  const batching = clamp01(depth / Math.max(1, phase.rounds))
+  const l3 = clamp01(config.phase.l3Order * order + config.phase.l3Batching * batching)
+
+  const l4 = execute
+    ? fraction(countIf(calls, (c) => c.result === "ok" && !c.repeated), calls.length, 0)
+    : fraction(countIf(searches, (s) => s.newTools > 0), searches.length, 0)
+
+  return { l1, l2, l3, l4 }
+}
+
+/** R_phase = w1·L1 + w2·L2 + w3·L3 + w4·L4, with its components. */
+export const phaseReward = (phase: PhaseInput, config: RewardConfig = defaultRewardConfig): PhaseReward => {
+  const { l1, l2, l3, l4 } = phaseComponents(phase, config)
+  const { w1, w2, w3, w4 } = config.phase
+  return { l1, l2, l3, l4, rPhase: w1 * l1 + w2 * l2 + w3 * l3 + w4 * l4 }
+}
+
+const bit = (grade: Grade): "1" | "0" => (grade === "YES" ? "1" : "0")
+
+/** The Q/F/U pattern of a verdict: a bit is 1 only for YES (PARTIAL and NO are 0). */
+export const answerPattern = (verdict: VerdictFacts): AnswerPattern =>
+  `${bit(verdict.quality)}${bit(verdict.faithfulness)}${bit(verdict.utility)}` as AnswerPattern
+
+/** R_ans of a verdict (Table 9), or `answer.unjudged` when there is none (pattern "none"). */
+export const answerReward = (verdict: VerdictFacts | undefined, config: RewardConfig = defaultRewardConfig): AnswerReward => {
+  if (verdict === undefined) return { pattern: "none", rAns: config.answer.unjudged }
+  const pattern = answerPattern(verdict)
+  return { pattern, rAns: config.answer.table[pattern] }
+}
+
+/** The rewards of one trajectory at the three levels; `stepPhase[i]` is the index in `phases` of step i's phase. */
+export interface TrajectoryScore {
+  readonly steps: ReadonlyArray<StepReward>
+  readonly phases: ReadonlyArray<PhaseReward & Span>
+  readonly stepPhase: ReadonlyArray<number>
+  readonly answer: AnswerReward
+}
+
+/** Scores a trajectory from its facts. The trajectory-level reward is R_ans. */
+export const score = (facts: TrajectoryFacts, config: RewardConfig = defaultRewardConfig): TrajectoryScore => {
+  const stepPhase: Array<number> = facts.steps.map(() => 0)
+  const phases = facts.phases.map((phase, p) => {
+    for (let k = phase.start; k < phase.end && k < stepPhase.length; k++) stepPhase[k] = p
+    return { ...phaseReward(phase, config), kind: phase.kind, start: phase.start, end: phase.end }
+  })
+  return {
+    steps: facts.steps.map((step) => stepReward(step, config)),
+    phases,
+    stepPhase,
+    answer: answerReward(facts.verdict, config)
+  }
+}
+
+/** The trajectory with its rewards written in: each step's `reward`, the phase spans with theirs, `answerReward`. */
+export const attach = (trajectory: Trajectory, scored: TrajectoryScore): Trajectory => ({
+  ...trajectory,
+  steps: trajectory.steps.map((step, i) => {
+    const reward = scored.steps[i]
+    return reward === undefined ? step : { ...step, reward }
+  }),
+  phases: scored.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
+  answerReward: scored.answer
+})
