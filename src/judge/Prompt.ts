@@ -1,0 +1,119 @@
+/**
+ * The LLM judge's prompt and the schema of its reply: the request, the tool evidence (truncated to a budget)
+ * and the answer in; three graded criteria with rationales out, as one JSON object.
+ */
+import { Schema, SchemaTransformation } from "effect"
+import { canonicalJson } from "../math/CanonicalJson.ts"
+import type { Task } from "../domain/Task.ts"
+import type { Trajectory } from "../domain/Trajectory.ts"
+import { Grade } from "../domain/Trajectory.ts"
+
+/** Budgets, in characters, that keep the judge prompt bounded whatever the trajectory. */
+export const budgets = {
+  /** Per observation (arguments + payload or error). */
+  observation: 1_200,
+  /** All observations together; the rest are counted, not shown. */
+  evidence: 12_000,
+  request: 4_000,
+  answer: 4_000
+} as const
+
+/** The judge's instructions (system message). */
+export const systemPrompt = `You grade the final answer of an assistant that used tools to serve a user request.
+You see the request, every tool call the assistant made with what it returned, and the final answer.
+Grade three criteria independently, each YES, PARTIAL or NO:
+
+quality: does the answer completely address the request?
+  YES = every part of the request is answered; PARTIAL = some parts are; NO = none, or there is no answer.
+faithfulness: is every factual claim of the answer (names, numbers, ids, dates, quoted values) backed by the tool evidence or stated in the request?
+  YES = all claims are backed (an answer that honestly reports that the tools failed is faithful); PARTIAL = most are; NO = the answer relies on unbacked or contradicted claims, or there is no answer.
+utility: did the successful tool calls gather enough evidence to answer the request?
+  YES = the evidence needed for a complete answer was observed; PARTIAL = some of it; NO = none of it (for example, every relevant call failed).
+
+Judge only from what is shown. Reply with one JSON object and nothing else:
+{"quality": {"verdict": "YES|PARTIAL|NO", "rationale": "<one sentence>"}, "faithfulness": {"verdict": "...", "rationale": "..."}, "utility": {"verdict": "...", "rationale": "..."}}`
+
+const clip = (text: string, limit: number): string =>
+  text.length <= limit ? text : `${text.slice(0, limit)}… [${text.length - limit} more characters]`
+
+/** The tool evidence of a trajectory as numbered lines, within {@link budgets}. */
+export const renderEvidence = (trajectory: Trajectory): string => {
+  const lines: Array<string> = []
+  let used = 0
+  let omitted = 0
+  let n = 0
+  for (const step of trajectory.steps) {
+    for (const o of step.observations) {
+      n++
+      const outcome = o.outcome._tag === "ok"
+        ? `ok: ${canonicalJson(o.outcome.payload)}`
+        : `error ${o.outcome.error.status} ${o.outcome.error.kind}: ${o.outcome.error.message}`
+      const line = clip(`[${n}] round ${step.index + 1} ${o.tool}(${canonicalJson(o.arguments)}) -> ${outcome}`, budgets.observation)
+      if (used + line.length > budgets.evidence) {
+        omitted++
+        continue
+      }
+      used += line.length + 1
+      lines.push(line)
+    }
+  }
+  if (lines.length === 0 && omitted === 0) return "(the assistant made no tool calls)"
+  return omitted > 0 ? `${lines.join("\n")}\n(${omitted} more calls omitted for length)` : lines.join("\n")
+}
+
+/** Options of the judge prompt. */
+export interface PromptOptions {
+  /** Show the task's gold facts as a reference for quality (off by default: the judge grades like a human would). */
+  readonly reference?: boolean
+}
+
+/** The user message: request, evidence and answer (and, optionally, the reference facts). */
+export const userPrompt = (task: Task, trajectory: Trajectory, options: PromptOptions = {}): string => {
+  const answer = trajectory.answer?.trim() ?? ""
+  const sections = [
+    `## User request\n${clip(task.request, budgets.request)}`,
+    `## Tool calls and results\n${renderEvidence(trajectory)}`,
+    ...(options.reference === true && task.facts.length > 0
+      ? [`## Reference facts a complete answer states\n${task.facts.map((f) => `- ${f.key}: ${f.value}`).join("\n")}`]
+      : []),
+    `## Final answer\n${answer.length === 0 ? "(no answer: the assistant stopped without answering)" : clip(answer, budgets.answer)}`,
+    "Grade the final answer. Reply with the JSON object only."
+  ]
+  return sections.join("\n\n")
+}
+
+/** A grade as a model may write it: any case, surrounding spaces. */
+const LooseGrade = Schema.String.pipe(
+  Schema.decode(SchemaTransformation.trim()),
+  Schema.decode(SchemaTransformation.toUpperCase()),
+  Schema.decodeTo(Grade)
+)
+
+/** One graded criterion. */
+export const Criterion = Schema.Struct({ verdict: LooseGrade, rationale: Schema.optionalKey(Schema.String) })
+
+/** The judge's reply. */
+export const JudgeReply = Schema.Struct({ quality: Criterion, faithfulness: Criterion, utility: Criterion })
+/** The judge's reply. */
+export type JudgeReply = typeof JudgeReply.Type
+
+/** The JSON object in a model's reply: code fences and prose around it are dropped. */
+export const extractJsonObject = (text: string): string => {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text)
+  const inner = fenced?.[1] ?? text
+  const start = inner.indexOf("{")
+  const end = inner.lastIndexOf("}")
+  return start >= 0 && end > start ? inner.slice(start, end + 1) : inner.trim()
+}
+
+/** Decodes a reply text into the three criteria. */
+export const decodeReply = Schema.decodeUnknownEffect(Schema.fromJsonString(JudgeReply))
+
+/** The message sent after a malformed reply, so the second try knows what was wrong. */
+export const repairPrompt = (problem: string): string =>
+  `Your reply could not be read: ${problem}\nReply again with only the JSON object, in exactly this shape:\n` +
+  `{"quality": {"verdict": "YES|PARTIAL|NO", "rationale": "..."}, "faithfulness": {"verdict": "...", "rationale": "..."}, "utility": {"verdict": "...", "rationale": "..."}}`
+
+/** The rationale of a verdict, from the three criteria's. */
+export const joinRationale = (reply: JudgeReply): string =>
+  [`Q: ${reply.quality.rationale ?? ""}`, `F: ${reply.faithfulness.rationale ?? ""}`, `U: ${reply.utility.rationale ?? ""}`].join("; ")

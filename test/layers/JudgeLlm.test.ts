@@ -1,0 +1,138 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Judge } from "../../src/Judge.ts"
+import * as Prompt from "../../src/judge/Prompt.ts"
+import * as JudgeLlm from "../../layers/JudgeLlm.ts"
+import * as OpenAiClient from "../../layers/OpenAiClient.ts"
+import { type LoopbackServer, LoopbackServer as Loopback, Reply } from "../support/LoopbackServer.ts"
+import { makeTrajectory, ok, patternCases, scorerTask } from "../judge/fixtures.ts"
+
+const completion = (content: string) => ({
+  model: "judge-model",
+  choices: [{ message: { role: "assistant", content }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 100, completion_tokens: 20 }
+})
+
+const verdictJson = JSON.stringify({
+  quality: { verdict: "YES", rationale: "names the player and the points" },
+  faithfulness: { verdict: "partial", rationale: "the coach is not in the evidence" },
+  utility: { verdict: "YES", rationale: "the roster call returned everything" }
+})
+
+const judgeFor = (server: LoopbackServer, options: JudgeLlm.JudgeLlmOptions = {}) =>
+  Effect.service(Judge).pipe(
+    Effect.provide(JudgeLlm.layer(options).pipe(
+      Layer.provide(OpenAiClient.layerFrom({ baseUrl: `${server.url}/v1`, model: "judge-model", maxRetries: 1, backoffBaseMs: 5 }))
+    ))
+  )
+
+const trajectory = patternCases()[2]!.trajectory
+
+const messagesOf = (body: unknown): ReadonlyArray<{ readonly role: string; readonly content: string }> =>
+  (body as { readonly messages: ReadonlyArray<{ readonly role: string; readonly content: string }> }).messages
+
+describe("LLM judge against a loopback server", () => {
+  it.live("a valid verdict: one call at temperature 0, grades decoded case-insensitively", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({ replies: [Reply.json(completion(verdictJson))] })
+      const judge = yield* judgeFor(server)
+      const verdict = yield* judge.judge(scorerTask, trajectory)
+      assert.deepStrictEqual([verdict.quality, verdict.faithfulness, verdict.utility], ["YES", "PARTIAL", "YES"])
+      assert.strictEqual(verdict.judge, "llm:judge-model")
+      assert.strictEqual(judge.name, "llm:judge-model")
+      assert.include(verdict.rationale ?? "", "F: the coach is not in the evidence")
+      const requests = yield* server.requests
+      assert.strictEqual(requests.length, 1)
+      const body = requests[0]?.body as { readonly temperature: number }
+      assert.strictEqual(body.temperature, 0)
+      const [system, user] = messagesOf(requests[0]?.body)
+      assert.strictEqual(system?.role, "system")
+      assert.include(system?.content ?? "", "faithfulness")
+      assert.include(user?.content ?? "", scorerTask.request)
+      assert.include(user?.content ?? "", "top_scorer({\"team_id\":\"T-42\"}) -> ok:")
+      assert.include(user?.content ?? "", "coach Steve Kerr")
+      assert.notInclude(user?.content ?? "", "Reference facts")
+    }))
+
+  it.live("a fenced JSON reply with prose around it is read", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({ replies: [Reply.json(completion(`Here is my grading:\n\`\`\`json\n${verdictJson}\n\`\`\`\nDone.`))] })
+      const judge = yield* judgeFor(server)
+      const verdict = yield* judge.judge(scorerTask, trajectory)
+      assert.strictEqual(verdict.faithfulness, "PARTIAL")
+    }))
+
+  it.live("malformed, then valid: a second call that quotes the problem, and the verdict", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({
+        replies: [Reply.json(completion("{\"quality\": {\"verdict\": \"maybe\"}}")), Reply.json(completion(verdictJson))]
+      })
+      const judge = yield* judgeFor(server)
+      const verdict = yield* judge.judge(scorerTask, trajectory)
+      assert.strictEqual(verdict.quality, "YES")
+      const requests = yield* server.requests
+      assert.strictEqual(requests.length, 2)
+      const second = messagesOf(requests[1]?.body)
+      assert.strictEqual(second.length, 4)
+      assert.strictEqual(second[2]?.role, "assistant")
+      assert.strictEqual(second[2]?.content, "{\"quality\": {\"verdict\": \"maybe\"}}")
+      assert.strictEqual(second[3]?.role, "user")
+      assert.include(second[3]?.content ?? "", "could not be read")
+      assert.include(second[3]?.content ?? "", `["quality"]["verdict"]`)
+    }))
+
+  it.live("malformed twice: a JudgeError naming the trajectory, after exactly two calls", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({ replies: [Reply.json(completion("I think it is fine.")), Reply.json(completion("{\"quality\": \"YES\"}"))] })
+      const judge = yield* judgeFor(server)
+      const error = yield* Effect.flip(judge.judge(scorerTask, trajectory))
+      assert.strictEqual(error._tag, "JudgeError")
+      assert.include(error.message, "malformed verdict twice")
+      assert.include(error.message, String(trajectory.id))
+      assert.strictEqual((yield* server.requests).length, 2)
+    }))
+
+  it.live("an endpoint that keeps failing: a JudgeError naming the status", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({ fallback: Reply.status(503) })
+      const judge = yield* judgeFor(server)
+      const error = yield* Effect.flip(judge.judge(scorerTask, trajectory))
+      assert.include(error.message, "answered 503")
+      assert.strictEqual((yield* server.requests).length, 2)
+    }))
+
+  it.live("reference facts and JSON mode when asked for", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({ replies: [Reply.json(completion(verdictJson))] })
+      const judge = yield* judgeFor(server, { reference: true, jsonMode: true })
+      yield* judge.judge(scorerTask, trajectory)
+      const [request] = yield* server.requests
+      assert.deepStrictEqual((request?.body as { readonly response_format: unknown }).response_format, { type: "json_object" })
+      assert.include(messagesOf(request?.body)[1]?.content ?? "", "- player: Stephen Curry")
+    }))
+})
+
+describe("judge prompt", () => {
+  it("shows a missing answer as such, and failed calls with their status", () => {
+    const text = Prompt.userPrompt(scorerTask, patternCases()[5]!.trajectory)
+    assert.include(text, "error 500 server_error: upstream service unavailable")
+    const none = Prompt.userPrompt(scorerTask, makeTrajectory(scorerTask, [], undefined))
+    assert.include(none, "(no answer")
+    assert.include(none, "(the assistant made no tool calls)")
+  })
+
+  it("keeps the evidence within its budget and counts what it left out", () => {
+    const big = Array.from({ length: 60 }, (_, i) => ok("dump", { page: i }, { text: "x".repeat(5_000) }))
+    const evidence = Prompt.renderEvidence(makeTrajectory(scorerTask, [big], "done"))
+    assert.isAtMost(evidence.length, Prompt.budgets.evidence + 100)
+    const shown = evidence.split("\n").filter((l) => l.startsWith("["))
+    assert.isTrue(shown.every((l) => l.length <= Prompt.budgets.observation + 40))
+    assert.include(evidence, `(${60 - shown.length} more calls omitted for length)`)
+  })
+
+  it("extracts the JSON object from a fenced or chatty reply", () => {
+    assert.strictEqual(Prompt.extractJsonObject("sure: {\"a\": {\"b\": 1}} ok"), "{\"a\": {\"b\": 1}}")
+    assert.strictEqual(Prompt.extractJsonObject("```json\n{\"a\":1}\n```"), "{\"a\":1}")
+    assert.strictEqual(Prompt.extractJsonObject("no json"), "no json")
+  })
+})
