@@ -2,3 +2,4 @@
  * Layers that bring a real dependency (files, ONNX, HTTP, SQLite) and the composed application layers.
  */
 export * as OpenAiClient from "./OpenAiClient.ts"
+export * as JudgeLlm from "./JudgeLlm.ts"
