@@ -100,15 +100,16 @@ const merge = (base: unknown, patch: unknown, path: string, issues: Array<Reward
     issues.push({ field: path, value: show(patch), message: "expected an object" })
     return base
   }
+  // known fields in the base's order, then unknown ones, so issues come out in a fixed order
   const out: Record<string, unknown> = { ...base }
+  for (const key of Object.keys(base)) {
+    const value = patch[key]
+    if (value !== undefined) out[key] = merge(base[key], value, path === "" ? key : `${path}.${key}`, issues)
+  }
   for (const [key, value] of Object.entries(patch)) {
+    if (Object.hasOwn(base, key) || value === undefined) continue
     const field = path === "" ? key : `${path}.${key}`
-    if (value === undefined) continue
-    if (!Object.hasOwn(base, key)) {
-      issues.push({ field, value: show(value), message: `unknown field; known: ${Object.keys(base).join(", ")}` })
-      continue
-    }
-    out[key] = merge(base[key], value, field, issues)
+    issues.push({ field, value: show(value), message: `unknown field; known: ${Object.keys(base).join(", ")}` })
   }
   return out
 }
