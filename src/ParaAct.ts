@@ -89,7 +89,7 @@ export const WirePlan = Schema.Struct({ nodes: Schema.Array(WirePlanNode) })
 /** One element of the `<search>` list in object form; a plain string is also accepted. */
 export const WireSearch = Schema.Struct({
   slot: Schema.optionalKey(Schema.NonEmptyString),
-  query: Schema.NonEmptyString
+  query: Schema.String.check(Schema.isPattern(/\S/, { message: "a query has at least one non-space character" }))
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -163,7 +163,9 @@ const decodeItem = <S extends Schema.ConstraintDecoder<unknown>>(
   const field = formatPath(path)
   const label = field === "" ? `<${tag}>` : `<${tag}> ${field}`
   if (leaf._tag === "MissingKey") {
-    return fail(tag, where.offset, `${label}: missing required field ${JSON.stringify(String(inner.at(-1) ?? ""))}`)
+    const parent = formatPath(path.slice(0, -1))
+    const key = JSON.stringify(String(path.at(-1) ?? ""))
+    return fail(tag, where.offset, `${parent === "" ? `<${tag}>` : `<${tag}> ${parent}`}: missing required field ${key}`)
   }
   if (leaf._tag === "UnexpectedKey") {
     const allowed = SchemaAST.isObjects(leaf.ast) ? leaf.ast.propertySignatures.map((p) => String(p.name)).join(", ") : ""
@@ -194,7 +196,8 @@ const skipSpace = (text: string, from: number): number => {
 const tagAt = (text: string, pos: number): TagName | undefined =>
   text.charCodeAt(pos) === 0x3c ? tagNames.find((t) => text.startsWith(openTag(t), pos)) : undefined
 
-const nextTag = (text: string, from: number): number => {
+/** The offset of the first opening tag (`<think>`, `<plan>`, ...) at or after `from`, or -1. */
+export const findTag = (text: string, from = 0): number => {
   let best = -1
   for (const t of tagNames) {
     const i = text.indexOf(openTag(t), from)
@@ -225,7 +228,7 @@ const scan = (text: string, lenient: boolean): Result.Result<ReadonlyArray<Segme
     const tag = tagAt(text, pos)
     if (tag === undefined) {
       if (!lenient) return fail(segments.at(-1)?.tag ?? "think", pos, strayMessage(text, pos))
-      const next = nextTag(text, pos + 1)
+      const next = findTag(text, pos + 1)
       if (next < 0) return Result.succeed(segments)
       pos = next
       continue
@@ -303,7 +306,9 @@ const decodeSearches = (read: JsonRead, lenient: boolean): Result.Result<Readonl
   const drafts: Array<{ readonly slot?: string; readonly query: string; readonly path: ReadonlyArray<PropertyKey> }> = []
   for (const item of items.success) {
     if (typeof item.value === "string") {
-      if (item.value.trim() === "") return fail("search", locate(read.span, item.path).offset, `<search> ${formatPath(item.path)}: empty query`)
+      if (item.value.trim() === "") {
+        return fail("search", locate(read.span, item.path).offset, `<search> ${formatPath(item.path)}: a query has at least one non-space character`)
+      }
       drafts.push({ query: item.value, path: item.path })
       continue
     }
