@@ -137,7 +137,33 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
  * key form one normalisation pool; a pool whose values are all equal (or that has one member) gives exactly 0.
  * `keys` undefined means one pool.
  */
-export const normalise = (values: Float64Array, keys: Int32Array | undefined, keyCount: number, epsilon: number): Float64Array => {
+export const normalise = (values: Float64Array, keys: Int32Array | undefined, keyCount: number, epsilon: number): Float64Array =>
+  keys === undefined ? normalisePooled(values, epsilon) : normaliseKeyed(values, keys, keyCount, epsilon)
+
+/** {@link normalise} with one pool: the same Welford pass on scalars (no per-key arrays to allocate). */
+const normalisePooled = (values: Float64Array, epsilon: number): Float64Array => {
+  let n = 0
+  let mean = 0
+  let m2 = 0
+  let min = Infinity
+  let max = -Infinity
+  for (let i = 0; i < values.length; i++) {
+    const x = values[i] as number
+    n++
+    const delta = x - mean
+    mean += delta / n
+    m2 += delta * (x - mean)
+    if (x < min) min = x
+    if (x > max) max = x
+  }
+  const out = new Float64Array(values.length)
+  if (n === 0 || min === max) return out
+  const scale = 1 / (Math.sqrt(m2 / n) + epsilon)
+  for (let i = 0; i < values.length; i++) out[i] = ((values[i] as number) - mean) * scale
+  return out
+}
+
+const normaliseKeyed = (values: Float64Array, keys: Int32Array, keyCount: number, epsilon: number): Float64Array => {
   const pools = Math.max(1, keyCount)
   const count = new Float64Array(pools)
   const mean = new Float64Array(pools)
@@ -145,7 +171,7 @@ export const normalise = (values: Float64Array, keys: Int32Array | undefined, ke
   const min = new Float64Array(pools).fill(Infinity)
   const max = new Float64Array(pools).fill(-Infinity)
   for (let i = 0; i < values.length; i++) {
-    const k = keys === undefined ? 0 : (keys[i] as number)
+    const k = keys[i] as number
     const x = values[i] as number
     const n = (count[k] as number) + 1
     count[k] = n
@@ -161,7 +187,7 @@ export const normalise = (values: Float64Array, keys: Int32Array | undefined, ke
   }
   const out = new Float64Array(values.length)
   for (let i = 0; i < values.length; i++) {
-    const k = keys === undefined ? 0 : (keys[i] as number)
+    const k = keys[i] as number
     const s = scale[k] as number
     out[i] = s === 0 ? 0 : ((values[i] as number) - (mean[k] as number)) * s
   }

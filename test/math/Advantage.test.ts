@@ -4,59 +4,10 @@ import type { StepAdvantage } from "../../src/domain/Trajectory.ts"
 import * as Advantage from "../../src/math/Advantage.ts"
 import { defaultRewardConfig } from "../../src/math/Reward.ts"
 import * as Stats from "../../src/math/Stats.ts"
+import { loopEstimate } from "./AdvantageLoop.ts"
 import { makeTrajectory } from "./fixtures.ts"
 
 const config = defaultRewardConfig.advantage
-
-// ---------------------------------------------------------------------------------------------------------------
-// The straightforward loop implementation the optimised kernels are checked against.
-
-/** (x − mean)/(std + ε) with a two-pass mean and population std; all-equal (or single) pools give 0. */
-const zscores = (xs: ReadonlyArray<number>, epsilon: number): Array<number> => {
-  const m = Stats.mean(xs)
-  const s = Stats.std(xs)
-  const degenerate = xs.every((x) => x === xs[0])
-  return xs.map((x) => (degenerate ? 0 : (x - m) / (s + epsilon)))
-}
-
-/** Normalises values grouped by a key, returning each value's score in input order. */
-const byPools = <K>(items: ReadonlyArray<{ key: K; value: number }>, epsilon: number): Array<number> => {
-  const pools = new Map<K, Array<number>>()
-  items.forEach(({ key }, i) => {
-    const pool = pools.get(key)
-    if (pool === undefined) pools.set(key, [i])
-    else pool.push(i)
-  })
-  const out = items.map(() => 0)
-  for (const indices of pools.values()) {
-    const z = zscores(indices.map((i) => items[i]?.value ?? 0), epsilon)
-    indices.forEach((i, j) => (out[i] = z[j] ?? 0))
-  }
-  return out
-}
-
-const loopEstimate = (
-  name: "grpo" | "paraagent" | "grpo_per_index",
-  rollouts: ReadonlyArray<Advantage.RolloutRewards>,
-  cfg: Advantage.AdvantageConfig
-): Array<Array<StepAdvantage>> => {
-  const traj = zscores(rollouts.map((r) => r.traj), cfg.epsilon)
-  const phaseItems = rollouts.flatMap((r, g) => r.phases.map((value, p) => ({ g, p, value, key: name === "paraagent" ? 0 : p })))
-  const stepItems = rollouts.flatMap((r, g) => r.steps.map((value, i) => ({ g, i, value, key: name === "paraagent" ? 0 : i })))
-  const phaseZ = byPools(phaseItems, cfg.epsilon)
-  const stepZ = byPools(stepItems, cfg.epsilon)
-  return rollouts.map((r, g) =>
-    r.steps.map((_, i) => {
-      const t = traj[g] ?? 0
-      if (name === "grpo") return { traj: t, phase: 0, step: 0, combined: t }
-      const p = phaseZ[phaseItems.findIndex((x) => x.g === g && x.p === r.stepPhase[i])] ?? 0
-      const s = stepZ[stepItems.findIndex((x) => x.g === g && x.i === i)] ?? 0
-      return { traj: t, phase: p, step: s, combined: cfg.lambdaTraj * t + cfg.lambdaPhase * p + cfg.lambdaStep * s }
-    })
-  )
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 
 /** Rewards on a 1/8 grid (distinct values differ by ≥ 0.125, so a non-degenerate pool has a sizeable std). */
 const reward = fc.integer({ min: -16, max: 16 }).map((k) => k / 8)
