@@ -174,7 +174,7 @@ export const rBase = (step: StepInput): number => {
   return 1
 }
 
-/** R_step and its two scores. */
+/** R_step = baseWeight·r_base + planWeight·r_plan, with r_plan from the credit table (0 for a turn that did not parse). */
 export const stepReward = (step: StepInput, config: RewardConfig = defaultRewardConfig): StepReward => {
   const base = rBase(step)
   // a malformed turn shows no behaviour to credit, whatever the state
