@@ -31,6 +31,8 @@ export interface PolicyContext {
   readonly seed: number
   /** The task with its gold solution: given only to policies that declare `privileged` (the teacher). */
   readonly task?: Task
+  /** DFSDT only: earlier expansions of the current node that were abandoned (try something else). */
+  readonly abandoned?: ReadonlyArray<Step>
 }
 
 /** One turn produced by a policy. */

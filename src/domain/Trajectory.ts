@@ -63,7 +63,9 @@ export const StepValidation = Schema.Struct({
   /** `$ref`s that point at no earlier successful call, or at a missing field. */
   unresolvedRefs: Schema.Array(Schema.Struct({ callId: CallId, ref: Schema.String })),
   /** The plan failed validation (unknown dep, cycle, duplicate id), with the reason. */
-  planError: Schema.optionalKey(Schema.String)
+  planError: Schema.optionalKey(Schema.String),
+  /** Actions the paradigm did not allow this round (ReAct: all but the first; P1: searches after execution began). */
+  dropped: Schema.optionalKey(Schema.Array(Schema.String))
 })
 /** The runtime's checks of a parsed turn. */
 export type StepValidation = typeof StepValidation.Type
@@ -122,6 +124,8 @@ export const Step = Schema.Struct({
   usage: Usage,
   /** Log-probability of the turn under the policy, when the policy can give one. */
   logprob: Schema.optionalKey(Schema.Number),
+  /** DFSDT only: the index of the step this one expands (absent for a root expansion and in linear paradigms). */
+  parent: Schema.optionalKey(Schema.Number),
   reward: Schema.optionalKey(StepReward),
   advantage: Schema.optionalKey(StepAdvantage)
 })
@@ -173,6 +177,8 @@ export const Trajectory = Schema.Struct({
   phases: Schema.Array(PhaseSpan),
   answer: Schema.optionalKey(Schema.String),
   stop: StopReason,
+  /** Why the rollout ended early (policy failure, timeout), when it did. */
+  error: Schema.optionalKey(Schema.String),
   /** Wall-clock start (epoch ms) and duration. */
   startedAt: Schema.Number,
   durationMs: Schema.Number,

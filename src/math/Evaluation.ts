@@ -1,0 +1,73 @@
+/**
+ * Evaluation metrics of a paradigm comparison (the paper's Table 1): success as Pass@1 / Pass@2, "Path"
+ * (gold-API coverage of the calls), and rounds, calls and searches per task. Pure.
+ */
+import type { Task } from "../domain/Task.ts"
+import type { Trajectory } from "../domain/Trajectory.ts"
+import { mean, passAtK } from "./Stats.ts"
+
+/** What one rollout achieved. */
+export interface Outcome {
+  /** Judged solved: Quality and Faithfulness both YES (a complete answer that only states what the tools said). */
+  readonly success: boolean
+  /** Fraction of the task's distinct gold tools the rollout called successfully. */
+  readonly path: number
+  readonly rounds: number
+  /** Calls that ran (refused calls — unseen tool, unresolved `$ref` — do not count). */
+  readonly calls: number
+  readonly searches: number
+}
+
+/** Scores one rollout of a task. */
+export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
+  const gold = new Set(task.gold.map((g) => g.tool as string))
+  const hit = new Set<string>()
+  let calls = 0
+  let searches = 0
+  for (const step of trajectory.steps) {
+    searches += step.searches.length
+    for (const o of step.observations) {
+      if (o.attempts === 0) continue
+      calls++
+      if (o.outcome._tag === "ok" && gold.has(o.tool)) hit.add(o.tool)
+    }
+  }
+  const v = trajectory.verdict
+  return {
+    success: v !== undefined && v.quality === "YES" && v.faithfulness === "YES",
+    path: gold.size === 0 ? 1 : hit.size / gold.size,
+    rounds: trajectory.steps.length,
+    calls,
+    searches
+  }
+}
+
+/** One cell of the table: the means over tasks (each task's rollouts averaged first). */
+export interface Cell {
+  /** Unbiased pass@1 (the success rate), in 0–1. */
+  readonly pass1: number
+  /** Unbiased pass@2, in 0–1 (equals pass1 when a task has a single rollout). */
+  readonly pass2: number
+  readonly path: number
+  readonly rounds: number
+  readonly calls: number
+  readonly searches: number
+  readonly tasks: number
+  readonly rollouts: number
+}
+
+/** Aggregates per-task rollout outcomes into a cell. */
+export const aggregate = (perTask: ReadonlyArray<ReadonlyArray<Outcome>>): Cell => {
+  const tasks = perTask.filter((o) => o.length > 0)
+  const per = <K extends keyof Outcome>(k: K) => mean(tasks.map((os) => mean(os.map((o) => Number(o[k])))))
+  return {
+    pass1: mean(tasks.map((os) => passAtK(os.length, os.filter((o) => o.success).length, 1))),
+    pass2: mean(tasks.map((os) => passAtK(os.length, os.filter((o) => o.success).length, Math.min(2, os.length)))),
+    path: per("path"),
+    rounds: per("rounds"),
+    calls: per("calls"),
+    searches: per("searches"),
+    tasks: tasks.length,
+    rollouts: tasks.reduce((n, os) => n + os.length, 0)
+  }
+}
