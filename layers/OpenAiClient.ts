@@ -5,45 +5,28 @@
 import { Clock, Config, Context, Effect, Layer, Option, Random, Redacted, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { ConfigError } from "../src/domain/Errors.ts"
+import * as OpenAiFormat from "../src/OpenAiFormat.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Wire format (the subset of the chat-completions API that ParaAgent uses)
 // ---------------------------------------------------------------------------------------------------------------
 
+// The message and tool shapes are the protocol module's (src/OpenAiFormat.ts), so there is one definition of them.
+
 /** A function call the assistant made, as the API carries it (`arguments` is a JSON string). */
-export const WireToolCall = Schema.Struct({
-  id: Schema.String,
-  type: Schema.Literal("function"),
-  function: Schema.Struct({ name: Schema.String, arguments: Schema.String })
-})
+export const WireToolCall = OpenAiFormat.ToolCallMessage
 /** A function call the assistant made, as the API carries it. */
-export type WireToolCall = typeof WireToolCall.Type
+export type WireToolCall = OpenAiFormat.ToolCallMessage
 
 /** One message of a chat request. */
-export const WireMessage = Schema.Union([
-  Schema.Struct({ role: Schema.Literal("system"), content: Schema.String }),
-  Schema.Struct({ role: Schema.Literal("user"), content: Schema.String }),
-  Schema.Struct({
-    role: Schema.Literal("assistant"),
-    content: Schema.NullOr(Schema.String),
-    tool_calls: Schema.optionalKey(Schema.Array(WireToolCall))
-  }),
-  Schema.Struct({ role: Schema.Literal("tool"), tool_call_id: Schema.String, content: Schema.String })
-])
+export const WireMessage = OpenAiFormat.ChatMessage
 /** One message of a chat request. */
-export type WireMessage = typeof WireMessage.Type
+export type WireMessage = OpenAiFormat.ChatMessage
 
 /** A function the model may call (`parameters` is a JSON Schema object). */
-export const WireToolDefinition = Schema.Struct({
-  type: Schema.Literal("function"),
-  function: Schema.Struct({
-    name: Schema.String,
-    description: Schema.optionalKey(Schema.String),
-    parameters: Schema.JsonObject
-  })
-})
+export const WireToolDefinition = OpenAiFormat.OpenAiTool
 /** A function the model may call. */
-export type WireToolDefinition = typeof WireToolDefinition.Type
+export type WireToolDefinition = OpenAiFormat.OpenAiTool
 
 /** Which tool the model must (or may) call. */
 export const WireToolChoice = Schema.Union([
