@@ -14,8 +14,9 @@ import { canonicalJson } from "./math/CanonicalJson.ts"
 import {
   assignCallIds,
   checkActions,
+  closeTag,
   type DraftCall,
-  findTag,
+  hasTags,
   formatPath,
   parseTags,
   printPlan,
@@ -191,7 +192,10 @@ export interface MessageOptions {
   readonly usedCallIds?: Iterable<string>
   /** The first n tried for a generated id `c<n>` (default 1). */
   readonly nextCallIndex?: number
-  /** Reasoning text the server returned apart from the content (`reasoning_content`): the think when content has none. */
+  /**
+   * Reasoning text the server returned apart from the content (`reasoning_content`): the think when content has
+   * none (unless it contains `</think>`, which no think can hold).
+   */
   readonly reasoning?: string
 }
 
@@ -217,7 +221,7 @@ const readArguments = (
 }
 
 /**
- * An assistant message as a turn. Content with tags is parsed as think/plan/answer; content without any tag is the
+ * An assistant message as a turn. Content with tags is parsed as think/plan/answer; content without any tag (opening or closing) is the
  * answer when there are no tool calls, and the think otherwise. `search_tools` calls become searches, the other
  * calls become calls; a tool_call id is kept when it is a valid, unused call id, else replaced by a fresh `c<n>`.
  * Errors name the tag; the offset is into `content` for content problems, into that call's `arguments` string for
@@ -227,7 +231,7 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
   const content = message.content ?? ""
   const toolCalls = message.tool_calls ?? []
   let parts: TagParts
-  if (findTag(content) < 0) {
+  if (!hasTags(content)) {
     const text = content.trim()
     const base: TagParts = { searches: [], calls: [], at: {}, length: content.length }
     parts = text === "" ? base : toolCalls.length === 0 ? { ...base, answer: text, at: { answer: 0 } } : { ...base, think: text }
@@ -240,8 +244,11 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
       if (at !== undefined) return fail(tag, at, `<${tag}> in the content: with native tool calling, searches and calls are tool_calls`)
     }
   }
+  // Reasoning that holds its own closing tag cannot be a think (printing it would break the turn): it is left out.
   const reasoning = options.reasoning?.trim()
-  if (parts.think === undefined && reasoning !== undefined && reasoning !== "") parts = { ...parts, think: reasoning }
+  if (parts.think === undefined && reasoning !== undefined && reasoning !== "" && !reasoning.includes(closeTag("think"))) {
+    parts = { ...parts, think: reasoning }
+  }
 
   const used = new Set(options.usedCallIds ?? [])
   const searches: Array<{ readonly slot?: string; readonly query: string; readonly index: number }> = []

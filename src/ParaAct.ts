@@ -138,7 +138,7 @@ const valueAt = (value: unknown, path: ReadonlyArray<PropertyKey>): { readonly f
   return { found: true, value: current }
 }
 
-/** Where a decoded element sits: its value, its span, and its path from the root of the tag's JSON. */
+/** An element to decode: its value and its path from the root of the tag's JSON (which locates its span). */
 interface Located {
   readonly value: Json
   readonly path: ReadonlyArray<PropertyKey>
@@ -205,6 +205,9 @@ export const findTag = (text: string, from = 0): number => {
   }
   return best
 }
+
+/** Whether a text holds any opening or closing tag of the protocol. */
+export const hasTags = (text: string): boolean => tagNames.some((t) => text.includes(openTag(t)) || text.includes(closeTag(t)))
 
 const strayMessage = (text: string, pos: number): string => {
   const m = /^<(\/?)([A-Za-z_][\w-]*)[^<>]{0,60}>/.exec(text.slice(pos, pos + 80))

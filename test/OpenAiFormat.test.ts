@@ -19,8 +19,8 @@ import {
   toolDefinition,
   turnToMessage
 } from "../src/OpenAiFormat.ts"
-import { printTurn } from "../src/ParaAct.ts"
-import { validTurnArb } from "./support/Turns.ts"
+import { printTurn, tagNames } from "../src/ParaAct.ts"
+import { soupArb, validTurnArb } from "./support/Turns.ts"
 
 const id = (s: string) => s as CallId
 const tool = (s: string) => s as ToolName
@@ -210,6 +210,30 @@ describe("assistant message -> turn", () => {
     const search = err(message(null, [["s", "search_tools", "{\"slot\":\"s1\"}"]]))
     expect(search.tag).toBe("search")
     expect(search.message).toContain("query")
+  })
+
+  it("property: total on arbitrary content and arguments (3,000 runs): a turn, or an error inside the text it names", () => {
+    const callArb = fc.record({
+      id: fc.oneof(fc.constantFrom("c1", "call_1", "chatcmpl-tool-1", ""), fc.string({ maxLength: 6 })),
+      name: fc.oneof(fc.constantFrom("search_tools", "forecast", ""), fc.string({ maxLength: 6 })),
+      arguments: fc.oneof(soupArb, fc.json({ maxDepth: 3 }), fc.constantFrom("", "{}", "{\"query\":\"q\"}", "{\"a\":{\"$ref\":\"c1.x\"}}"))
+    })
+    fc.assert(
+      fc.property(fc.option(soupArb, { nil: null }), fc.array(callArb, { maxLength: 3 }), fc.boolean(), fc.option(soupArb, { nil: undefined }), (content, calls, lenient, reasoning) => {
+        const m = message(content, calls.map((c) => [c.id, c.name, c.arguments] as const))
+        const r = messageToTurn(m, reasoning === undefined ? { lenient } : { lenient, reasoning })
+        if (Result.isSuccess(r)) {
+          const again = messageToTurn(turnToMessage(r.success))
+          expect(Result.isSuccess(again) && again.success).toEqual(r.success)
+        } else {
+          expect(tagNames).toContain(r.failure.tag)
+          const longest = Math.max((content ?? "").length, ...calls.map((c) => c.arguments.length))
+          expect(r.failure.offset).toBeGreaterThanOrEqual(0)
+          expect(r.failure.offset).toBeLessThanOrEqual(longest)
+        }
+      }),
+      { numRuns: 3000 }
+    )
   })
 
   it("applies the turn rules: answer alone, search or call, actions as tool calls", () => {

@@ -183,6 +183,7 @@ describe("resolveRefs", () => {
         const r = resolveRefs(args, (id) => outputs.get(id))
         const sites = collectRefs(args)
         expect(r.unresolved.length).toBe(sites.filter((s) => s._tag === "Malformed").length)
+        expect(collectRefs(r.arguments).filter((s) => s._tag === "Ref")).toEqual([])
         expect(new Set(r.consumed)).toEqual(new Set(sites.flatMap((s) => s._tag === "Ref" ? [s.target.call] : [])))
       }),
       { numRuns: 1000 }
