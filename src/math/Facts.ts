@@ -320,7 +320,7 @@ export const fromSteps = (
     const callLayers: Array<{ raw: RawCall; layer: number }> = []
     const searches: Array<SearchFact> = []
     const slotCounts = new Map<string, number>()
-    const active = new Set<number>()
+    const acting = new Set<number>()
     for (let k = span.start; k < span.end; k++) {
       for (const raw of rawCalls[k] ?? []) {
         let layer = 1
@@ -344,7 +344,7 @@ export const fromSteps = (
         }
         calls.push(fact)
         callFacts[k]?.push(fact)
-        active.add(k)
+        acting.add(k)
       }
       const stepSlots = new Map<string, number>()
       for (const raw of rawSearches[k] ?? []) {
@@ -359,7 +359,7 @@ export const fromSteps = (
         stepSlots.set(raw.slot, (stepSlots.get(raw.slot) ?? 0) + 1)
         searches.push(fact)
         searchFacts[k]?.push(fact)
-        active.add(k)
+        acting.add(k)
       }
       for (const [slot, n] of stepSlots) slotCounts.set(slot, (slotCounts.get(slot) ?? 0) + n)
     }
@@ -367,7 +367,7 @@ export const fromSteps = (
       kind: span.kind,
       start: span.start,
       end: span.end,
-      rounds: active.size,
+      rounds: acting.size,
       calls,
       searches,
       dependencies: dependencyFacts(activeAfter[span.end - 1]?.plan, calls, firstToolOfId, deps)

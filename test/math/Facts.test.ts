@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
 import { callId, toolName } from "../../src/domain/Ids.ts"
 import * as Controller from "../../src/math/Controller.ts"
 import * as Facts from "../../src/math/Facts.ts"
@@ -252,5 +253,48 @@ describe("Facts details", () => {
       deps
     )
     expect(recalled).toEqual({ declared: 0, supported: 0, required: 1, recalled: 1 })
+  })
+})
+
+describe("Facts on random trajectories", () => {
+  const ids = ["c1", "c2", "c3", "c4"]
+  const tools = ["find_team", "team_roster", "player_stats", "weather"]
+  const stepArb: fc.Arbitrary<StepSpec> = fc.record({
+    malformed: fc.constantFrom(false, false, false, true),
+    plan: fc.option(fc.array(fc.record({ id: fc.constantFrom(...ids), deps: fc.subarray(ids, { maxLength: 2 }), tool: fc.option(fc.constantFrom(...tools), { nil: undefined }) }), { minLength: 1, maxLength: 4 }), { nil: undefined }),
+    searches: fc.array(fc.record({ slot: fc.constantFrom("team", "roster", "Team "), hits: fc.subarray(tools, { maxLength: 3 }) }), { maxLength: 3 }),
+    calls: fc.array(fc.record({
+      id: fc.constantFrom(...ids),
+      tool: fc.constantFrom(...tools),
+      args: fc.constantFrom({}, { q: 1 }),
+      result: fc.constantFrom("ok" as const, "ok" as const, "not_found" as const, "rate_limited" as const, "not_run" as const),
+      refs: fc.subarray(ids, { maxLength: 1 })
+    }), { maxLength: 3 }),
+    answer: fc.option(fc.constant("done"), { nil: undefined })
+  }, { requiredKeys: ["searches", "calls"] }).map((spec) => Object.fromEntries(Object.entries(spec).filter(([, v]) => v !== undefined)) as StepSpec)
+
+  it("phases partition the steps, counts stay consistent, every L is in [0, 1], decisions match the controller", () => {
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 8 }), (specs) => {
+        const steps = makeSteps(specs)
+        const facts = Facts.fromSteps(steps, undefined, { deps })
+        let next = 0
+        for (const phase of facts.phases) {
+          expect(phase.start).toBe(next)
+          expect(phase.end).toBeGreaterThan(phase.start)
+          expect(phase.rounds).toBeLessThanOrEqual(phase.end - phase.start)
+          expect(phase.dependencies.supported).toBeLessThanOrEqual(phase.dependencies.declared)
+          expect(phase.dependencies.recalled).toBeLessThanOrEqual(phase.dependencies.required)
+          for (const c of phase.calls) expect(c.layer).toBeGreaterThanOrEqual(1)
+          next = phase.end
+        }
+        expect(next).toBe(steps.length)
+        const scored = Reward.score(facts)
+        for (const p of scored.phases) for (const l of [p.l1, p.l2, p.l3, p.l4]) expect(l >= 0 && l <= 1).toBe(true)
+        for (const s of scored.steps) expect([0, 0.5, 1]).toContain(s.rStep)
+        facts.steps.forEach((s, k) => expect(s.decision).toEqual(Controller.stateBefore(steps.slice(0, k))))
+      }),
+      { numRuns: 300 }
+    )
   })
 })
