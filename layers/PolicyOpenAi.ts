@@ -95,9 +95,16 @@ const lastRoundNote = (mode: Mode): string =>
     ? "This is your last round: write your final answer now, in <answer>...</answer>."
     : "This is your last round: give your final answer now, in <answer>...</answer>, with no tool calls."
 
+/** DFSDT: the turns already tried (and given up) from this point, so the model tries something else. */
+export const abandonedNote = (abandoned: ReadonlyArray<Step>, budgets: HistoryBudgets = defaultBudgets): string =>
+  `These turns were already tried from this point and abandoned (they failed or led nowhere). Do something different:\n${
+    abandoned.map((step, i) => `[${i + 1}]\n${clip(step.raw, budgets.older)}`).join("\n")
+  }`
+
 /**
  * The conversation for one round: the system prompt, the request, then every earlier step as the messages of the
- * mode (observations cut to the latest / older budgets), then a note on the last round.
+ * mode (observations cut to the latest / older budgets), then (DFSDT) the abandoned alternatives, then a note on the
+ * last round.
  */
 export const buildMessages = (context: PolicyContext, mode: Mode, budgets: HistoryBudgets = defaultBudgets): ReadonlyArray<WireMessage> => {
   const history = context.history.flatMap((step, i) =>
@@ -105,11 +112,14 @@ export const buildMessages = (context: PolicyContext, mode: Mode, budgets: Histo
       maxPayloadChars: i === context.history.length - 1 ? budgets.latest : budgets.older
     })
   )
+  const abandoned = context.abandoned ?? []
+  const retry = abandoned.length === 0 ? [] : [{ role: "user" as const, content: abandonedNote(abandoned, budgets) }]
   const last = context.round >= context.maxRounds - 1 ? [{ role: "user" as const, content: lastRoundNote(mode) }] : []
   return [
     { role: "system", content: systemPrompt(context, mode, budgets) },
     { role: "user", content: context.request },
     ...history,
+    ...retry,
     ...last
   ]
 }

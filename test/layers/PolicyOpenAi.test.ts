@@ -168,6 +168,18 @@ describe("OpenAI policy, text protocol", () => {
       assert.include(systems[1] ?? "", "cannot search again")
       assert.include(systems[2] ?? "", "give it up and try")
     }))
+
+  it.live("DFSDT: abandoned alternatives are shown so the model tries something else", () =>
+    Effect.gen(function*() {
+      const server = yield* Loopback.make({ replies: [Reply.json(completion({ content: "<answer>\nok\n</answer>" }))] })
+      const policy = yield* policyFor(server)
+      yield* policy.act(context({ paradigm: "DFSDT", round: 1, history: [calledStep(0, 10)], abandoned: [calledStep(1, 10)] }))
+      const messages = bodyOf((yield* server.requests)[0]?.body).messages
+      assert.deepStrictEqual(messages.map((m) => m.role), ["system", "user", "assistant", "user", "user"])
+      assert.include(messages[4]?.content ?? "", "already tried from this point and abandoned")
+      assert.include(messages[4]?.content ?? "", "[1]\n<think>\nfind the roster")
+      assert.include(messages[4]?.content ?? "", "\"id\":\"c2\"")
+    }))
 })
 
 describe("OpenAI policy, native tool calls", () => {
