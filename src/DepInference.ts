@@ -55,7 +55,9 @@ const irregular: ReadonlyMap<string, string> = new Map([
   ["matrices", "matrix"],
   ["data", "data"],
   ["media", "media"],
-  ["criteria", "criterion"]
+  ["criteria", "criterion"],
+  ["ids", "id"],
+  ["uids", "uid"]
 ])
 
 const keepS: ReadonlySet<string> = new Set([
