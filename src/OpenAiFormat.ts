@@ -15,6 +15,7 @@ import {
   assignCallIds,
   checkActions,
   closeTag,
+  decodeItem,
   type DraftCall,
   hasTags,
   formatPath,
@@ -261,9 +262,9 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
     if (Result.isFailure(args)) return Result.fail(args.failure)
     const { value, label, span } = args.success
     if (isSearch) {
-      const decoded = Schema.decodeUnknownResult(WireSearch)(value, { onExcessProperty: options.lenient === true ? "ignore" : "error" })
+      const decoded = decodeItem(WireSearch, "search", span, { value, path: [] }, options.lenient === true)
       if (Result.isFailure(decoded)) {
-        return fail("search", span.start, `${label}: ${decoded.failure.message.replace(/\n\s*/g, " ")}`)
+        return fail("search", decoded.failure.offset, `${label}: ${decoded.failure.message.replace(/^<search>:? ?/, "")}`)
       }
       searches.push({ ...decoded.success, index })
       continue

@@ -92,6 +92,8 @@ export const WireSearch = Schema.Struct({
   query: Schema.String.check(Schema.isPattern(/\S/, { message: "a query has at least one non-space character" }))
 })
 
+const isJsonObject = Schema.is(JsonObject)
+
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
 
@@ -139,7 +141,7 @@ const valueAt = (value: unknown, path: ReadonlyArray<PropertyKey>): { readonly f
 }
 
 /** An element to decode: its value and its path from the root of the tag's JSON (which locates its span). */
-interface Located {
+export interface Located {
   readonly value: Json
   readonly path: ReadonlyArray<PropertyKey>
 }
@@ -147,8 +149,9 @@ interface Located {
 /**
  * Decodes `item` with `schema`; on failure, names the field and points at its offset in the text.
  * `root` is the span of the tag's whole JSON value; `item.path` locates the item inside it.
+ * Unknown keys are errors unless `lenient`.
  */
-const decodeItem = <S extends Schema.ConstraintDecoder<unknown>>(
+export const decodeItem = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,
   tag: TagName,
   root: JsonSpan,
@@ -532,7 +535,7 @@ export const printTurn = (turn: Turn): string => {
 /**
  * Checks that a turn built in code is one the parser can produce, so that printing it loses nothing: free text
  * trimmed and free of its closing tag, a non-empty answer, ids that follow the grammar and are unique, one query
- * per slot, no malformed `$ref`, and the action rules of {@link parseTurn}. The error's offset is 0: there is no text yet.
+ * per slot, arguments that are JSON (finite numbers) without a malformed `$ref`, and the action rules of {@link parseTurn}. The error's offset is 0: there is no text yet.
  */
 export const validateTurn = (turn: Turn, options: Pick<ParseOptions, "usedCallIds"> = {}): Result.Result<Turn, ProtocolError> => {
   for (const tag of ["think", "answer"] as const) {
@@ -563,6 +566,7 @@ export const validateTurn = (turn: Turn, options: Pick<ParseOptions, "usedCallId
     if (!callIdPattern.test(c.id)) return fail("call", 0, `<call> id ${JSON.stringify(c.id)}: ${idMessage}`)
     if (ids.has(c.id) || used.has(c.id)) return fail("call", 0, `<call> id ${c.id} is not unique`)
     if (c.tool === "") return fail("call", 0, "<call> empty tool name")
+    if (!isJsonObject(c.arguments)) return fail("call", 0, `<call> ${c.id}: arguments are not JSON (a non-finite number?)`)
     ids.add(c.id)
     const malformed = collectRefs(c.arguments).find((s) => s._tag === "Malformed")
     if (malformed !== undefined) return fail("call", 0, `<call> ${c.id}: malformed $ref ${JSON.stringify(malformed.ref)}`)

@@ -208,8 +208,10 @@ describe("assistant message -> turn", () => {
     const ref = err(message(null, [["call_1", "forecast", "{\"a\": {\"$ref\": \"c1..b\"}}"]]))
     expect({ tag: ref.tag, offset: ref.offset }).toEqual({ tag: "call", offset: 6 })
     const search = err(message(null, [["s", "search_tools", "{\"slot\":\"s1\"}"]]))
-    expect(search.tag).toBe("search")
-    expect(search.message).toContain("query")
+    expect({ tag: search.tag, offset: search.offset }).toEqual({ tag: "search", offset: 0 })
+    expect(search.message).toBe("tool_calls[0] (search_tools, id \"s\"): missing required field \"query\"")
+    const query = err(message(null, [["s", "search_tools", "{\"query\": 3}"]]))
+    expect({ offset: query.offset, message: query.message }).toEqual({ offset: 10, message: "tool_calls[0] (search_tools, id \"s\"): query: Expected string, got 3" })
   })
 
   it("property: total on arbitrary content and arguments (3,000 runs): a turn, or an error inside the text it names", () => {

@@ -296,7 +296,8 @@ describe("properties", () => {
         [{ id: "c1", tool: "t", arguments: {} }],
         [{ id: "c1", tool: "t", arguments: {} }, { id: "c1", tool: "u", arguments: {} }],
         [{ id: "bad.id", tool: "t", arguments: {} }],
-        [{ id: "c1", tool: "t", arguments: { a: { $ref: "c0..x" } } }]
+        [{ id: "c1", tool: "t", arguments: { a: { $ref: "c0..x" } } }],
+        [{ id: "c1", tool: "t", arguments: { a: Number.POSITIVE_INFINITY } }]
       ),
       plan: fc.option(fc.constantFrom({ nodes: [] }, { nodes: [{ id: "c1", deps: ["c0"] }] }, { nodes: [{ id: "c1", deps: ["0x"] }] }), { nil: undefined })
     }).map((t) => {

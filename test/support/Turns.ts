@@ -8,7 +8,6 @@ import type { CallId, ToolName } from "../../src/domain/Ids.ts"
 import type { Json, JsonObject } from "../../src/domain/Json.ts"
 import type { Plan } from "../../src/domain/Plan.ts"
 import type { SearchQuery, Turn } from "../../src/domain/Turn.ts"
-import { canonicalJson } from "../../src/math/CanonicalJson.ts"
 import { closeTag, openTag, tagNames } from "../../src/ParaAct.ts"
 
 /** Call ids: mostly `c<n>`, sometimes any identifier the grammar allows. */
@@ -212,5 +211,17 @@ export const mutate = (text: string, m: Mutation): string => {
   }
 }
 
-/** Equality of turns as JSON values (key order and -0 aside), for comparing parser output. */
-export const sameTurn = (a: Turn, b: Turn): boolean => canonicalJson(a) === canonicalJson(b)
+/** Deep equality of plain data, ignoring key order; numbers by `===`, so -0 equals 0 (it prints as 0). */
+export const sameData = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a) !== Array.isArray(b)) return false
+  const ka = Object.keys(a)
+  const kb = Object.keys(b)
+  return ka.length === kb.length && ka.every((k) =>
+    Object.hasOwn(b, k) && sameData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+  )
+}
+
+/** Equality of turns as data, for comparing parser output. */
+export const sameTurn = (a: Turn, b: Turn): boolean => sameData(a, b)
