@@ -15,13 +15,27 @@ export interface TextOptions {
   readonly stopWords: boolean
   /** Reduce every alphabetic token to its Porter stem (the `stemmer` package). */
   readonly stem: boolean
+  /** Drop tokens made only of digits (ids, zip codes and version numbers in requests rarely name a tool). Default false. */
+  readonly dropNumbers?: boolean
 }
 
 /** The plain baseline: lowercase runs of letters and digits, nothing else. */
-export const plainOptions: TextOptions = { splitIdentifiers: false, keepCompounds: false, stopWords: false, stem: false }
+export const plainOptions: TextOptions = {
+  splitIdentifiers: false,
+  keepCompounds: false,
+  stopWords: false,
+  stem: false,
+  dropNumbers: false
+}
 
 /** Every feature on: what the tuned BM25 and the dense encoder's vocabulary use. */
-export const defaultOptions: TextOptions = { splitIdentifiers: true, keepCompounds: false, stopWords: true, stem: true }
+export const defaultOptions: TextOptions = {
+  splitIdentifiers: true,
+  keepCompounds: false,
+  stopWords: true,
+  stem: true,
+  dropNumbers: false
+}
 
 /** A tokeniser bound to one set of options; it memoises stems, so keep one per index. */
 export interface Tokenizer {
@@ -35,8 +49,10 @@ const wordRun = /[\p{L}\p{M}\p{N}]+/gu
 // A possessive or contraction ending (`user's`, `I'd`, `we'll`, `they're`), straight or curly apostrophe.
 const clitic = /(?<=[\p{L}\p{N}])['’](?:s|d|ll|re|ve|m)\b/giu
 // Boundaries inside an identifier: aB, ABc (before the last capital), letter|digit, digit|letter.
-const identifierBoundary = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u
+// A plural acronym (`IDs`, `URLs`) stays whole.
+const identifierBoundary = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})(?!\p{Lu}s$)|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u
 const hasLetter = /\p{L}/u
+const allDigits = /^\p{N}+$/u
 
 /** The English stop words used when `stopWords` is on (lowercase). */
 export const stopWords: ReadonlySet<string> = new Set(eng.map((w) => w.toLowerCase()))
@@ -53,6 +69,7 @@ export const makeTokenizer = (options: TextOptions): Tokenizer => {
   }
   const emit = (out: Array<string>, lower: string): void => {
     if (options.stopWords && stopWords.has(lower)) return
+    if (options.dropNumbers === true && allDigits.test(lower)) return
     out.push(options.stem ? stemOf(lower) : lower)
   }
   const tokens = (text: string): Array<string> => {

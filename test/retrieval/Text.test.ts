@@ -16,6 +16,7 @@ describe("Text.tokenize", () => {
     expect(tokenize("HTMLParser XMLHttpRequest", split)).toEqual(["html", "parser", "xml", "http", "request"])
     expect(tokenize("covid19 mp3 v1", split)).toEqual(["covid", "19", "mp", "3", "v", "1"])
     expect(tokenize("snake_case_name", split)).toEqual(["snake", "case", "name"])
+    expect(tokenize("IDs of URLs", split)).toEqual(["ids", "of", "urls"])
   })
 
   it("keeps the whole run beside its parts when asked", () => {
@@ -33,8 +34,9 @@ describe("Text.tokenize", () => {
     expect(stopWords.has("weather")).toBe(false)
   })
 
-  it("leaves digits and non-English letters intact", () => {
+  it("leaves digits and non-English letters intact, unless numbers are dropped", () => {
     expect(tokenize("Café 98765", defaultOptions)).toEqual(["café", "98765"])
+    expect(tokenize("Café 98765 v1", { ...defaultOptions, dropNumbers: true })).toEqual(["café", "v"])
   })
 
   it("every token is a non-empty lowercase run of letters/digits, never a stop word (property)", () => {
