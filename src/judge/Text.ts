@@ -169,6 +169,9 @@ const ID = /(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}_.:-]*\p{L})(?=[\p{L}\p{N}_.:-]*\p{N
 const TIME = /(?<![\p{L}\p{N}_:])\d{1,2}:\d{2}(?::\d{2})?(?![\p{L}\p{N}_:])/gu
 // A list marker at the start of a line ("1." / "2)") is layout, not a claim.
 const LIST_MARKER = /^(\s*)\d{1,2}[.)](?=\s)/gm
+const HEADING = /^[ \t]*#{1,6}[ \t].*$/gm
+// Bold labels only: "- **Top Scorer:**" names a field, while a plain "Klay Thompson: 22" line names a player.
+const LABEL = /^([ \t]*(?:[-*•+]|\d{1,2}[.)])?[ \t]*\*\*)([^:\n*]{1,40}?)(:\*\*|\*\*:)/gm
 const CAPITALISED = "\\p{Lu}[\\p{L}\\p{M}'’]*(?:[.-]\\p{L}[\\p{L}\\p{M}'’]*)*\\.?"
 // "and" is left out on purpose: "Klay Thompson and Draymond Green" is two names, not one.
 const CONNECTOR = "(?:of|de|del|della|di|da|du|des|la|le|van|von|der|den|the|&|al|bin|el)"
@@ -199,7 +202,8 @@ const stripLeading = (span: string): string => {
 /**
  * The factual tokens of an answer, extracted in priority order (each kind masks its text from the later ones):
  * quoted values, dates, ids (letters mixed with digits), numbers (not line-leading list markers), and named
- * entities (two or more capitalised words, connectors like "of" allowed inside, sentence starters stripped).
+ * entities (two or more capitalised words, connectors like "of" allowed inside, sentence starters stripped; markdown
+ * headings and line-leading bold labels such as `**Top Scorer:**` are not entities).
  */
 export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
   const tokens: Array<FactToken> = []
@@ -242,6 +246,10 @@ export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
   }
   text = mask(text, numberSpans)
 
+  // Markdown headings and line-leading bold labels ("- **Top scorer:** …") are layout, not claims.
+  text = text.replace(HEADING, (m) => " ".repeat(m.length)).replace(LABEL, (_m, lead: string, label: string, colon: string) =>
+    `${lead}${" ".repeat(label.length)}${colon}`
+  )
   for (const match of text.matchAll(ENTITY)) {
     const span = stripLeading(match[0].replace(/\.$/, ""))
     if (span.split(/\s+/).filter((w) => /^\p{Lu}/u.test(w)).length >= 2) tokens.push({ kind: "entity", text: span })

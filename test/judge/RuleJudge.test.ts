@@ -128,6 +128,11 @@ describe("rule judge text normalisation", () => {
     ])
   })
 
+  it("markdown headings and bold line labels are layout, not named entities; plain labels and values still count", () => {
+    const tokens = Text.extractFactTokens("## Game Summary Report\n- **Top Scorer:** Stephen Curry\n- **Final Score**: 112-104\nKlay Thompson: 22")
+    assert.deepStrictEqual(tokens.map((t) => `${t.kind}:${t.text}`), ["number:112", "number:104", "number:22", "entity:Stephen Curry", "entity:Klay Thompson"])
+  })
+
   it("an integer written with thousands separators states itself", () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 2_000_000_000 }), (n) =>
       RuleJudge.statesValue(`the total is ${n.toLocaleString("en-US")} units`, String(n))))
