@@ -58,7 +58,7 @@ export const typeHint = (raw: string): TypeHint | undefined => {
   const name = raw.trim()
   const lower = name.toLowerCase()
   if (jsonTypes.has(lower)) return { type: lower as JsonType }
-  const generic = /^(optional|list|dict|tuple|set|union|sequence|array)\s*\[(.*)\]$/i.exec(name)
+  const generic = /^(optional|list|dict|tuple|set|union|sequence|array)\s*[[(](.*)[\])]$/i.exec(name)
   if (generic !== null) {
     const outer = (generic[1] ?? "").toLowerCase()
     const inner = generic[2] ?? ""
