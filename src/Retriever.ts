@@ -1,10 +1,11 @@
 /**
  * The Retriever service: top-k tool interfaces per capability-slot query, over the whole library.
- * Layers: BM25, Dense (ONNX encoder), Hybrid (rank fusion).
+ * Layers: BM25 (here), Dense (ONNX encoder) and Hybrid (rank fusion) in layers/RetrieverOnnx.ts.
  */
-import { Context, Schema } from "effect"
-import type { Effect } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { SearchHit } from "./domain/Trajectory.ts"
+import * as Bm25 from "./retrieval/Bm25.ts"
+import { ToolLibrary } from "./ToolLibrary.ts"
 
 /** A retriever could not answer (index missing, encoder failed). */
 export class RetrieverError extends Schema.TaggedError<RetrieverError>()("RetrieverError", {
@@ -23,4 +24,25 @@ export class Retriever extends Context.Service<Retriever, {
     queries: ReadonlyArray<string>,
     k: number
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<SearchHit>>, RetrieverError>
-}>()("paraagent/Retriever") {}
+}>()("paraagent/Retriever") {
+  /** BM25 over the library's tools with a given configuration (e.g. `Bm25.plainConfig`, the baseline). */
+  static readonly layerBm25With = (config: Bm25.Config, name = "bm25"): Layer.Layer<Retriever, never, ToolLibrary> =>
+    Layer.effect(
+      Retriever,
+      Effect.gen(function*() {
+        const library = yield* ToolLibrary
+        const index = Bm25.build(library.tools, config)
+        return Retriever.of({ name, search: searchWith(index) })
+      })
+    )
+
+  /** BM25F with the tuned configuration ({@link Bm25.defaultConfig}) over the library's tools. */
+  static readonly layerBm25: Layer.Layer<Retriever, never, ToolLibrary> = Retriever.layerBm25With(Bm25.defaultConfig)
+}
+
+/** `search` over one BM25 index: k must be a positive integer. */
+const searchWith = (index: Bm25.Index) =>
+  Effect.fn("Retriever.search")(function*(queries: ReadonlyArray<string>, k: number) {
+    if (!Number.isInteger(k) || k < 1) return yield* new RetrieverError({ message: `k must be a positive integer, got ${k}` })
+    return queries.map((query) => Bm25.search(index, query, k).map((hit): SearchHit => ({ tool: hit.tool, score: hit.score })))
+  })

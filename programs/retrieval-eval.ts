@@ -1,0 +1,117 @@
+/**
+ * `npm run retrieval-eval -- [--library <dir>] [--queries <file>]... [--retriever bm25|dense|hybrid] [--k 10] [--json]`:
+ * NDCG@1/5, Recall@5/10 and latency per query file over the whole library (tools + the query files' api_lists).
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Context, Duration, Effect, Layer, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { dataPathIfPresent } from "../src/DataPath.ts"
+import * as DepGraph from "../src/DepGraph.ts"
+import { ConfigError } from "../src/domain/Errors.ts"
+import { summary } from "../src/importers/Report.ts"
+import * as Benchmark from "../src/retrieval/Benchmark.ts"
+import * as Bm25 from "../src/retrieval/Bm25.ts"
+import { Retriever } from "../src/Retriever.ts"
+import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
+
+/** The StableToolBench test files of the shared data folder, used when no query file is given. */
+const defaultQueryFiles = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
+  dataPathIfPresent("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
+)
+
+const library = Flag.Directory("library", { mustExist: true }).pipe(
+  Flag.withDescription("folder of ToolBench-format tools (<Category>/<tool>.json); default: the data folder's ToolEnv2404"),
+  Flag.optional
+)
+const queries = Flag.File("queries", { mustExist: true }).pipe(
+  Flag.withDescription("a StableToolBench query file (repeatable; more files may follow as arguments); default: the four test_instruction files"),
+  Flag.between(0, 64)
+)
+const moreQueries = Argument.File("query-files", { mustExist: true }).pipe(
+  Argument.withDescription("more query files"),
+  Argument.variadic()
+)
+const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(
+  Flag.withDescription("which Retriever layer to evaluate"),
+  Flag.withDefault("bm25")
+)
+const k = Flag.Int("k").pipe(Flag.withDescription("hits retrieved per query (at least 10, for Recall@10)"), Flag.withDefault(10))
+const json = Flag.Boolean("json").pipe(Flag.withDescription("end the output with one JSON line of the results"), Flag.withDefault(false))
+const bm25Plain = Flag.Boolean("bm25-plain").pipe(
+  Flag.withDescription("bm25 only: the plain baseline (one text of tool name, API name, descriptions, category; lowercase words; k1 1.2, b 0.75)"),
+  Flag.withDefault(false)
+)
+
+/** The Retriever layer a flag names. Dense and hybrid come from the dense retriever's layer. */
+const retrieverLayer = (
+  kind: "bm25" | "dense" | "hybrid",
+  plain: boolean
+): Effect.Effect<Layer.Layer<Retriever, never, ToolLibrary>, ConfigError> => {
+  if (plain && kind !== "bm25") {
+    return Effect.fail(new ConfigError({ field: "--bm25-plain", value: kind, message: "--bm25-plain applies to --retriever bm25 only" }))
+  }
+  if (kind === "bm25") return Effect.succeed(plain ? Retriever.layerBm25With(Bm25.plainConfig, "bm25-plain") : Retriever.layerBm25)
+  return Effect.fail(
+    new ConfigError({
+      field: "--retriever",
+      value: kind,
+      message: `the ${kind} retriever is not available in this build (layers/RetrieverOnnx.ts has not landed); use --retriever bm25`
+    })
+  )
+}
+
+const command = Command.make(
+  "retrieval-eval",
+  { library, queries, moreQueries, retriever, k, json, bm25Plain },
+  Effect.fn(function*(flags) {
+    if (flags.k < 10 || flags.k > 10_000) {
+      return yield* new ConfigError({ field: "--k", value: String(flags.k), message: "--k must be between 10 and 10000" })
+    }
+    const libraryDir = Option.getOrUndefined(flags.library) ?? dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
+    if (libraryDir === undefined) {
+      return yield* new ConfigError({ field: "--library", value: "", message: "no --library given and no ToolEnv2404 in the data folder (PARAAGENT_DATA)" })
+    }
+    const given = [...flags.queries, ...flags.moreQueries]
+    const files = given.length > 0 ? given : defaultQueryFiles.filter((f): f is string => f !== undefined)
+    if (files.length === 0) {
+      return yield* new ConfigError({ field: "--queries", value: "", message: "no --queries given and no StableToolBench test files in the data folder" })
+    }
+    const layer = yield* retrieverLayer(flags.retriever, flags.bm25Plain)
+
+    const setup = yield* Benchmark.load(libraryDir, files)
+    yield* Console.log(summary(setup.libraryReport, 3))
+    for (const set of setup.sets) yield* Console.log(summary(set.report, 3))
+    yield* Console.log(
+      `library: ${setup.tools.length} APIs (${setup.tools.length - setup.added} from ${libraryDir}, ${setup.added} added from the query files' api_lists; ${setup.matchedApis} api_list entries were already there); loaded in ${(setup.loadMs / 1000).toFixed(1)} s`
+    )
+
+    const toolLibrary = makeLibrary(`toolbench:${libraryDir}+queries`, setup.tools, DepGraph.make([]))
+    const results = yield* Effect.scoped(
+      Effect.gen(function*() {
+        const [buildTime, context] = yield* Effect.timed(Layer.build(layer.pipe(Layer.provide(Layer.succeed(ToolLibrary, toolLibrary)))))
+        const service = Context.get(context, Retriever)
+        const perFile = yield* Effect.forEach(setup.sets, (set) =>
+          Benchmark.evaluate(set, (query) =>
+            service.search([query], flags.k).pipe(Effect.map((lists) => (lists[0] ?? []).map((hit) => hit.tool)))).pipe(
+              Effect.map((result) => [set.name, result] as const)
+            ))
+        return { name: service.name, buildMs: Duration.toMillis(buildTime), perFile }
+      })
+    )
+
+    yield* Console.log(`\nretriever ${results.name}: index built in ${results.buildMs.toFixed(0)} ms; k = ${flags.k}; metrics in percent`)
+    yield* Console.log(Benchmark.table(results.perFile))
+    for (const [name, result] of results.perFile) {
+      if (result.unmatched.length === 0) continue
+      yield* Console.log(`\n${name}: ${result.unmatched.length} relevant pair(s) match no library entry (counted as relevant, never retrieved):`)
+      for (const u of result.unmatched.slice(0, 20)) yield* Console.log(`  query ${u.query}: [${u.tool}, ${u.api}]`)
+    }
+    if (flags.json) yield* Console.log(Benchmark.jsonReport(results.perFile, results.buildMs, { retriever: results.name, k: flags.k }))
+  })
+).pipe(Command.withDescription("Retrieval benchmark on StableToolBench queries over a ToolBench-format library"))
+
+command.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)

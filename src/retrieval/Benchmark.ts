@@ -1,0 +1,196 @@
+/**
+ * The retrieval benchmark: a ToolBench-format library merged with the `api_list`s of StableToolBench query
+ * files (so every relevant API is retrievable), each query's relevant pairs matched, and per-file metrics.
+ */
+import { Duration, Effect } from "effect"
+import * as nodePath from "node:path"
+import type { ToolSpec } from "../domain/Tool.ts"
+import type { ImportReport } from "../importers/Report.ts"
+import * as StableToolBench from "../importers/StableToolBench.ts"
+import * as ToolBench from "../importers/ToolBench.ts"
+import * as Stats from "../math/Stats.ts"
+import * as Metrics from "./Metrics.ts"
+
+/** One benchmark query with its relevant pairs matched against the merged library. */
+export interface JudgedQuery {
+  readonly id: string
+  readonly query: string
+  readonly matched: Metrics.MatchedRelevance
+}
+
+/** The queries of one query file. */
+export interface QuerySet {
+  /** The file's name (basename), the key of the JSON report. */
+  readonly name: string
+  readonly path: string
+  readonly queries: ReadonlyArray<JudgedQuery>
+  readonly report: ImportReport
+}
+
+/** A loaded benchmark. */
+export interface Setup {
+  /** The library's tools followed by the query APIs it lacked. */
+  readonly tools: ReadonlyArray<ToolSpec>
+  readonly sets: ReadonlyArray<QuerySet>
+  readonly libraryReport: ImportReport
+  /** Query APIs added to the library / found in it. */
+  readonly added: number
+  readonly matchedApis: number
+  readonly loadMs: number
+}
+
+/** Loads the library folder and the query files, merges them and matches every relevant pair. */
+export const load = Effect.fn("Benchmark.load")(function*(libraryDir: string, queryFiles: ReadonlyArray<string>) {
+  const [elapsed, loaded] = yield* Effect.timed(
+    Effect.all([
+      ToolBench.loadDirectory(libraryDir),
+      Effect.forEach(queryFiles, (file) => StableToolBench.loadQueryFile(file))
+    ])
+  )
+  const [library, files] = loaded
+  const merged = StableToolBench.mergeQueryApis(library.tools, files.flatMap((f) => f.queries))
+  const index = Metrics.relevanceIndex(merged.tools)
+  let offset = 0
+  const sets = files.map((file, i): QuerySet => {
+    const queries = merged.queries.slice(offset, offset + file.queries.length).map((q): JudgedQuery => ({
+      id: q.id,
+      query: q.query,
+      matched: Metrics.matchRelevant(index, q.relevant, Metrics.categoriesOf(q.apis))
+    }))
+    offset += file.queries.length
+    const path = queryFiles[i] as string
+    return { name: nodePath.basename(path), path, queries, report: file.report }
+  })
+  return {
+    tools: merged.tools,
+    sets,
+    libraryReport: library.report,
+    added: merged.added,
+    matchedApis: merged.matched,
+    loadMs: Duration.toMillis(elapsed)
+  } satisfies Setup
+})
+
+/** A relevant pair of a query that no library entry matched. */
+export interface Unmatched {
+  readonly query: string
+  readonly tool: string
+  readonly api: string
+}
+
+/** Metrics of one query file: means over the queries that have at least one relevant pair, in percent. */
+export interface FileResult {
+  readonly ndcg1: number
+  readonly ndcg5: number
+  readonly recall5: number
+  readonly recall10: number
+  /** Latency per query in milliseconds. */
+  readonly p50_ms: number
+  readonly p95_ms: number
+  readonly mean_ms: number
+  /** Queries in the file / queries scored (those with at least one relevant pair). */
+  readonly queries: number
+  readonly scored: number
+  readonly unmatched: ReadonlyArray<Unmatched>
+}
+
+/** One ranking and how long it took. */
+export interface Timed {
+  readonly ranked: ReadonlyArray<string>
+  readonly ms: number
+}
+
+/** Aggregates per-query rankings of one file into its metrics. */
+export const summarize = (set: QuerySet, rankings: ReadonlyArray<Timed>): FileResult => {
+  const scores: Array<Metrics.QueryScores> = []
+  const unmatched: Array<Unmatched> = []
+  set.queries.forEach((q, i) => {
+    for (const pair of q.matched.unmatched) unmatched.push({ query: q.id, tool: pair.tool, api: pair.api })
+    const relevantCount = q.matched.relevant.length + q.matched.unmatched.length
+    const ranking = rankings[i]
+    if (relevantCount > 0 && ranking !== undefined) scores.push(Metrics.scoreQuery(ranking.ranked, q.matched))
+  })
+  const percent = (pick: (s: Metrics.QueryScores) => number): number => 100 * Stats.mean(scores.map(pick))
+  const ms = rankings.map((r) => r.ms)
+  return {
+    ndcg1: percent((s) => s.ndcg1),
+    ndcg5: percent((s) => s.ndcg5),
+    recall5: percent((s) => s.recall5),
+    recall10: percent((s) => s.recall10),
+    p50_ms: Stats.p50(ms),
+    p95_ms: Stats.p95(ms),
+    mean_ms: Stats.mean(ms),
+    queries: set.queries.length,
+    scored: scores.length,
+    unmatched
+  }
+}
+
+/** Runs every query of a file through `rank` one at a time (timing each) and summarises. */
+export const evaluate = <E, R>(
+  set: QuerySet,
+  rank: (query: string) => Effect.Effect<ReadonlyArray<string>, E, R>
+): Effect.Effect<FileResult, E, R> =>
+  Effect.forEach(set.queries, (q) =>
+    Effect.timed(rank(q.query)).pipe(
+      Effect.map(([elapsed, ranked]): Timed => ({ ranked, ms: Duration.toMillis(elapsed) }))
+    )).pipe(Effect.map((rankings) => summarize(set, rankings)))
+
+/** The same as {@link evaluate} for a synchronous ranking function, timed with `performance.now()`. */
+export const evaluateSync = (set: QuerySet, rank: (query: string) => ReadonlyArray<string>): FileResult =>
+  summarize(
+    set,
+    set.queries.map((q): Timed => {
+      const start = performance.now()
+      const ranked = rank(q.query)
+      return { ranked, ms: performance.now() - start }
+    })
+  )
+
+const round = (x: number, digits: number): number => {
+  const f = 10 ** digits
+  return Math.round(x * f) / f
+}
+
+/** The machine-readable report: `{"files": {"<name>": {ndcg1, ndcg5, recall5, recall10, p50_ms, p95_ms, mean_ms}}, "build_ms": …}`. */
+export const jsonReport = (
+  results: ReadonlyArray<readonly [string, FileResult]>,
+  buildMs: number,
+  extra: Readonly<Record<string, string | number>> = {}
+): string =>
+  JSON.stringify({
+    files: Object.fromEntries(results.map(([name, r]) => [name, {
+      ndcg1: round(r.ndcg1, 2),
+      ndcg5: round(r.ndcg5, 2),
+      recall5: round(r.recall5, 2),
+      recall10: round(r.recall10, 2),
+      p50_ms: round(r.p50_ms, 3),
+      p95_ms: round(r.p95_ms, 3),
+      mean_ms: round(r.mean_ms, 3),
+      queries: r.queries,
+      scored: r.scored,
+      unmatched: r.unmatched.length
+    }])),
+    build_ms: round(buildMs, 1),
+    ...extra
+  })
+
+/** A fixed-width table of per-file results for the terminal. */
+export const table = (results: ReadonlyArray<readonly [string, FileResult]>): string => {
+  const header = ["file", "NDCG@1", "NDCG@5", "R@5", "R@10", "p50 ms", "mean ms", "p95 ms", "queries"]
+  const rows = results.map(([name, r]) => [
+    name,
+    r.ndcg1.toFixed(1),
+    r.ndcg5.toFixed(1),
+    r.recall5.toFixed(1),
+    r.recall10.toFixed(1),
+    r.p50_ms.toFixed(3),
+    r.mean_ms.toFixed(3),
+    r.p95_ms.toFixed(3),
+    r.scored === r.queries ? String(r.queries) : `${r.scored}/${r.queries}`
+  ])
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] as string).length)))
+  const line = (cells: ReadonlyArray<string>): string =>
+    cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
+  return [line(header), ...rows.map(line)].join("\n")
+}
