@@ -126,6 +126,30 @@ const notAType: ReadonlySet<string> = new Set([
   "access", "auth", "secret", "bearer", "refresh", "apikey", "key", "parent", "child"
 ])
 
+/** Words naming a role of a more general entity: a film's `cast` are persons, a playlist's `owner` is a user. */
+const typeSynonyms: ReadonlyMap<string, string> = new Map([
+  ["cast", "person"],
+  ["crew", "person"],
+  ["actor", "person"],
+  ["actress", "person"],
+  ["director", "person"],
+  ["people", "person"],
+  ["owner", "user"],
+  ["creator", "user"],
+  ["follower", "user"],
+  ["friend", "user"],
+  ["member", "user"],
+  ["profile", "user"],
+  ["me", "user"],
+  ["film", "movie"]
+])
+
+/** An entity type in its canonical form. */
+const canonicalType = (t: string): string => typeSynonyms.get(t) ?? t
+
+/** Two-letter words that are not entity nouns (`tv`, `ip`, `me` are). */
+const shortFillers: ReadonlySet<string> = new Set(["to", "by", "of", "in", "on", "at", "an", "up", "my", "is", "it", "or", "as", "do", "go", "no", "so", "we", "v", "id", "js", "ok"])
+
 /** Container keys that say nothing about what they hold (`data`, `results`, `items`). */
 const genericContainers: ReadonlySet<string> = new Set([
   "data", "result", "item", "hit", "record", "row", "list", "entry", "edge", "node", "object", "doc", "document",
@@ -171,6 +195,11 @@ interface EntityRef {
  */
 interface Lexicon {
   readonly words: (name: string) => ReadonlyArray<string>
+  /**
+   * Entity types that some parameter or response field names on its own (`movie_id`, `videoId`): an API
+   * name's noun is looked for among these first (`GET movie top_rated` is about movies, not "rated").
+   */
+  readonly types: Set<string>
 }
 
 const makeLexicon = (tools: ReadonlyArray<ToolSpec>): Lexicon => {
@@ -199,13 +228,36 @@ const makeLexicon = (tools: ReadonlyArray<ToolSpec>): Lexicon => {
     return [t]
   }
   const words = new Map<string, ReadonlyArray<string>>()
-  return {
+  const lex: Lexicon = {
     words: (name) => {
       let w = words.get(name)
       if (w === undefined) words.set(name, w = split(name).flatMap(unglue))
       return w
+    },
+    types: new Set()
+  }
+  const note = (name: string): void => {
+    const ref = refOfName(name, lex)
+    if (ref?.own === true && ref.type !== undefined) lex.types.add(ref.type)
+  }
+  // a container whose objects carry a bare `id` (`track: {id, ...}`, `videos: [{id, ...}]`) names a type too
+  const walk = (s: JsonSchema, container: string | undefined, depth: number): void => {
+    if (depth > maxOutputDepth) return
+    if (s.items !== undefined) walk(s.items, container, depth + 1)
+    for (const [key, child] of Object.entries(s.properties ?? {})) {
+      note(key)
+      if (container !== undefined && refOfName(key, lex)?.bare === true) {
+        const noun = containerNoun(container, lex)
+        if (noun !== undefined) lex.types.add(noun)
+      }
+      walk(child, key, depth + 1)
     }
   }
+  for (const t of tools) {
+    for (const p of Object.keys(t.parameters.properties)) note(p)
+    if (t.response !== undefined) walk(t.response, undefined, 0)
+  }
+  return lex
 }
 
 /** The entity reference a parameter or field name carries, when it ends in an entity attribute. */
@@ -230,37 +282,46 @@ const refOfName = (name: string, lex: Lexicon): EntityRef | undefined => {
     if (lastAlias === undefined) return undefined
     attr = lastAlias[1]
     // `taskUid` is a task's id: the alias's own type (`uid` → user) only when nothing precedes it
-    const before = raw.slice(0, -1).filter((t) => t.length >= 2 && !notAType.has(t))
+    const before = raw.slice(0, -1).filter((t) => t.length >= 2 && !notAType.has(t) && !shortFillers.has(t))
     typeTokens = before.length > 0 ? before : lastAlias[0] !== undefined ? [lastAlias[0]] : []
   }
   for (let i = typeTokens.length - 1; i >= 0; i--) {
     const t = typeTokens[i] ?? ""
-    if (t.length >= 2 && !notAType.has(t)) return { type: t, attr, own: true, bare: false }
+    if (t.length >= 2 && !notAType.has(t) && !shortFillers.has(t)) return { type: canonicalType(t), attr, own: true, bare: false }
   }
   return { type: undefined, attr, own: false, bare: typeTokens.length === 0 }
 }
 
-const isContent = (t: string): boolean => t.length >= 3 && !apiFillers.has(t) && !notAType.has(t) && !prepositions.has(t)
+const isContent = (t: string): boolean =>
+  t.length >= 2 && !shortFillers.has(t) && !apiFillers.has(t) && !notAType.has(t) && !prepositions.has(t)
 
-/** The noun an API name is about: the last content word before any preposition (`Get Comments by Video` → comment). */
+/**
+ * The noun an API name is about: the last content word before any preposition (`Get Comments by Video` →
+ * comment), a known entity type preferred; with nothing before the preposition, the last content word.
+ */
 const mainNoun = (apiName: string, lex: Lexicon): string | undefined => {
-  let best: string | undefined
-  for (const t of lex.words(apiName)) {
-    if (prepositions.has(t)) break
-    if (isContent(t)) best = t
-  }
-  return best
+  const ts = lex.words(apiName)
+  const at = ts.findIndex((t) => prepositions.has(t))
+  const head = (at >= 0 ? ts.slice(0, at) : ts).filter(isContent)
+  const pool = head.length > 0 ? head : ts.filter(isContent)
+  const known = pool.filter((t) => lex.types.has(canonicalType(t)))
+  const noun = known[known.length - 1] ?? pool[pool.length - 1]
+  return noun === undefined ? undefined : canonicalType(noun)
 }
 
-/** The noun an API takes as input: after `by`/`for`/`of` when there is one, else the first content word (`Get User Followers` → user). */
+/**
+ * The noun an API takes as input: after `by`/`for`/`of` when there is one, else the first content word
+ * (`Get User Followers` → user), a known entity type preferred in both places.
+ */
 const inputNoun = (apiName: string, lex: Lexicon): string | undefined => {
   const ts = lex.words(apiName)
   const at = ts.findIndex((t) => prepositions.has(t))
-  if (at >= 0) {
-    const after = ts.slice(at + 1).find((t) => isContent(t) && !keyAttrs.has(t))
-    if (after !== undefined) return after
+  const pick = (words: ReadonlyArray<string>): string | undefined => {
+    const content = words.filter((t) => isContent(t) && !keyAttrs.has(t))
+    const noun = content.find((t) => lex.types.has(canonicalType(t))) ?? content[0]
+    return noun === undefined ? undefined : canonicalType(noun)
   }
-  return ts.find(isContent)
+  return (at >= 0 ? pick(ts.slice(at + 1)) : undefined) ?? pick(ts)
 }
 
 const isListApi = (apiName: string, lex: Lexicon): boolean => lex.words(apiName).some((t) => listVerbs.has(t))
@@ -311,8 +372,8 @@ const collectOutputs = (spec: ToolSpec, lex: Lexicon): ReadonlyArray<Output> => 
 const containerNoun = (key: string, lex: Lexicon): string | undefined => {
   const ts = lex.words(key)
   const last = ts[ts.length - 1]
-  if (last === undefined || genericContainers.has(last) || notAType.has(last) || last.length < 3) return undefined
-  return last
+  if (last === undefined || genericContainers.has(last) || notAType.has(last) || last.length < 2 || shortFillers.has(last)) return undefined
+  return canonicalType(last)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -337,6 +398,9 @@ interface Api {
   /** Entities this API needs as required input (an API that needs `video.id` does not originate video ids). */
   readonly needs: ReadonlySet<string>
 }
+
+/** The last key of an output path (`data[].entityId` → entityId). */
+const leafName = (path: string): string => path.replace(/\[\]/g, "").split(".").pop() ?? path
 
 /** Mentions of other APIs are looked for in the first characters of a description only. */
 const maxDescription = 600
@@ -531,7 +595,13 @@ export const infer = (tools: ReadonlyArray<ToolSpec>, options: Options = {}): In
             tried.add(other.index)
             if (!desc.includes(other.phrase)) continue
             const attr = ref?.attr
-            const out = attr === undefined ? undefined : other.outputs.find((o) => o.ref.attr === attr)
+            // the field: one named like the parameter (`entityId` for `fromEntityId`), else the same entity, else the same attribute
+            const out =
+              attr === undefined
+                ? undefined
+                : (other.outputs.find((o) => o.ref.attr === attr && p.name.toLowerCase().endsWith(leafName(o.path).toLowerCase()) && leafName(o.path).length > attr.length) ??
+                  other.outputs.find((o) => o.ref.attr === attr && o.ref.type !== undefined && o.ref.type === ref?.type) ??
+                  other.outputs.find((o) => o.ref.attr === attr))
             const entity = out?.ref.type !== undefined ? entityKey(out.ref.type, out.ref.attr) : ref?.type !== undefined ? entityKey(ref.type, ref.attr) : undefined
             const hard = p.required && attr !== undefined && idAttrs.has(attr) && (entity === undefined || !other.needs.has(entity))
             push(other, api, hard ? "hard" : "soft", p.name, entity, out?.path, "mention")

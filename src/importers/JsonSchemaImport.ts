@@ -151,7 +151,7 @@ export const schemaOfTypeName = (raw: string): JsonSchema | undefined => {
   return h === undefined ? undefined : partsToSchema(h)
 }
 
-/** Limits that keep a hostile or huge payload from blowing up a conversion. */
+/** Limits that keep a hostile or huge payload from blowing up a conversion (depth counts properties and items, not `$ref`/`allOf` hops). */
 const maxDepth = 12
 const maxProperties = 300
 
@@ -337,11 +337,11 @@ const node = (u: unknown, walk: Walk, depth: number, at: string): JsonSchema | u
   }
   const out: { -readonly [K in keyof JsonSchema]: JsonSchema[K] } = {}
   const allOf = u["allOf"]
-  if (Array.isArray(allOf)) mergeInto(out, allOf.map((part, i) => node(part, walk, depth + 1, `${at}/allOf[${i}]`)))
+  if (Array.isArray(allOf)) mergeInto(out, allOf.map((part, i) => node(part, walk, depth, `${at}/allOf[${i}]`)))
   for (const key of ["anyOf", "oneOf"] as const) {
     const branches = u[key]
     if (Array.isArray(branches) && out.type === undefined) {
-      const picked = branches.map((b, i) => node(b, walk, depth + 1, `${at}/${key}[${i}]`)).find((s) => s !== undefined && s.type !== "null")
+      const picked = branches.map((b, i) => node(b, walk, depth, `${at}/${key}[${i}]`)).find((s) => s !== undefined && s.type !== "null")
       if (picked !== undefined) mergeInto(out, [picked])
     }
   }
@@ -429,7 +429,7 @@ const followRef = (ref: string, u: Readonly<Record<string, unknown>>, walk: Walk
     return undefined
   }
   walk.refStack.push(ref)
-  const resolved = node(target, walk, depth + 1, at)
+  const resolved = node(target, walk, depth, at)
   walk.refStack.pop()
   if (resolved === undefined) return undefined
   const description = u["description"]
