@@ -4,3 +4,4 @@
 export * as OpenAiClient from "./OpenAiClient.ts"
 export * as JudgeLlm from "./JudgeLlm.ts"
 export * as PolicyOpenAi from "./PolicyOpenAi.ts"
+export * as RetrieverOnnx from "./RetrieverOnnx.ts"

@@ -1,0 +1,466 @@
+/**
+ * The Dense retriever: an encoder run by onnxruntime-node (ParaAgent's shipped static encoder, or a user's
+ * sentence-transformers export with its tokenizer.json) over the library's documents, exact top-k by cosine.
+ */
+import { Effect, Layer, type Scope } from "effect"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import * as ort from "onnxruntime-node"
+import { repoRoot } from "../src/DataPath.ts"
+import type { ToolName } from "../src/domain/Ids.ts"
+import type { SearchHit } from "../src/domain/Trajectory.ts"
+import { Retriever, RetrieverError } from "../src/Retriever.ts"
+import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
+import * as Document from "../src/retrieval/Document.ts"
+import * as Hybrid from "../src/retrieval/Hybrid.ts"
+import * as TokenizerHf from "../src/retrieval/TokenizerHf.ts"
+import * as TokenizerStatic from "../src/retrieval/TokenizerStatic.ts"
+import { type Library, ToolLibrary } from "../src/ToolLibrary.ts"
+
+/** A text encoder run by onnxruntime-node. */
+export interface Encoder {
+  readonly kind: "static" | "transformer"
+  readonly dim: number
+  /** A hash of the model and tokenizer files (and options that change outputs): the key of document caches. */
+  readonly fingerprint: string
+  /** Unit-norm embeddings of the texts, row-major `texts.length × dim`. */
+  readonly encode: (texts: ReadonlyArray<string>) => Effect.Effect<Float32Array, RetrieverError>
+}
+
+/** Where the encoder comes from. */
+export type ModelSource =
+  | { readonly kind: "static"; readonly onnx: string; readonly vocab: string }
+  | {
+    readonly kind: "transformer"
+    readonly onnx: string
+    readonly tokenizer: string
+    /** Truncation length (default: the tokenizer file's, else 512). */
+    readonly maxLength?: number
+    /** `mean` pools `last_hidden_state` by the attention mask; `auto` prefers a `sentence_embedding` output. */
+    readonly pooling?: "auto" | "mean" | "cls"
+  }
+
+/** The encoder that ships with ParaAgent (trained on the generated library and WordNet; see docs/dense.md). */
+export const shippedModel: ModelSource = {
+  kind: "static",
+  onnx: path.join(repoRoot, "models", "paraagent-static.onnx"),
+  vocab: path.join(repoRoot, "models", "paraagent-static.vocab.json")
+}
+
+/** Options of the dense retriever. */
+export interface DenseOptions {
+  readonly model: ModelSource
+  /** Document fields embedded (default: all of {@link Document.fieldNames}). */
+  readonly fields?: ReadonlyArray<Document.FieldName>
+  /** Folder for the cached document matrix (keyed by model fingerprint and document texts); none by default. */
+  readonly cacheDir?: string
+  /** Texts per ONNX run when embedding documents (default 256 static, 32 transformer). */
+  readonly batchSize?: number
+  /** Threads of each ONNX session (default 1: the machine is shared, and one query is a small job). */
+  readonly threads?: number
+  /** `onnx`: exact top-k as an ONNX Gemm + TopK over the matrix (SIMD); `js`: a plain loop. Default `onnx`. */
+  readonly scorer?: "onnx" | "js"
+  /** Also rank each sentence of a multi-sentence query and fuse by RRF with the whole query (weight `wholeWeight`). */
+  readonly clauses?: { readonly wholeWeight: number; readonly rrfK: number }
+  /** Candidates per query before clause fusion (default 100). */
+  readonly depth?: number
+}
+
+const fail = (message: string) => new RetrieverError({ message })
+
+const describe = (cause: unknown): string =>
+  cause instanceof Error ? cause.message : typeof cause === "string" ? cause : JSON.stringify(cause)
+
+const readFile = (file: string) =>
+  Effect.tryPromise({ try: () => fs.readFile(file), catch: (e) => fail(`cannot read ${file}: ${describe(e)}`) })
+
+const sha256 = (...parts: ReadonlyArray<Uint8Array | string>): string => {
+  const h = createHash("sha256")
+  for (const p of parts) h.update(p)
+  return h.digest("hex")
+}
+
+const openSession = (model: Uint8Array, label: string, threads: number) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () =>
+        ort.InferenceSession.create(model, {
+          intraOpNumThreads: threads,
+          interOpNumThreads: 1,
+          graphOptimizationLevel: "all"
+        }),
+      catch: (e) => fail(`cannot load ONNX model ${label}: ${describe(e)}`)
+    }),
+    (session) => Effect.promise(() => session.release())
+  )
+
+const run = (session: ort.InferenceSession, feeds: ort.InferenceSession.FeedsType, label: string) =>
+  Effect.tryPromise({ try: () => session.run(feeds), catch: (e) => fail(`ONNX run of ${label} failed: ${describe(e)}`) })
+
+const floatOutput = (out: ort.InferenceSession.ReturnType, name: string, label: string) => {
+  const t = out[name]
+  return t !== undefined && t.data instanceof Float32Array
+    ? Effect.succeed({ data: t.data, dims: t.dims })
+    : Effect.fail(fail(`${label}: output ${name} missing or not float32`))
+}
+
+/** Divides each row of a row-major matrix by its L2 norm (rows of zeros stay zero). */
+export const normalizeRows = (matrix: Float32Array, dim: number): Float32Array => {
+  for (let o = 0; o < matrix.length; o += dim) {
+    let sq = 0
+    for (let j = 0; j < dim; j++) sq += (matrix[o + j] ?? 0) ** 2
+    const n = Math.max(Math.sqrt(sq), 1e-12)
+    for (let j = 0; j < dim; j++) matrix[o + j] = (matrix[o + j] ?? 0) / n
+  }
+  return matrix
+}
+
+/** Runs `encodeBatch` over batches of texts taken in order of length (less padding), results in input order. */
+const batched = <E>(
+  texts: ReadonlyArray<string>,
+  dim: number,
+  batchSize: number,
+  length: (text: string) => number,
+  encodeBatch: (batch: ReadonlyArray<string>) => Effect.Effect<Float32Array, E>
+): Effect.Effect<Float32Array, E> =>
+  Effect.gen(function*() {
+    const out = new Float32Array(texts.length * dim)
+    const order = texts.map((t, i) => ({ i, n: length(t) })).sort((a, b) => a.n - b.n || a.i - b.i)
+    for (let s = 0; s < order.length; s += batchSize) {
+      const slice = order.slice(s, s + batchSize)
+      const vectors = yield* encodeBatch(slice.map(({ i }) => texts[i] ?? ""))
+      slice.forEach(({ i }, b) => out.set(vectors.subarray(b * dim, (b + 1) * dim), i * dim))
+    }
+    return out
+  })
+
+/** The shipped kind of encoder: a ParaAgent static encoder (`*.onnx` + `*.vocab.json`). */
+export const staticEncoder = Effect.fn("RetrieverOnnx.staticEncoder")(function*(
+  source: { readonly onnx: string; readonly vocab: string },
+  options: { readonly threads?: number; readonly batchSize?: number } = {}
+) {
+  const vocabText = (yield* readFile(source.vocab)).toString("utf8")
+  const tokenizer = yield* TokenizerStatic.parse(vocabText, source.vocab).pipe(
+    Effect.mapError((e) => fail(`vocabulary ${e.source}: ${e.message}`))
+  )
+  const bytes = yield* readFile(source.onnx)
+  const session = yield* openSession(bytes, source.onnx, options.threads ?? 1)
+  const dim = tokenizer.vocab.dim
+  const names = DenseOnnx.staticNames
+  const encodeBatch = (batch: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const padded = TokenizerStatic.pad(batch.map(tokenizer.encode))
+      const shape = [padded.size, padded.length]
+      const out = yield* run(session, {
+        [names.ids]: new ort.Tensor("int64", padded.ids, shape),
+        [names.mass]: new ort.Tensor("float32", padded.mass, shape)
+      }, source.onnx)
+      const { data, dims } = yield* floatOutput(out, names.output, source.onnx)
+      if (dims[1] !== dim) return yield* fail(`${source.onnx}: output width ${dims[1]} but the vocabulary says dim ${dim}`)
+      return data
+    })
+  const batchSize = options.batchSize ?? 256
+  const encoder: Encoder = {
+    kind: "static",
+    dim,
+    fingerprint: sha256(bytes, vocabText),
+    encode: (texts) =>
+      texts.length <= batchSize
+        ? encodeBatch(texts)
+        : batched(texts, dim, batchSize, (t) => t.length, encodeBatch)
+  }
+  return encoder
+})
+
+/** Mean of the token vectors where the attention mask is 1. */
+const meanPool = (hidden: Float32Array, mask: BigInt64Array, batch: number, length: number, width: number): Float32Array => {
+  const out = new Float32Array(batch * width)
+  for (let b = 0; b < batch; b++) {
+    let count = 0
+    for (let t = 0; t < length; t++) {
+      if (mask[b * length + t] === 0n) continue
+      count++
+      const o = (b * length + t) * width
+      for (let j = 0; j < width; j++) out[b * width + j] = (out[b * width + j] ?? 0) + (hidden[o + j] ?? 0)
+    }
+    for (let j = 0; j < width; j++) out[b * width + j] = (out[b * width + j] ?? 0) / Math.max(count, 1)
+  }
+  return out
+}
+
+/**
+ * A user's sentence-transformers ONNX export with its HuggingFace tokenizer.json: feeds `input_ids`,
+ * `attention_mask` and `token_type_ids` (those the model declares) as int64; takes `sentence_embedding` when the
+ * model outputs it, else mean-pools the first rank-3 output (`last_hidden_state`) by the mask; L2-normalises.
+ */
+export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(function*(
+  source: {
+    readonly onnx: string
+    readonly tokenizer: string
+    readonly maxLength?: number
+    readonly pooling?: "auto" | "mean" | "cls"
+  },
+  options: { readonly threads?: number; readonly batchSize?: number } = {}
+) {
+  const tokenizerText = (yield* readFile(source.tokenizer)).toString("utf8")
+  const tokenizer = yield* TokenizerHf.parse(
+    tokenizerText,
+    source.tokenizer,
+    source.maxLength === undefined ? {} : { maxLength: source.maxLength }
+  ).pipe(Effect.mapError((e) => fail(`tokenizer ${e.source}: ${e.message}`)))
+  const bytes = yield* readFile(source.onnx)
+  const session = yield* openSession(bytes, source.onnx, options.threads ?? 1)
+  const inputs = new Set(session.inputNames)
+  if (!inputs.has("input_ids")) {
+    return yield* fail(`${source.onnx}: no input_ids input (inputs: ${session.inputNames.join(", ")})`)
+  }
+  const pooling = source.pooling ?? "auto"
+  const sentenceOutput = pooling === "auto" && session.outputNames.includes("sentence_embedding")
+  const tokenOutput = session.outputNames.includes("last_hidden_state")
+    ? "last_hidden_state"
+    : session.outputNames.includes("token_embeddings")
+    ? "token_embeddings"
+    : session.outputNames[0]
+  if (tokenOutput === undefined) return yield* fail(`${source.onnx}: the model has no outputs`)
+
+  const encodeBatch = (batch: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const encodings = batch.map(tokenizer.encode)
+      const length = Math.max(1, ...encodings.map((e) => e.ids.length))
+      const ids = new BigInt64Array(batch.length * length).fill(BigInt(tokenizer.padId))
+      const mask = new BigInt64Array(batch.length * length)
+      const types = new BigInt64Array(batch.length * length)
+      encodings.forEach((e, b) => {
+        e.ids.forEach((id, t) => {
+          ids[b * length + t] = BigInt(id)
+          mask[b * length + t] = 1n
+          types[b * length + t] = BigInt(e.typeIds[t] ?? 0)
+        })
+      })
+      const shape = [batch.length, length]
+      const feeds: Record<string, ort.Tensor> = { input_ids: new ort.Tensor("int64", ids, shape) }
+      if (inputs.has("attention_mask")) feeds["attention_mask"] = new ort.Tensor("int64", mask, shape)
+      if (inputs.has("token_type_ids")) feeds["token_type_ids"] = new ort.Tensor("int64", types, shape)
+      const out = yield* run(session, feeds, source.onnx)
+      if (sentenceOutput) {
+        const { data } = yield* floatOutput(out, "sentence_embedding", source.onnx)
+        return normalizeRows(Float32Array.from(data), data.length / batch.length)
+      }
+      const { data, dims } = yield* floatOutput(out, tokenOutput, source.onnx)
+      if (dims.length === 2) return normalizeRows(Float32Array.from(data), Number(dims[1]))
+      if (dims.length !== 3) return yield* fail(`${source.onnx}: output ${tokenOutput} has rank ${dims.length}, expected 2 or 3`)
+      const width = Number(dims[2])
+      if (pooling === "cls") {
+        const cls = new Float32Array(batch.length * width)
+        for (let b = 0; b < batch.length; b++) cls.set(data.subarray(b * length * width, b * length * width + width), b * width)
+        return normalizeRows(cls, width)
+      }
+      return normalizeRows(meanPool(data, mask, batch.length, length, width), width)
+    })
+
+  // the width is only known from an output: embed one text to learn it
+  const probe = yield* encodeBatch(["probe"])
+  const dim = probe.length
+  const batchSize = options.batchSize ?? 32
+  const encoder: Encoder = {
+    kind: "transformer",
+    dim,
+    fingerprint: sha256(bytes, tokenizerText, String(tokenizer.maxLength), pooling),
+    encode: (texts) =>
+      texts.length <= batchSize
+        ? encodeBatch(texts)
+        : batched(texts, dim, batchSize, (t) => t.length, encodeBatch)
+  }
+  return encoder
+})
+
+/** Opens the encoder of a model source. */
+export const openEncoder = (
+  source: ModelSource,
+  options: { readonly threads?: number; readonly batchSize?: number } = {}
+): Effect.Effect<Encoder, RetrieverError, Scope.Scope> =>
+  source.kind === "static" ? staticEncoder(source, options) : transformerEncoder(source, options)
+
+/** Exact top-k over a matrix of unit rows: `search(vectors, count, k)` gives per query vector (doc, score) best first. */
+export interface VectorIndex {
+  readonly rows: number
+  readonly dim: number
+  readonly matrix: Float32Array
+  readonly search: (
+    vectors: Float32Array,
+    count: number,
+    k: number
+  ) => Effect.Effect<ReadonlyArray<ReadonlyArray<{ readonly doc: number; readonly score: number }>>, RetrieverError>
+}
+
+/** Exact top-k in plain JavaScript (ties to the lower index). */
+export const jsTopK = (matrix: Float32Array, rows: number, dim: number, query: Float32Array, offset: number, k: number) => {
+  const scores = new Float32Array(rows)
+  for (let r = 0; r < rows; r++) {
+    const o = r * dim
+    let s = 0
+    for (let j = 0; j < dim; j++) s += (matrix[o + j] ?? 0) * (query[offset + j] ?? 0)
+    scores[r] = s
+  }
+  const heap: Array<number> = []
+  for (let r = 0; r < rows; r++) {
+    const s = scores[r] ?? 0
+    if (heap.length === k && s <= (scores[heap[k - 1] ?? 0] ?? 0)) continue
+    let pos = heap.length
+    while (pos > 0 && (scores[heap[pos - 1] ?? 0] ?? 0) < s) pos--
+    heap.splice(pos, 0, r)
+    if (heap.length > k) heap.pop()
+  }
+  return heap.map((doc) => ({ doc, score: scores[doc] ?? 0 }))
+}
+
+/** A vector index over a matrix: ONNX Gemm + TopK (default) or a plain loop. */
+export const vectorIndex = (
+  matrix: Float32Array,
+  dim: number,
+  scorer: "onnx" | "js" = "onnx",
+  threads = 1
+): Effect.Effect<VectorIndex, RetrieverError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const rows = matrix.length / dim
+    if (scorer === "js" || rows === 0) {
+      return {
+        rows,
+        dim,
+        matrix,
+        search: (vectors, count, k) =>
+          Effect.sync(() => Array.from({ length: count }, (_, q) => jsTopK(matrix, rows, dim, vectors, q * dim, Math.min(k, rows))))
+      }
+    }
+    const session = yield* openSession(DenseOnnx.scorer(matrix, rows, dim), "exact top-k scorer", threads)
+    const names = DenseOnnx.scorerNames
+    return {
+      rows,
+      dim,
+      matrix,
+      search: (vectors, count, k) =>
+        Effect.gen(function*() {
+          const kk = Math.min(k, rows)
+          const out = yield* run(session, {
+            [names.queries]: new ort.Tensor("float32", vectors.subarray(0, count * dim), [count, dim]),
+            [names.k]: new ort.Tensor("int64", BigInt64Array.from([BigInt(kk)]), [1])
+          }, "exact top-k scorer")
+          const scores = out[names.scores]?.data
+          const indices = out[names.indices]?.data
+          if (!(scores instanceof Float32Array) || !(indices instanceof BigInt64Array)) {
+            return yield* fail("exact top-k scorer returned unexpected outputs")
+          }
+          return Array.from({ length: count }, (_, q) =>
+            Array.from({ length: kk }, (_, i) => ({ doc: Number(indices[q * kk + i]), score: scores[q * kk + i] ?? 0 })))
+        })
+    }
+  })
+
+/** Reads a cached matrix (undefined when absent or of the wrong size). */
+const readCache = (file: string, expectedFloats: number) =>
+  Effect.promise(() =>
+    fs.readFile(file).then(
+      (buf) => buf.byteLength === expectedFloats * 4 ? new Float32Array(Uint8Array.from(buf).buffer) : undefined,
+      () => undefined
+    )
+  )
+
+/** Writes a matrix atomically (temp file + rename); a failure to cache is logged, not fatal. */
+const writeCache = (file: string, matrix: Float32Array) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true })
+      const temp = `${file}.${process.pid}.tmp`
+      await fs.writeFile(temp, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength))
+      await fs.rename(temp, file)
+    },
+    catch: (e) => fail(`cannot write cache ${file}: ${describe(e)}`)
+  }).pipe(Effect.catchTag("RetrieverError", (e) => Effect.logWarning(e.message)))
+
+/** Embeds every document of a library (or loads the cached matrix for the same model and texts). */
+export const embedDocuments = Effect.fn("RetrieverOnnx.embedDocuments")(function*(
+  encoder: Encoder,
+  texts: ReadonlyArray<string>,
+  cacheDir?: string
+) {
+  if (cacheDir === undefined) return yield* encoder.encode(texts)
+  const h = createHash("sha256").update(encoder.fingerprint)
+  for (const t of texts) h.update(t).update("\u0000")
+  const file = path.join(cacheDir, `dense-${h.digest("hex").slice(0, 24)}.f32`)
+  const cached = yield* readCache(file, texts.length * encoder.dim)
+  if (cached !== undefined) return cached
+  const matrix = yield* encoder.encode(texts)
+  yield* writeCache(file, matrix)
+  return matrix
+})
+
+/** The sentences of a request (split at `.`, `?`, `!`, `;` and newlines). */
+export const clauses = (text: string): Array<string> =>
+  text.split(/(?<=[.?!;])\s+|\n+/u).map((s) => s.trim()).filter((s) => s !== "")
+
+/** A Dense retriever over a library with an open encoder. */
+export const make = Effect.fn("RetrieverOnnx.make")(function*(
+  library: Library,
+  encoder: Encoder,
+  options: Omit<DenseOptions, "model"> = {}
+) {
+  const tools: ReadonlyArray<ToolName> = library.tools.map((t) => t.name)
+  const texts = library.tools.map((t) => Document.toolText(t, options.fields ?? Document.fieldNames))
+  const matrix = yield* embedDocuments(encoder, texts, options.cacheDir)
+  const index = yield* vectorIndex(matrix, encoder.dim, options.scorer ?? "onnx", options.threads ?? 1)
+  const depth = options.depth ?? 100
+  const clauseOptions = options.clauses
+  const search = Effect.fn("RetrieverOnnx.search")(function*(queries: ReadonlyArray<string>, k: number) {
+    if (!Number.isInteger(k) || k < 1) return yield* fail(`k must be a positive integer, got ${k}`)
+    // one encoder run and one scorer run for every query (and clause) of the call
+    const parts = queries.map((q) => {
+      const split = clauseOptions === undefined ? [] : clauses(q)
+      return split.length < 2 ? [q] : [q, ...split]
+    })
+    const flat = parts.flat()
+    if (flat.length === 0) return []
+    const vectors = yield* encoder.encode(flat)
+    const ranked = yield* index.search(vectors, flat.length, Math.max(k, clauseOptions === undefined ? k : depth))
+    let at = 0
+    return parts.map((group): ReadonlyArray<SearchHit> => {
+      const lists = ranked.slice(at, at + group.length)
+      at += group.length
+      const toHits = (list: ReadonlyArray<{ readonly doc: number; readonly score: number }>): Array<SearchHit> =>
+        list.map(({ doc, score }) => ({ tool: tools[doc] as ToolName, score }))
+      if (lists.length === 1 || clauseOptions === undefined) return toHits(lists[0] ?? []).slice(0, k)
+      return Hybrid.reciprocalRank(
+        lists.map((list, i) => ({ hits: toHits(list), weight: i === 0 ? clauseOptions.wholeWeight : 1 })),
+        k,
+        clauseOptions.rrfK
+      )
+    })
+  })
+  return Retriever.of({ name: encoder.kind === "static" ? "dense" : "dense(transformer)", search })
+})
+
+/** The Dense retriever layer over the ToolLibrary. */
+export const layer = (options: DenseOptions): Layer.Layer<Retriever, RetrieverError, ToolLibrary> =>
+  Layer.effect(
+    Retriever,
+    Effect.gen(function*() {
+      const library = yield* ToolLibrary
+      const encoder = yield* openEncoder(
+        options.model,
+        {
+          ...(options.threads === undefined ? {} : { threads: options.threads }),
+          ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize })
+        }
+      )
+      return yield* make(library, encoder, options)
+    })
+  )
+
+/** The Dense retriever with the shipped encoder and default options. */
+export const layerShipped: Layer.Layer<Retriever, RetrieverError, ToolLibrary> = layer({ model: shippedModel })
+
+/** Hybrid of the tuned BM25 and a dense retriever, fused as configured (see docs/dense.md for the chosen weights). */
+export const layerHybrid = (
+  options: DenseOptions = { model: shippedModel },
+  fusion: Hybrid.FusionConfig = Hybrid.defaultFusion
+): Layer.Layer<Retriever, RetrieverError, ToolLibrary> => Hybrid.layer(Retriever.layerBm25, layer(options), fusion)
