@@ -1,15 +1,19 @@
 /**
- * The scripted multi-agent teacher: planner, searcher, executor and answerer roles that may read the task's
- * privileged gold DAG, with a mistake rate so demonstrations are diverse and show recovery. Produces ordinary turns.
+ * The multi-agent teacher: planner, searcher, executor and answerer roles composed into ordinary turns by an
+ * orchestrator that decides, per paradigm, which roles act each round. The roles are an interface: the scripted
+ * roles here read the task's privileged gold DAG (with a mistake rate, so demonstrations are diverse and show
+ * recovery); layers/TeacherLlm.ts makes each role its own LLM call.
  */
 import { Effect, Layer } from "effect"
 import type { CallId, ToolName } from "./domain/Ids.ts"
+import { ConfigError } from "./domain/Errors.ts"
 import type { Json, JsonObject } from "./domain/Json.ts"
-import type { Plan } from "./domain/Plan.ts"
+import type { Plan, PlanNode } from "./domain/Plan.ts"
 import type { GoldCall, Task } from "./domain/Task.ts"
 import type { ToolSpec } from "./domain/Tool.ts"
-import type { Step } from "./domain/Trajectory.ts"
+import type { Paradigm, Step } from "./domain/Trajectory.ts"
 import type { SearchQuery, Turn } from "./domain/Turn.ts"
+import { canonicalJson } from "./math/CanonicalJson.ts"
 import { hashParts, rng } from "./math/Random.ts"
 import type { Rng } from "./math/Random.ts"
 import * as ParaAct from "./ParaAct.ts"
@@ -22,34 +26,65 @@ import type { Library } from "./ToolLibrary.ts"
 /** How the teacher behaves. */
 export interface TeacherOptions {
   /**
-   * Probability of each kind of mistake a role can make at a decision point: the searcher writes a vague query, the
-   * executor sends broken arguments on a first attempt, the planner forgets a dependency, the answerer omits a fact.
+   * Probability of each kind of mistake a scripted role can make at a decision point: the searcher writes a vague
+   * query, the executor sends broken arguments on a first attempt, the planner forgets a dependency, the answerer
+   * omits a fact.
    */
   readonly mistakeRate: number
-  /** Search attempts per tool before the teacher gives up on finding it. */
+  /** Search attempts per capability slot before the teacher gives up on finding its tool. */
   readonly searchAttempts: number
-  /** Attempts per gold call (first try + retries) before the teacher gives up on it. */
+  /** Attempts per plan node (first try + retries) before the teacher gives up on it. */
   readonly callAttempts: number
 }
 
-/** Defaults: 10% mistakes, 3 searches per tool, 3 attempts per call. */
+/** Defaults: 10% mistakes, 3 searches per slot, 3 attempts per call. */
 export const defaultOptions: TeacherOptions = { mistakeRate: 0.1, searchAttempts: 3, callAttempts: 3 }
+
+/** Checks options (a rate in [0, 1], attempt counts that are positive integers); a bad value names its field. */
+export const validateOptions = (options: TeacherOptions): Effect.Effect<TeacherOptions, ConfigError> => {
+  const bad = (field: keyof TeacherOptions, message: string) =>
+    Effect.fail(new ConfigError({ field, value: String(options[field]), message }))
+  if (!(options.mistakeRate >= 0 && options.mistakeRate <= 1)) return bad("mistakeRate", "mistakeRate must be between 0 and 1")
+  if (!Number.isInteger(options.searchAttempts) || options.searchAttempts < 1) {
+    return bad("searchAttempts", "searchAttempts must be a positive integer")
+  }
+  if (!Number.isInteger(options.callAttempts) || options.callAttempts < 1) return bad("callAttempts", "callAttempts must be a positive integer")
+  return Effect.succeed(options)
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// The board: what the roles know after reading the history
+
+/** The call that completed a plan node, with its output. */
+export interface Completed {
+  readonly callId: CallId
+  readonly payload: Json
+}
 
 /** What the teacher knows after reading the history (its roles share this board). */
 export interface Board {
   readonly task: Task
   readonly gold: ReadonlyArray<GoldCall>
-  /** Gold node id → the agent call id that completed it, with its payload. */
-  readonly done: ReadonlyMap<string, { readonly callId: CallId; readonly payload: Json }>
-  /** Gold node id → attempts made (calls actually run). */
+  /**
+   * The plan the orchestrator works from: the gold DAG (scripted roles), or the latest valid plan the planner
+   * emitted on the path (LLM roles; empty before the first one).
+   */
+  readonly nodes: ReadonlyArray<PlanNode>
+  /** Plan node id → the agent call that completed it (a call `c2` or a retry `c2_r7` with the node's tool). */
+  readonly done: ReadonlyMap<string, Completed>
+  /** Gold node id → the agent call that completed it: equal to `done` when the plan is the gold DAG. */
+  readonly goldDone: ReadonlyMap<string, Completed>
+  /** Plan node id → attempts made (calls actually run, abandoned DFSDT branches included). */
   readonly attempts: ReadonlyMap<string, number>
-  /** Gold node id → the last error observed for it (kind). */
+  /** Plan node id → the last error observed for it (kind). */
   readonly lastError: ReadonlyMap<string, string>
-  /** Tools the searches returned so far. */
+  /** Plan node id → the index in the history of the last step that ran a call for it. */
+  readonly lastTried: ReadonlyMap<string, number>
+  /** Tools the searches on the path returned so far. */
   readonly seen: ReadonlySet<string>
-  /** Tool → searches made for it so far. */
+  /** Search slot → searches made for it so far (abandoned DFSDT branches included). */
   readonly searched: ReadonlyMap<string, number>
-  /** Whether a plan was emitted on this path. */
+  /** Whether a valid plan was emitted on this path. */
   readonly planned: boolean
   /** Whether any call ran on this path. */
   readonly executed: boolean
@@ -57,60 +92,126 @@ export interface Board {
   readonly usedIds: ReadonlySet<string>
 }
 
-/** The teacher's capability slots: the first gold node needing each tool names the slot (`c2` → its tool). */
-const slotTools = (task: Task): ReadonlyMap<string, string> => {
-  const out = new Map<string, string>()
-  const taken = new Set<string>()
+/** A plan node bound to a tool (what the executor can call). */
+export type BoundNode = PlanNode & { readonly tool: ToolName }
+
+/** The gold DAG as a plan: one node per gold call, bound to its tool. */
+export const goldPlan = (task: Task): Plan => ({
+  nodes: task.gold.map((g) => ({ id: g.id, tool: g.tool, deps: g.deps }))
+})
+
+/** The plan node a call id belongs to: `c2` or a retry `c2_r7`. */
+export const nodeIdOf = (id: string): string => id.replace(/_r\d+$/, "")
+
+/** The search slot of a node: the first node bound to the same tool names it; an unbound node is its own slot. */
+export const slotOf = (nodes: ReadonlyArray<PlanNode>, node: PlanNode): string =>
+  node.tool === undefined ? node.id : (nodes.find((n) => n.tool === node.tool)?.id ?? node.id)
+
+/** The latest valid plan on the path, the index of the step that emitted it, and the tools seen before that step. */
+export interface EmittedPlan {
+  readonly plan: Plan
+  readonly index: number
+  readonly seenBefore: ReadonlySet<string>
+}
+
+/** Finds the latest valid plan on a path. */
+export const latestPlan = (history: ReadonlyArray<Step>): EmittedPlan | undefined => {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const step = history[i] as Step
+    if (step.turn?.plan !== undefined && step.validation.planError === undefined) {
+      const seenBefore = new Set<string>()
+      for (const earlier of history.slice(0, i)) for (const s of earlier.searches) for (const h of s.hits) seenBefore.add(h.tool)
+      return { plan: step.turn.plan, index: i, seenBefore }
+    }
+  }
+  return undefined
+}
+
+/**
+ * Reads the board off a history (the path the agent is on, plus abandoned DFSDT siblings for counting) against a
+ * plan: `nodes` (default: the gold DAG). A call counts for a node when its id is the node's id (or a retry of it)
+ * and it called the node's tool.
+ */
+export const readBoard = (
+  task: Task,
+  history: ReadonlyArray<Step>,
+  abandoned: ReadonlyArray<Step> = [],
+  nodes?: ReadonlyArray<PlanNode>
+): Board => {
+  const plan = nodes ?? goldPlan(task).nodes
+  const toolOf = new Map(plan.map((n) => [n.id as string, n.tool]))
+  const done = new Map<string, Completed>()
+  const attempts = new Map<string, number>()
+  const lastError = new Map<string, string>()
+  const lastTried = new Map<string, number>()
+  const seen = new Set<string>()
+  const searched = new Map<string, number>()
+  const usedIds = new Set<string>()
+  let planned = false
+  let executed = false
+  const count = (step: Step, onPath: boolean, index: number) => {
+    if (onPath && step.turn?.plan !== undefined && step.validation.planError === undefined) planned = true
+    if (onPath) for (const c of step.turn?.calls ?? []) usedIds.add(c.id)
+    for (const s of step.searches) {
+      if (onPath) for (const h of s.hits) seen.add(h.tool)
+      searched.set(s.slot, (searched.get(s.slot) ?? 0) + 1)
+    }
+    for (const o of step.observations) {
+      if (onPath) usedIds.add(o.callId)
+      if (o.attempts === 0) continue
+      if (onPath) executed = true
+      const node = nodeIdOf(o.callId)
+      if (toolOf.get(node) !== o.tool) continue
+      attempts.set(node, (attempts.get(node) ?? 0) + 1)
+      if (onPath) lastTried.set(node, index)
+      if (o.outcome._tag === "ok") {
+        if (onPath && !done.has(node)) done.set(node, { callId: o.callId, payload: o.outcome.payload })
+      } else {
+        lastError.set(node, o.outcome.error.kind)
+      }
+    }
+  }
+  history.forEach((step, i) => count(step, true, i))
+  for (const step of abandoned) count(step, false, -1)
+  const goldDone = nodes === undefined ? done : alignGold(task, history, plan, done)
+  return { task, gold: task.gold, nodes: plan, done, goldDone, attempts, lastError, lastTried, seen, searched, planned, executed, usedIds }
+}
+
+/**
+ * Which agent call completed each gold node, when the agent followed a plan of its own: a node of the plan with the
+ * gold id and tool, else the first unclaimed successful call of the gold tool, preferring one whose literal
+ * arguments equal the gold ones.
+ */
+const alignGold = (
+  task: Task,
+  history: ReadonlyArray<Step>,
+  plan: ReadonlyArray<PlanNode>,
+  done: ReadonlyMap<string, Completed>
+): ReadonlyMap<string, Completed> => {
+  const out = new Map<string, Completed>()
+  const claimed = new Set<string>()
   for (const g of task.gold) {
-    if (taken.has(g.tool)) continue
-    taken.add(g.tool)
-    out.set(g.id, g.tool)
+    const completed = done.get(g.id)
+    if (completed !== undefined && plan.some((n) => n.id === g.id && n.tool === g.tool)) {
+      out.set(g.id, completed)
+      claimed.add(completed.callId)
+    }
+  }
+  const successes = history.flatMap((s) => s.observations.filter((o) => o.attempts > 0 && o.outcome._tag === "ok"))
+  for (const g of task.gold) {
+    if (out.has(g.id)) continue
+    const candidates = successes.filter((o) => o.tool === g.tool && !claimed.has(o.callId))
+    const literal = Object.entries(g.arguments).filter(([, v]) => Refs.collectRefs({ v }).length === 0)
+    const pick = candidates.find((o) => literal.every(([k, v]) => canonicalJson(o.arguments[k]) === canonicalJson(v))) ?? candidates[0]
+    if (pick === undefined || pick.outcome._tag !== "ok") continue
+    out.set(g.id, { callId: pick.callId, payload: pick.outcome.payload })
+    claimed.add(pick.callId)
   }
   return out
 }
 
-/** The gold node a teacher call id belongs to: `c2` or a retry `c2_r7`. */
-const goldIdOf = (id: string): string => id.replace(/_r\d+$/, "")
-
-/** Reads the board off a history (the path the agent is on, plus abandoned DFSDT siblings for counting). */
-export const readBoard = (task: Task, history: ReadonlyArray<Step>, abandoned: ReadonlyArray<Step> = []): Board => {
-  const done = new Map<string, { callId: CallId; payload: Json }>()
-  const attempts = new Map<string, number>()
-  const lastError = new Map<string, string>()
-  const seen = new Set<string>()
-  const searched = new Map<string, number>()
-  const usedIds = new Set<string>()
-  const slotTool = slotTools(task)
-  let planned = false
-  let executed = false
-  const count = (step: Step, onPath: boolean) => {
-    if (onPath && step.turn?.plan !== undefined && step.validation.planError === undefined) planned = true
-    for (const s of step.searches) {
-      if (onPath) for (const h of s.hits) seen.add(h.tool)
-      // a search slot of the teacher is named after the first gold node that needs the tool
-      const tool = slotTool.get(s.slot)
-      if (tool !== undefined) searched.set(tool, (searched.get(tool) ?? 0) + 1)
-    }
-    for (const o of step.observations) {
-      const gold = goldIdOf(o.callId)
-      if (onPath) usedIds.add(o.callId)
-      if (o.attempts === 0) continue
-      if (onPath) executed = true
-      attempts.set(gold, (attempts.get(gold) ?? 0) + 1)
-      if (o.outcome._tag === "ok") {
-        if (onPath && !done.has(gold)) done.set(gold, { callId: o.callId, payload: o.outcome.payload })
-      } else {
-        lastError.set(gold, o.outcome.error.kind)
-      }
-    }
-  }
-  for (const step of history) count(step, true)
-  for (const step of abandoned) count(step, false)
-  return { task, gold: task.gold, done, attempts, lastError, seen, searched, planned, executed, usedIds }
-}
-
-/** Rewrites `$ref`s to gold ids into refs to the agent's own calls that completed those nodes. */
-export const rewriteRefs = (args: JsonObject, done: Board["done"]): JsonObject => {
+/** Rewrites `$ref`s to plan node ids into refs to the agent's own calls that completed those nodes. */
+export const rewriteRefs = (args: JsonObject, done: ReadonlyMap<string, Completed>): JsonObject => {
   const walk = (v: Json): Json => {
     if (Array.isArray(v)) return v.map(walk)
     if (v !== null && typeof v === "object") {
@@ -134,7 +235,54 @@ export const rewriteRefs = (args: JsonObject, done: Board["done"]): JsonObject =
 }
 
 // ------------------------------------------------------------------------------------------------------------
-// The roles
+// The roles as an interface
+
+/** The four roles. */
+export type RoleName = "plan" | "search" | "execute" | "answer"
+
+/** The roles in the order a round consults them. */
+export const roleNames: ReadonlyArray<RoleName> = ["plan", "search", "execute", "answer"]
+
+/** What a role sees: the rollout's context, the task (privileged), the board, and the round's random stream. */
+export interface RoleInput {
+  readonly context: PolicyContext
+  readonly task: Task
+  readonly board: Board
+  /** Scripted roles draw their mistakes from it, in the order the orchestrator consults them. */
+  readonly random: Rng
+}
+
+/** A role's piece of the turn, with an optional line of reasoning for the turn's `<think>`. */
+export interface Piece<A> {
+  readonly value: A
+  readonly note?: string
+}
+
+/** One call the executor decided to make: a ready node and its arguments (ids are assigned by the orchestrator). */
+export interface NodeCall {
+  readonly node: BoundNode
+  readonly arguments: JsonObject
+}
+
+/** The roles the orchestrator consults. */
+export interface Roles<E = never, R = never> {
+  /**
+   * `gold`: the orchestrator follows the task's gold DAG and the planner's plan is only shown (scripted roles);
+   * `emitted`: it follows the latest plan the planner emitted on the path, revising it when needed (LLM roles).
+   */
+  readonly follows: "gold" | "emitted"
+  /** A plan DAG of capability slots. */
+  readonly plan: (input: RoleInput) => Effect.Effect<Piece<Plan>, E, R>
+  /** One query per slot (the node that names it) still lacking a tool. */
+  readonly search: (input: RoleInput, slots: ReadonlyArray<PlanNode>) => Effect.Effect<Piece<ReadonlyArray<SearchQuery>>, E, R>
+  /** Calls for ready nodes; an empty list means none can be made now. */
+  readonly execute: (input: RoleInput, ready: ReadonlyArray<BoundNode>) => Effect.Effect<Piece<ReadonlyArray<NodeCall>>, E, R>
+  /** The final answer. */
+  readonly answer: (input: RoleInput) => Effect.Effect<Piece<string>, E, R>
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// The scripted roles
 
 /** Planner: the gold DAG as a plan, each node bound to its tool; may forget one dependency. */
 export const planner = (board: Board, library: Library, random: Rng, options: TeacherOptions): Plan => ({
@@ -150,19 +298,23 @@ export const planner = (board: Board, library: Library, random: Rng, options: Te
   })
 })
 
-const firstSentence = (text: string): string => {
+/** The first sentence of a text, whitespace collapsed, at most 160 characters. */
+export const firstSentence = (text: string): string => {
   const cleaned = text.replace(/\s+/g, " ").trim()
   const cut = cleaned.search(/[.!?](\s|$)/)
   return (cut > 0 ? cleaned.slice(0, cut) : cleaned).slice(0, 160)
 }
 
-/** Searcher: one query per tool still to find, phrased differently on each attempt (a vague one by mistake). */
-export const searcher = (tools: ReadonlyArray<string>, board: Board, library: Library, random: Rng, options: TeacherOptions): Array<SearchQuery> =>
-  tools.map((tool) => {
-    const spec = library.get(tool)
-    const attempt = board.searched.get(tool) ?? 0
-    const slot = board.gold.find((g) => g.tool === tool)?.id ?? tool
-    if (spec === undefined) return { slot, query: tool.replace(/_/g, " ") }
+/**
+ * Searcher: one query per slot, phrased differently on each attempt from the bound tool's documentation (a vague
+ * one by mistake); a slot without a known tool is searched by its capability words.
+ */
+export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: Library, random: Rng, options: TeacherOptions): Array<SearchQuery> =>
+  slots.map((node) => {
+    const slot = node.id
+    const spec = node.tool === undefined ? undefined : library.get(node.tool)
+    if (spec === undefined) return { slot, query: node.tool?.replace(/_/g, " ") ?? (node.slot ?? node.id) }
+    const attempt = board.searched.get(slot) ?? 0
     const phrasings = [
       firstSentence(spec.description),
       `${spec.apiName.replace(/[_-]+/g, " ")} ${spec.group}`,
@@ -173,17 +325,27 @@ export const searcher = (tools: ReadonlyArray<string>, board: Board, library: Li
     return { slot, query }
   })
 
-/** Executor: calls for the ready gold nodes (deps done, tool seen), retrying failures; broken arguments by mistake. */
-export const executor = (ready: ReadonlyArray<GoldCall>, board: Board, round: number, random: Rng, options: TeacherOptions, library: Library) =>
-  ready.map((g) => {
-    const tried = board.attempts.get(g.id) ?? 0
-    const id = (tried === 0 && !board.usedIds.has(g.id) ? g.id : `${g.id}_r${round}`) as CallId
-    let args = rewriteRefs(g.arguments, board.done)
-    if (tried === 0 && random.next() < options.mistakeRate) args = breakArguments(args, library.get(g.tool))
-    return { id, tool: g.tool as ToolName, arguments: args }
+/** The gold call a node stands for: same id and tool, else an open gold call of the same tool, else any of it. */
+const goldCallFor = (board: Board, node: BoundNode): GoldCall | undefined =>
+  board.gold.find((g) => g.id === node.id && g.tool === node.tool) ??
+    board.gold.find((g) => g.tool === node.tool && !board.goldDone.has(g.id)) ??
+    board.gold.find((g) => g.tool === node.tool)
+
+/**
+ * Executor: the gold arguments of each ready node, refs rewritten to the calls that completed their targets; broken
+ * arguments on a first attempt by mistake. A node with no gold call of its tool gets no call.
+ */
+export const executor = (ready: ReadonlyArray<BoundNode>, board: Board, random: Rng, options: TeacherOptions, library: Library): Array<NodeCall> =>
+  ready.flatMap((node) => {
+    const gold = goldCallFor(board, node)
+    if (gold === undefined) return []
+    const tried = board.attempts.get(node.id) ?? 0
+    let args = rewriteRefs(gold.arguments, board.goldDone)
+    if (tried === 0 && random.next() < options.mistakeRate) args = breakArguments(args, library.get(node.tool))
+    return [{ node, arguments: args }]
   })
 
-/** A realistic argument slip: a required argument left out, or a number sent as a word. */
+/** A realistic argument slip: a required argument left out. */
 const breakArguments = (args: JsonObject, spec: ToolSpec | undefined): JsonObject => {
   const required = spec?.parameters.required ?? []
   const victim = required.find((k) => k in args)
@@ -197,7 +359,7 @@ export const answerer = (board: Board, random: Rng, options: TeacherOptions): st
   const found: Array<string> = []
   const missing: Array<string> = []
   for (const fact of board.task.facts) {
-    const done = board.done.get(fact.call)
+    const done = board.goldDone.get(fact.call)
     const value = done === undefined ? undefined : Refs.select(done.payload, fact.path.split(".").filter((s) => s !== ""))
     if (value !== undefined && value.ok) found.push(`${fact.key}: ${typeof value.value === "string" ? value.value : JSON.stringify(value.value)}`)
     else missing.push(fact.key)
@@ -210,93 +372,185 @@ export const answerer = (board: Board, random: Rng, options: TeacherOptions): st
   return parts.join(" ")
 }
 
+/** The scripted roles: privileged, following the gold DAG, with the option's mistake rate. */
+export const scriptedRoles = (library: Library, options: TeacherOptions): Roles => ({
+  follows: "gold",
+  plan: ({ board, random }) => Effect.succeed({ value: planner(board, library, random, options) }),
+  search: ({ board, random }, slots) => Effect.succeed({ value: searcher(slots, board, library, random, options) }),
+  execute: ({ board, random }, ready) => Effect.succeed({ value: executor(ready, board, random, options, library) }),
+  answer: ({ board, random }) => Effect.succeed({ value: answerer(board, random, options) })
+})
+
 // ------------------------------------------------------------------------------------------------------------
 // The orchestrator: which roles act this round, by paradigm
 
-/** The gold nodes whose deps are done and whose tool was seen, not done, with attempts left. */
-const readyNodes = (board: Board, options: TeacherOptions): Array<GoldCall> =>
-  board.gold.filter((g) =>
-    !board.done.has(g.id) &&
-    board.seen.has(g.tool) &&
-    (board.attempts.get(g.id) ?? 0) < options.callAttempts &&
-    g.deps.every((d) => board.done.has(d))
+const isBound = (node: PlanNode): node is BoundNode => node.tool !== undefined
+
+/** Whether a node's tool is known and was retrieved on the path. */
+const isFound = (board: Board, node: PlanNode): node is BoundNode => isBound(node) && board.seen.has(node.tool)
+
+/** The plan nodes whose deps are done and whose tool was seen, not done, with attempts left. */
+export const readyNodes = (board: Board, options: TeacherOptions): Array<BoundNode> =>
+  board.nodes.filter((n): n is BoundNode =>
+    !board.done.has(n.id) &&
+    isFound(board, n) &&
+    (board.attempts.get(n.id) ?? 0) < options.callAttempts &&
+    n.deps.every((d) => board.done.has(d))
   )
 
-/** Tools of not-done gold nodes that were not seen yet and may still be searched for. */
-const toolsToFind = (board: Board, options: TeacherOptions): Array<string> => {
-  const out: Array<string> = []
-  for (const g of board.gold) {
-    if (board.done.has(g.id) || board.seen.has(g.tool) || out.includes(g.tool)) continue
-    if ((board.searched.get(g.tool) ?? 0) < options.searchAttempts) out.push(g.tool)
+/** One node per slot of the not-done nodes whose tool was not found yet and that may still be searched for. */
+export const slotsToFind = (board: Board, options: TeacherOptions): Array<PlanNode> => {
+  const out: Array<PlanNode> = []
+  for (const n of board.nodes) {
+    if (board.done.has(n.id) || isFound(board, n)) continue
+    const slot = slotOf(board.nodes, n)
+    if (out.some((o) => o.id === slot)) continue
+    if ((board.searched.get(slot) ?? 0) < options.searchAttempts) out.push(board.nodes.find((o) => o.id === slot) ?? n)
   }
   return out
 }
 
-/** The teacher's next turn. */
-export const nextTurn = (context: PolicyContext, task: Task, library: Library, options: TeacherOptions): Turn => {
-  const board = readBoard(task, context.history, context.abandoned ?? [])
-  const random = rng(hashParts(context.seed, task.id, context.round, context.history.length))
-  const answer = (): Turn => ({ think: "Every step I can take is done; answering.", searches: [], calls: [], answer: answerer(board, random, options) })
-  if (context.controller === "Answer") return answer()
-  const find = toolsToFind(board, options)
+/**
+ * Whether a plan the roles emitted needs revising: tools were found since it was written while some node still
+ * lacks a found tool, or a node ran out of attempts after it was written.
+ */
+export const needsRevision = (board: Board, emitted: EmittedPlan, options: TeacherOptions): boolean => {
+  const open = board.nodes.filter((n) => !board.done.has(n.id))
+  const newTools = [...board.seen].some((t) => !emitted.seenBefore.has(t))
+  if (newTools && open.some((n) => !isFound(board, n))) return true
+  return open.some((n) => (board.attempts.get(n.id) ?? 0) >= options.callAttempts && (board.lastTried.get(n.id) ?? -1) > emitted.index)
+}
+
+/** What a round may do, before the roles are consulted. */
+export type Action =
+  | { readonly _tag: "Search"; readonly slots: ReadonlyArray<PlanNode>; readonly think: string }
+  | { readonly _tag: "Execute"; readonly nodes: ReadonlyArray<BoundNode>; readonly think: string }
+
+/**
+ * The round's options in order of preference; the first that yields an action is taken (an executor may decline
+ * every call), and with none left the answerer speaks.
+ * - ParaAct: search every missing slot at once until execution starts, then run every ready node at once; search
+ *   again for what is still missing when nothing is ready.
+ * - ExploreThenExecute: search every missing slot until the first call, then one ready node per round.
+ * - ReAct and DFSDT: one action, decided by the first node in plan order that is not done and whose deps are.
+ */
+export const decide = (board: Board, paradigm: Paradigm, options: TeacherOptions): ReadonlyArray<Action> => {
+  const find = slotsToFind(board, options)
   const ready = readyNodes(board, options)
-  const plan = !board.planned && (context.paradigm === "ParaAct" || context.paradigm === "ExploreThenExecute")
-    ? planner(board, library, random, options)
-    : undefined
-  const withPlan = (turn: Turn): Turn => (plan === undefined ? turn : { ...turn, plan })
-  switch (context.paradigm) {
+  switch (paradigm) {
     case "ParaAct": {
-      // Explore all missing tools at once; otherwise execute every ready node at once.
+      const out: Array<Action> = []
       if (find.length > 0 && (ready.length === 0 || !board.executed)) {
-        return withPlan({ think: `Looking for ${find.length} tool(s).`, searches: searcher(find, board, library, random, options), calls: [] })
+        out.push({ _tag: "Search", slots: find, think: `Looking for ${find.length} tool(s).` })
       }
-      if (ready.length > 0) {
-        return withPlan({ think: `Running ${ready.length} independent call(s).`, searches: [], calls: executor(ready, board, context.round, random, options, library) })
-      }
-      if (find.length > 0) {
-        return { think: "Searching again for what is still missing.", searches: searcher(find, board, library, random, options), calls: [] }
-      }
-      return answer()
+      if (ready.length > 0) out.push({ _tag: "Execute", nodes: ready, think: `Running ${ready.length} independent call(s).` })
+      if (find.length > 0) out.push({ _tag: "Search", slots: find, think: "Searching again for what is still missing." })
+      return out
     }
     case "ExploreThenExecute": {
-      if (!board.executed && find.length > 0) {
-        return withPlan({ think: "Exploring before executing.", searches: searcher(find, board, library, random, options), calls: [] })
-      }
-      const next = ready[0]
-      if (next !== undefined) return withPlan({ think: `Executing ${next.id}.`, searches: [], calls: executor([next], board, context.round, random, options, library) })
-      return answer()
+      const out: Array<Action> = []
+      if (!board.executed && find.length > 0) out.push({ _tag: "Search", slots: find, think: "Exploring before executing." })
+      for (const next of ready) out.push({ _tag: "Execute", nodes: [next], think: `Executing ${next.id}.` })
+      return out
     }
     case "ReAct":
     case "DFSDT": {
-      // One action: the first gold node in order that is not done decides what it is.
-      for (const g of board.gold) {
-        if (board.done.has(g.id)) continue
-        if (!g.deps.every((d) => board.done.has(d))) continue
-        if (!board.seen.has(g.tool)) {
-          if ((board.searched.get(g.tool) ?? 0) >= options.searchAttempts) continue
-          return { think: `Looking for a tool for ${g.id}.`, searches: searcher([g.tool], board, library, random, options), calls: [] }
+      const out: Array<Action> = []
+      for (const n of board.nodes) {
+        if (board.done.has(n.id)) continue
+        if (!n.deps.every((d) => board.done.has(d))) continue
+        if (!isFound(board, n)) {
+          const slot = slotOf(board.nodes, n)
+          if ((board.searched.get(slot) ?? 0) >= options.searchAttempts) continue
+          out.push({ _tag: "Search", slots: [board.nodes.find((o) => o.id === slot) ?? n], think: `Looking for a tool for ${n.id}.` })
+          continue
         }
-        if ((board.attempts.get(g.id) ?? 0) >= options.callAttempts) continue
-        return { think: `Calling ${g.tool}.`, searches: [], calls: executor([g], board, context.round, random, options, library) }
+        if ((board.attempts.get(n.id) ?? 0) >= options.callAttempts) continue
+        out.push({ _tag: "Execute", nodes: [n], think: `Calling ${n.tool}.` })
       }
-      return answer()
+      return out
     }
   }
 }
 
+/** The id of a node's next call: the node id on a first try, else a retry id `<node>_r<round>`. */
+export const callIdFor = (node: PlanNode, board: Board, round: number): CallId =>
+  ((board.attempts.get(node.id) ?? 0) === 0 && !board.usedIds.has(node.id) ? node.id : `${node.id}_r${round}`) as CallId
+
+/** Free text fit for `<think>` / `<answer>`: no closing tag of its own, no surrounding whitespace. */
+export const cleanText = (text: string, tag: "think" | "answer"): string => text.split(ParaAct.closeTag(tag)).join(" ").trim()
+
+const thinkOf = (fallback: string, notes: ReadonlyArray<string | undefined>): string => {
+  const text = cleanText(notes.filter((n): n is string => n !== undefined && n.trim() !== "").join(" "), "think")
+  return text === "" ? fallback : text
+}
+
+/** The paradigms in which a teacher that follows the gold DAG shows its plan. */
+const showsPlan: ReadonlySet<Paradigm> = new Set(["ParaAct", "ExploreThenExecute"])
+
+/**
+ * The teacher's next turn: reads the board, consults the planner when a plan is due, picks the round's action with
+ * {@link decide}, and asks the role for it. Roles are consulted in order plan → search | execute → answer, so the
+ * scripted roles draw from the round's random stream in a fixed order.
+ */
+export const nextTurn = <E, R>(context: PolicyContext, task: Task, roles: Roles<E, R>, options: TeacherOptions): Effect.Effect<Turn, E, R> =>
+  Effect.gen(function*() {
+    const abandoned = context.abandoned ?? []
+    const random = rng(hashParts(context.seed, task.id, context.round, context.history.length))
+    const emitted = roles.follows === "gold" ? undefined : latestPlan(context.history)
+    const nodesOf = (plan: Plan | undefined) => roles.follows === "gold" ? undefined : (plan?.nodes ?? [])
+    let board = readBoard(task, context.history, abandoned, nodesOf(emitted?.plan))
+    const input = (): RoleInput => ({ context, task, board, random })
+    const answer = (notes: ReadonlyArray<string | undefined>) =>
+      Effect.map(roles.answer(input()), (piece): Turn => ({
+        think: thinkOf("Every step I can take is done; answering.", [...notes, piece.note]),
+        searches: [],
+        calls: [],
+        answer: cleanText(piece.value, "answer")
+      }))
+    if (context.controller === "Answer") return yield* answer([])
+    const planDue = roles.follows === "gold"
+      ? !board.planned && showsPlan.has(context.paradigm)
+      : emitted === undefined || needsRevision(board, emitted, options)
+    const planned = planDue ? yield* roles.plan(input()) : undefined
+    if (planned !== undefined && roles.follows === "emitted") board = readBoard(task, context.history, abandoned, nodesOf(planned.value))
+    // A revision identical to the plan in force is not shown again (a repeated plan earns no plan credit).
+    const shown = planned !== undefined && !(emitted !== undefined && samePlan(emitted.plan, planned.value)) ? planned : undefined
+    const withPlan = (turn: Turn): Turn => (shown === undefined ? turn : { ...turn, plan: shown.value })
+    for (const action of decide(board, context.paradigm, options)) {
+      if (action._tag === "Search") {
+        const piece = yield* roles.search(input(), action.slots)
+        if (piece.value.length === 0) continue
+        return withPlan({ think: thinkOf(action.think, [planned?.note, piece.note]), searches: piece.value, calls: [] })
+      }
+      const piece = yield* roles.execute(input(), action.nodes)
+      if (piece.value.length === 0) continue
+      const calls = piece.value.map((c) => ({ id: callIdFor(c.node, board, context.round), tool: c.node.tool, arguments: c.arguments }))
+      return withPlan({ think: thinkOf(action.think, [planned?.note, piece.note]), searches: [], calls })
+    }
+    return yield* answer([planned?.note])
+  })
+
+const samePlan = (a: Plan, b: Plan): boolean =>
+  canonicalJson(a.nodes.map((n) => [n.id, n.tool ?? null, n.slot ?? null, n.deps])) ===
+    canonicalJson(b.nodes.map((n) => [n.id, n.tool ?? null, n.slot ?? null, n.deps]))
+
+/** The turn as the policy's output: its canonical text, the structured turn, and the usage of the round. */
+export const toOutput = (turn: Turn, usage: PolicyOutput["usage"]): PolicyOutput => ({ text: ParaAct.printTurn(turn), turn, usage })
+
 /** The scripted teacher as a Policy layer (privileged: it reads the gold DAG). */
-export const layer = (overrides: Partial<TeacherOptions> = {}) =>
+export const layer = (overrides: Partial<TeacherOptions> = {}): Layer.Layer<Policy, ConfigError, ToolLibrary> =>
   Layer.effect(
     Policy,
     Effect.gen(function*() {
       const library = yield* ToolLibrary
-      const options: TeacherOptions = { ...defaultOptions, ...overrides }
+      const options = yield* validateOptions({ ...defaultOptions, ...overrides })
+      const roles = scriptedRoles(library, options)
       const act = Effect.fn("Teacher.act")(function*(context: PolicyContext) {
         const task = context.task
         if (task === undefined) return yield* new PolicyError({ message: "the teacher needs the task's gold DAG (privileged context)" })
-        const turn = nextTurn(context, task, library, options)
-        const output: PolicyOutput = { text: ParaAct.printTurn(turn), turn, usage: { promptTokens: 0, completionTokens: 0 } }
-        return output
+        const turn = yield* nextTurn(context, task, roles, options)
+        return toOutput(turn, { promptTokens: 0, completionTokens: 0 })
       })
       return Policy.of({ name: "teacher", privileged: true, act })
     })
