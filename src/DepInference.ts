@@ -293,7 +293,7 @@ const refOfName = (name: string, lex: Lexicon): EntityRef | undefined => {
 }
 
 const isContent = (t: string): boolean =>
-  t.length >= 2 && !shortFillers.has(t) && !apiFillers.has(t) && !notAType.has(t) && !prepositions.has(t)
+  t.length >= 2 && !shortFillers.has(t) && !apiFillers.has(t) && !notAType.has(t) && !prepositions.has(t) && !keyAttrs.has(t)
 
 /**
  * The noun an API name is about: the last content word before any preposition (`Get Comments by Video` →
@@ -453,7 +453,8 @@ export const infer = (tools: ReadonlyArray<ToolSpec>, options: Options = {}): In
 
   // index: scope → entity → producers (api, output); scope → list APIs by subject; scope → APIs by name tokens
   const producers = new Map<string, Map<string, Array<{ api: Api; output: Output }>>>()
-  const bareIds = new Map<string, Set<string>>()
+  /** scope \0 attribute (`id`, `token`, `slug`) → the entity types whose attribute the scope's responses carry */
+  const kindsOf = new Map<string, Set<string>>()
   const listBySubject = new Map<string, Map<string, Array<Api>>>()
   const byScope = new Map<string, Array<Api>>()
   const universalProducers = new Map<string, Array<{ api: Api; output: Output }>>()
@@ -480,10 +481,11 @@ export const infer = (tools: ReadonlyArray<ToolSpec>, options: Options = {}): In
       let ps = scoped.get(key)
       if (ps === undefined) scoped.set(key, ps = [])
       ps.push({ api, output })
-      if (output.ref.attr === "id") {
-        let ids = bareIds.get(api.scope)
-        if (ids === undefined) bareIds.set(api.scope, ids = new Set())
-        ids.add(output.ref.type)
+      if (idAttrs.has(output.ref.attr)) {
+        const k = `${api.scope}\u0000${output.ref.attr}`
+        let kinds = kindsOf.get(k)
+        if (kinds === undefined) kindsOf.set(k, kinds = new Set())
+        kinds.add(output.ref.type)
       }
       if (universal.has(key)) {
         let u = universalProducers.get(key)
@@ -562,12 +564,12 @@ export const infer = (tools: ReadonlyArray<ToolSpec>, options: Options = {}): In
       if (ref !== undefined && scoped !== undefined) {
         let type = ref.type
         let candidates = type === undefined ? undefined : scoped.get(entityKey(type, ref.attr))
-        // a bare `id` of an API whose name names no noun: the provider's only kind of id, if it has one kind
-        if ((candidates === undefined || candidates.length === 0) && ref.bare && ref.attr === "id") {
-          const kinds = bareIds.get(api.scope)
+        // a bare `id` / `token` / `slug` nothing else matched: the provider's only kind of it, if it has one kind
+        if ((candidates === undefined || candidates.length === 0) && ref.bare && idAttrs.has(ref.attr)) {
+          const kinds = kindsOf.get(`${api.scope}\u0000${ref.attr}`)
           if (kinds !== undefined && kinds.size === 1) {
             type = [...kinds][0]
-            candidates = type === undefined ? undefined : scoped.get(entityKey(type, "id"))
+            candidates = type === undefined ? undefined : scoped.get(entityKey(type, ref.attr))
           }
         }
         if (candidates !== undefined && type !== undefined) {

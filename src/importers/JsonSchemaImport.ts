@@ -411,6 +411,10 @@ const objectOf = (
     if (s !== undefined) properties[k] = s
   }
   const req = Array.isArray(required) ? required.filter((r): r is string => typeof r === "string" && r in properties) : undefined
+  if (Array.isArray(required) && req !== undefined && req.length < required.length) {
+    const unknown = required.filter((r) => !(typeof r === "string" && r in properties))
+    walk.problems.push(`${at || "(root)"}: required names no property: ${unknown.map((u) => JSON.stringify(u)).join(", ")}`)
+  }
   return req !== undefined && req.length > 0 ? { type: "object", properties, required: req } : { type: "object", properties }
 }
 

@@ -171,7 +171,7 @@ const convertOperation = (o: Operation, resolve: RefResolver, ctx: { group: stri
   const parameters: ParametersSchema = { type: "object", properties, required }
   return {
     id: toolId(`openapi:${slugOrHash(ctx.group)}/${apiName}`),
-    name: toolName(safeName(operationId ?? `${o.method}_${o.path}`)),
+    name: toolName(safeName(operationId ?? `${o.method}${o.path}`)),
     group: ctx.group,
     apiName,
     category: ctx.category,
