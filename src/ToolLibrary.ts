@@ -2,9 +2,10 @@
  * The ToolLibrary service: the tool interfaces an environment offers and their dependency graph G_dep.
  * Layers: the embedded generated world (default) and importers of real libraries.
  */
-import { Context } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { DepGraph } from "./DepGraph.ts"
 import type { ToolSpec } from "./domain/Tool.ts"
+import * as World from "./world/World.ts"
 
 /** A loaded tool library. */
 export interface Library {
@@ -37,3 +38,14 @@ export const makeLibrary = (label: string, tools: ReadonlyArray<ToolSpec>, graph
     graph
   }
 }
+
+/**
+ * The embedded generated library (the default: needs no data folder): a deterministic world of 50,011 endpoints in
+ * 52 categories with G_dep by construction. Also provides the GeneratedWorld, which the simulator and the task
+ * generator use for the endpoints' behaviour.
+ */
+export const layerGenerated = (options: World.WorldOptions = {}): Layer.Layer<ToolLibrary | World.GeneratedWorld> =>
+  Layer.effect(ToolLibrary, Effect.gen(function*() {
+    const world = yield* World.GeneratedWorld
+    return world.library
+  })).pipe(Layer.provideMerge(World.layer(options)))

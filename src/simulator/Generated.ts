@@ -1,0 +1,359 @@
+/**
+ * Executes generated endpoints (L2 state + L3 rendering for the generated world): each Op is compiled once into a
+ * closure that looks entities up in the Universe, applies the filters, and renders the payload in the endpoint's
+ * envelope. Values are recomputed from (seed, entity, attribute), so every call about an entity agrees.
+ */
+import type { Json, JsonObject } from "../domain/Json.ts"
+import { hash32 } from "../math/Random.ts"
+import { allActions, entityDefs } from "../world/Entities.ts"
+import type { ActionDef, Entity } from "../world/Model.ts"
+import type { Field, Op } from "../world/Ops.ts"
+import type { Universe } from "../world/Universe.ts"
+import { utility } from "../world/Utilities.ts"
+import * as V from "../world/Values.ts"
+
+/** A record created by an action during an episode. */
+export interface CreatedRecord {
+  readonly type: string
+  readonly id: string
+  readonly value: { readonly [key: string]: Json }
+}
+
+/** What an execution may read and write besides its arguments. */
+export interface ExecContext {
+  /** Records created earlier in the episode, by id. */
+  readonly records: ReadonlyMap<string, CreatedRecord>
+  /** Ids the response carries (`x-entity: <type>.id` values): they become known once the call completes. */
+  readonly produced: Array<string>
+  /** A hash of (world seed, tool, canonical arguments): seeds record ids and utility results. */
+  readonly callHash: number
+}
+
+/** The outcome of executing an op. */
+export type Result =
+  | { readonly ok: true; readonly payload: Json; readonly record?: CreatedRecord }
+  | { readonly ok: false; readonly kind: "not_found" | "invalid_arguments"; readonly message: string }
+
+/** A compiled op. */
+export type Compiled = (args: JsonObject, ctx: ExecContext) => Result
+
+/** Longest date range a series endpoint serves, like real APIs' per-request limits. */
+export const maxSeriesDays = 31
+
+const notFound = (what: string, value: Json): Result => ({ ok: false, kind: "not_found", message: `404 Not Found: no ${what} matches ${JSON.stringify(value)}` })
+const badRequest = (message: string): Result => ({ ok: false, kind: "invalid_arguments", message: `400 Bad Request: ${message}` })
+
+const actionByKey = (key: string | undefined): ActionDef | undefined => allActions.find((a) => a.action.key === key)?.action
+
+/** Item renderer: turns an entity (or record) into the endpoint's item object, noting the ids it carries. */
+type ItemSource = { readonly entity: Entity } | { readonly record: CreatedRecord }
+
+const compileFields = (u: Universe, type: string, fields: ReadonlyArray<Field>) => {
+  const getters = fields.map((f) => {
+    const isId = (f.schema["x-entity"] ?? f.schema.items?.["x-entity"])?.endsWith(".id") === true
+    const src = f.source
+    if (src.kind !== "attr") return { out: f.out, isId, get: (_s: ItemSource): Json => null }
+    const key = src.key
+    const def = u.attrDef(type, key)
+    const get = (s: ItemSource): Json => {
+      if ("record" in s) return key === "id" ? s.record.id : s.record.value[key] ?? null
+      const e = s.entity
+      if (key === "id") return e.id
+      if (key === "name") return e.name
+      return def === undefined ? null : def.gen(e)
+    }
+    return { out: f.out, isId, get }
+  })
+  return (s: ItemSource, produced: Array<string>): { [key: string]: Json } => {
+    const o: { [key: string]: Json } = {}
+    for (const g of getters) {
+      const v = g.get(s)
+      o[g.out] = v
+      if (g.isId) {
+        if (typeof v === "string" && v !== "") produced.push(v)
+        else if (Array.isArray(v)) for (const x of v) if (typeof x === "string") produced.push(x)
+      }
+    }
+    return o
+  }
+}
+
+const isObject = (v: Json): v is { readonly [key: string]: Json } => v !== null && typeof v === "object" && !Array.isArray(v)
+
+/** Wraps a payload in the op's envelope. */
+const envelope = (op: Op, payload: Json, meta: { total: number; returned: number; limit: number }): Json => {
+  const path = op.envelope.path
+  if (path.length === 0 && op.envelope.meta.length === 0) return payload
+  let inner: Json = payload
+  for (let i = path.length - 1; i >= 1; i--) inner = { [path[i] as string]: inner }
+  const root: { [key: string]: Json } = path.length === 0 && isObject(payload)
+    ? { ...payload }
+    : { [path[0] as string]: inner }
+  for (const m of op.envelope.meta) {
+    root[m.out] = m.value === "total" ? meta.total : m.value === "returned" ? meta.returned : m.value === "limit" ? meta.limit
+      : m.value === "page" ? 1 : m.value === "ok" ? "success" : true
+  }
+  return root
+}
+
+const num = (v: Json | undefined): number | undefined => (typeof v === "number" ? v : undefined)
+const str = (v: Json | undefined): string | undefined => (typeof v === "string" ? v : undefined)
+
+/** Compiles an op against a universe. */
+export const compile = (op: Op, u: Universe): Compiled => {
+  const def = entityDefs.get(op.type)
+  const render = compileFields(u, op.type, op.fields)
+  const param = (role: string) => op.params.find((p) => p.role === role)
+  const idName = param("id")?.name
+  const limitName = param("limit")?.name
+  const defaultLimit = op.defaultLimit ?? 10
+  const limitOf = (args: JsonObject): number => Math.max(1, Math.min(50, num(limitName === undefined ? undefined : args[limitName]) ?? defaultLimit))
+  const list = (args: JsonObject, ctx: ExecContext, indexes: ReadonlyArray<number>, extra?: (o: { [key: string]: Json }, k: number) => void): Result => {
+    const limit = limitOf(args)
+    const items: Array<Json> = []
+    const n = Math.min(limit, indexes.length)
+    for (let k = 0; k < n; k++) {
+      const o = render({ entity: u.entity(op.type, indexes[k] as number) }, ctx.produced)
+      if (extra !== undefined) extra(o, k)
+      items.push(o)
+    }
+    return { ok: true, payload: envelope(op, items, { total: indexes.length, returned: items.length, limit }) }
+  }
+  const one = (ctx: ExecContext, type: string, index: number): Result =>
+    ({ ok: true, payload: envelope(op, render({ entity: u.entity(type, index) }, ctx.produced), { total: 1, returned: 1, limit: 1 }) })
+  /** The entity an id argument names, or a 404. */
+  const target = (args: JsonObject, type: string, name: string | undefined): number | Result => {
+    const v = name === undefined ? undefined : args[name]
+    const i = typeof v === "string" ? u.indexOf(type, v) : -1
+    return i >= 0 ? i : notFound(entityDefs.get(type)?.noun ?? type, v ?? null)
+  }
+  const filters = op.params.filter((p) => p.role === "eq" || p.role === "ref_id" || p.role === "ref_name" || p.role === "min" || p.role === "max")
+  /** Applies equality, reference and range filters; undefined candidates means "all entities". */
+  const filtered = (args: JsonObject, start: ReadonlyArray<number> | undefined): ReadonlyArray<number> | Result => {
+    let current = start
+    const ranges: Array<{ key: string; bound: "min" | "max"; value: Json }> = []
+    for (const p of filters) {
+      const v = args[p.name]
+      if (v === undefined) continue
+      const key = p.key ?? ""
+      let next: ReadonlyArray<number>
+      if (p.role === "eq") next = u.whereEq(op.type, key, v)
+      else if (p.role === "ref_id") {
+        const t = typeof v === "string" ? u.indexOf(p.refType ?? "", v) : -1
+        if (t < 0) return notFound(entityDefs.get(p.refType ?? "")?.noun ?? "entity", v)
+        next = u.referrers(op.type, key, t)
+      } else if (p.role === "ref_name") {
+        const targets = typeof v === "string" ? u.byExactName(p.refType ?? "", v) : []
+        const acc: Array<number> = []
+        for (const t of targets) acc.push(...u.referrers(op.type, key, t))
+        next = targets.length > 1 ? [...new Set(acc)].sort((a, b) => a - b) : acc
+      } else {
+        ranges.push({ key, bound: p.role === "min" ? "min" : "max", value: v })
+        continue
+      }
+      if (current === undefined) current = next
+      else {
+        const keep = new Set(next)
+        current = current.filter((i) => keep.has(i))
+      }
+    }
+    if (ranges.length === 0) return current ?? Array.from({ length: u.size(op.type) }, (_, i) => i)
+    const base = current ?? Array.from({ length: u.size(op.type) }, (_, i) => i)
+    return base.filter((i) => ranges.every((r) => {
+      const x = u.column(op.type, r.key)[i]
+      if (typeof x === "number" && typeof r.value === "number") return r.bound === "min" ? x >= r.value : x <= r.value
+      if (typeof x === "string" && typeof r.value === "string") return r.bound === "min" ? x >= r.value : x <= r.value
+      return false
+    }))
+  }
+  const dayRange = (args: JsonObject): { from: number; to: number } | Result => {
+    const fromName = param("from")?.name
+    const toName = param("to")?.name
+    const toText = str(toName === undefined ? undefined : args[toName])
+    const fromText = str(fromName === undefined ? undefined : args[fromName])
+    const to = toText === undefined ? (fromText === undefined ? V.today : Math.min(V.today, V.dayNumber(fromText) + 6)) : V.dayNumber(toText)
+    const from = fromText === undefined ? to - 6 : V.dayNumber(fromText)
+    if (from > to) return badRequest(`'${fromName}' (${V.isoDate(from)}) is after '${toName}' (${V.isoDate(to)})`)
+    if (to - from + 1 > maxSeriesDays) return badRequest(`date range too long: ${to - from + 1} days requested, at most ${maxSeriesDays} allowed`)
+    return { from, to }
+  }
+
+  switch (op.kind) {
+    case "search": {
+      const q = param("query")?.name ?? "query"
+      return (args, ctx) => {
+        const text = str(args[q]) ?? ""
+        const hits = u.search(op.type, text, 10_000).matches
+        const f = filtered(args, hits)
+        return "ok" in f ? f : list(args, ctx, f)
+      }
+    }
+    case "lookup": {
+      const q = param("query")?.name ?? "name"
+      return (args, ctx) => {
+        const hits = u.byExactName(op.type, str(args[q]) ?? "")
+        const first = hits[0]
+        return first === undefined ? notFound(def?.noun ?? op.type, args[q] ?? null) : one(ctx, op.type, first)
+      }
+    }
+    case "details":
+      return (args, ctx) => {
+        const i = target(args, op.type, idName)
+        return typeof i === "number" ? one(ctx, op.type, i) : i
+      }
+    case "featured": {
+      const dateName = param("date")?.name
+      return (args, ctx) => {
+        const d = str(dateName === undefined ? undefined : args[dateName]) ?? V.isoDate(V.today)
+        const n = u.size(op.type)
+        return n === 0 ? notFound(def?.noun ?? op.type, d) : one(ctx, op.type, hash32(d, hash32(op.type, u.seed)) % n)
+      }
+    }
+    case "list":
+      return (args, ctx) => {
+        const f = filtered(args, undefined)
+        return "ok" in f ? f : list(args, ctx, f)
+      }
+    case "top": {
+      const metric = op.metric ?? ""
+      return (args, ctx) => {
+        const ranked = u.rankedBy(op.type, metric)
+        const f = filtered(args, undefined)
+        if ("ok" in f) return f
+        const keep = f.length === u.size(op.type) ? undefined : new Set(f)
+        const order: Array<number> = []
+        const limit = limitOf(args)
+        for (let k = 0; k < ranked.length && order.length < limit; k++) {
+          const i = ranked[k] as number
+          if (keep === undefined || keep.has(i)) order.push(i)
+        }
+        const rankOut = op.fields.find((x) => x.source.kind === "rank")?.out
+        return list(args, ctx, order, (o, k) => {
+          if (rankOut !== undefined) o[rankOut] = k + 1
+        })
+      }
+    }
+    case "children": {
+      const rel = op.relation
+      return (args, ctx) => {
+        if (rel === undefined) return notFound(op.type, null)
+        const i = target(args, rel.from, idName)
+        if (typeof i !== "number") return i
+        if (rel.via === "parent") {
+          const c = u.children(op.type, i)
+          return list(args, ctx, Array.from({ length: c.count }, (_, k) => c.start + k))
+        }
+        return list(args, ctx, u.inverse(op.type, rel.name, rel.from, i))
+      }
+    }
+    case "series":
+    case "latest":
+    case "stats": {
+      const metric = op.metric ?? ""
+      const dateOut = op.fields.find((f) => f.source.kind === "date")?.out
+      const valueOut = op.fields.find((f) => f.source.kind === "value")?.out
+      return (args, ctx) => {
+        const i = target(args, op.type, idName)
+        if (typeof i !== "number") return i
+        if (op.kind === "latest") {
+          const o = render({ entity: u.entity(op.type, i) }, ctx.produced)
+          if (valueOut !== undefined) o[valueOut] = u.seriesValue(op.type, i, metric, V.today)
+          if (dateOut !== undefined) o[dateOut] = V.isoDate(V.today)
+          return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+        }
+        const range = dayRange(args)
+        if ("ok" in range) return range
+        const values: Array<number> = []
+        for (let d = range.from; d <= range.to; d++) values.push(u.seriesValue(op.type, i, metric, d))
+        if (op.kind === "series") {
+          const items = values.map((v, k) => ({ [dateOut ?? "date"]: V.isoDate(range.from + k), [valueOut ?? "value"]: v }))
+          return { ok: true, payload: envelope(op, items, { total: items.length, returned: items.length, limit: items.length }) }
+        }
+        const first = values[0] ?? 0
+        const last = values[values.length - 1] ?? 0
+        const stats: Record<string, number> = {
+          min: Math.min(...values), max: Math.max(...values),
+          mean: Math.round((values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)) * 100) / 100,
+          days: values.length, first, last,
+          change_pct: first === 0 ? 0 : Math.round(((last - first) / Math.abs(first)) * 10000) / 100
+        }
+        const o: { [key: string]: Json } = {}
+        for (const f of op.fields) if (f.source.kind === "stat") o[f.out] = stats[f.source.stat] ?? 0
+        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+      }
+    }
+    case "action": {
+      const action = actionByKey(op.action)
+      const targetDef = action === undefined ? undefined : allActions.find((a) => a.action === action)?.target
+      const inputs = op.params.filter((p) => p.role === "input")
+      return (args, ctx) => {
+        if (action === undefined) return notFound("action", op.action ?? null)
+        let entity: Entity | undefined
+        if (targetDef !== undefined) {
+          const i = target(args, targetDef, idName)
+          if (typeof i !== "number") return i
+          entity = u.entity(targetDef, i)
+        }
+        const values: { [key: string]: Json } = {}
+        for (const p of inputs) {
+          const v = args[p.name]
+          if (v !== undefined && p.key !== undefined) values[p.key] = v
+        }
+        const id = action.recordId(ctx.callHash)
+        const record: CreatedRecord = { type: action.creates, id, value: action.compute(entity, values, ctx.callHash) }
+        ctx.produced.push(id)
+        const o = render({ record }, ctx.produced)
+        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }), record }
+      }
+    }
+    case "record":
+      return (args, ctx) => {
+        const v = idName === undefined ? undefined : args[idName]
+        const rec = typeof v === "string" ? ctx.records.get(v) : undefined
+        if (rec === undefined || rec.type !== op.type) return notFound(def?.noun ?? op.type, v ?? null)
+        return { ok: true, payload: envelope(op, render({ record: rec }, ctx.produced), { total: 1, returned: 1, limit: 1 }) }
+      }
+    case "convert": {
+      const amountName = param("amount")?.name ?? "amount"
+      const baseName = param("base")?.name ?? "from"
+      const quoteName = param("quote")?.name ?? "to"
+      return (args, ctx) => {
+        const amount = num(args[amountName]) ?? 0
+        const b = str(args[baseName]) ?? ""
+        const q = str(args[quoteName]) ?? ""
+        const bi = u.indexOf("currency", b.toUpperCase())
+        const qi = u.indexOf("currency", q.toUpperCase())
+        if (bi < 0) return notFound("currency", b)
+        if (qi < 0) return notFound("currency", q)
+        const rb = num(u.attr("currency", bi, "rate_per_usd")) ?? 1
+        const rq = num(u.attr("currency", qi, "rate_per_usd")) ?? 1
+        const rate = Math.round((rq / rb) * 1e6) / 1e6
+        const decimals = num(u.attr("currency", qi, "decimals")) ?? 2
+        const f = 10 ** decimals
+        const outs: Record<string, Json> = { result: Math.round(amount * (rq / rb) * f) / f, rate }
+        const o: { [key: string]: Json } = {}
+        for (const fl of op.fields) {
+          o[fl.out] = fl.source.kind === "out" ? outs[fl.source.key] ?? null : fl.source.kind === "arg" ? (str(args[fl.source.param]) ?? "").toUpperCase() : null
+        }
+        ctx.produced.push(b.toUpperCase(), q.toUpperCase())
+        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+      }
+    }
+    case "utility": {
+      const util = utility(op.utility ?? "")
+      const inputs = op.params.filter((p) => p.role === "input")
+      return (args, ctx) => {
+        if (util === undefined) return notFound("utility", op.utility ?? null)
+        const values: { [key: string]: Json } = {}
+        for (const p of inputs) {
+          const v = args[p.name]
+          if (v !== undefined && p.key !== undefined) values[p.key] = v
+        }
+        const res = util.run(values, ctx.callHash)
+        const o: { [key: string]: Json } = {}
+        for (const f of op.fields) o[f.out] = f.source.kind === "out" ? res[f.source.key] ?? null : null
+        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+      }
+    }
+  }
+}
