@@ -1,0 +1,138 @@
+/**
+ * ToolLibrary layers over real tool libraries on disk: a ToolBench-format folder (optionally merged with
+ * StableToolBench query files' api_lists), BFCL, API-Bank, OpenAPI and MCP files, alone or together. G_dep
+ * is inferred (src/DepInference.ts) and every import report is logged, counts and first issues.
+ */
+import { Effect, Layer } from "effect"
+import * as nodePath from "node:path"
+import * as DepGraph from "../src/DepGraph.ts"
+import * as DepInference from "../src/DepInference.ts"
+import type { ToolSpec } from "../src/domain/Tool.ts"
+import * as ApiBank from "../src/importers/ApiBank.ts"
+import * as Bfcl from "../src/importers/Bfcl.ts"
+import * as Mcp from "../src/importers/Mcp.ts"
+import { uniquifyNames } from "../src/importers/Naming.ts"
+import * as OpenApi from "../src/importers/OpenApi.ts"
+import { type ImportError, type ImportReport, summary } from "../src/importers/Report.ts"
+import * as StableToolBench from "../src/importers/StableToolBench.ts"
+import * as ToolBench from "../src/importers/ToolBench.ts"
+import { type Library, makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
+
+/** One source of tools. */
+export type Source =
+  /** A ToolBench tool folder (`<Category>/<tool>.json`); query files add the APIs of their `api_list`s the folder lacks. */
+  | { readonly kind: "toolbench"; readonly dir: string; readonly queryFiles?: ReadonlyArray<string> }
+  /** A BFCL data folder (every `BFCL_*.json`) or one JSON Lines file. */
+  | { readonly kind: "bfcl"; readonly path: string }
+  /** An API-Bank data folder; `training: false` leaves out the APIs of the training dialogues. */
+  | { readonly kind: "api-bank"; readonly dir: string; readonly training?: boolean }
+  /** An OpenAPI 3 / Swagger 2.0 JSON document. */
+  | { readonly kind: "openapi"; readonly path: string; readonly category?: string; readonly group?: string }
+  /** A saved MCP `tools/list` result. */
+  | { readonly kind: "mcp"; readonly path: string; readonly server?: string; readonly category?: string }
+
+/** Options of {@link load}. */
+export interface Options {
+  /** Options of G_dep inference. */
+  readonly inference?: DepInference.Options
+  /** How many issues of each report are logged (default 5). */
+  readonly loggedIssues?: number
+}
+
+/** A loaded library, the reports of its imports, and how long it took. */
+export interface Loaded {
+  readonly library: Library
+  readonly reports: ReadonlyArray<ImportReport>
+  /** The rule behind each edge of `library.graph.edges`, same order (before duplicate removal by DepGraph). */
+  readonly rules: ReadonlyArray<DepInference.Rule>
+  readonly importMs: number
+  readonly inferMs: number
+}
+
+const importSource = (source: Source): Effect.Effect<{ tools: ReadonlyArray<ToolSpec>; reports: ReadonlyArray<ImportReport> }, ImportError> => {
+  switch (source.kind) {
+    case "toolbench":
+      return Effect.gen(function* () {
+        const folder = yield* ToolBench.loadDirectory(source.dir)
+        const files = source.queryFiles ?? []
+        if (files.length === 0) return { tools: folder.tools, reports: [folder.report] }
+        const loaded = yield* Effect.forEach(files, (f) => StableToolBench.loadQueryFile(f))
+        const merged = StableToolBench.mergeQueryApis(folder.tools, loaded.flatMap((q) => q.queries))
+        const mergeReport: ImportReport = {
+          source: `api_lists of ${files.map((f) => nodePath.basename(f)).join(", ")}`,
+          loaded: merged.added,
+          skipped: 0,
+          issues: [],
+          issueCount: 0
+        }
+        return { tools: merged.tools, reports: [folder.report, ...loaded.map((q) => q.report), mergeReport] }
+      })
+    case "bfcl":
+      return Effect.gen(function* () {
+        const r = /\.jsonl?$/i.test(source.path) ? yield* Bfcl.loadFiles([source.path]) : yield* Bfcl.loadDirectory(source.path)
+        return { tools: r.tools, reports: [r.report] }
+      })
+    case "api-bank":
+      return ApiBank.loadDirectory(source.dir, source.training === undefined ? {} : { training: source.training }).pipe(
+        Effect.map((r) => ({ tools: r.tools, reports: [r.report] }))
+      )
+    case "openapi":
+      return OpenApi.loadFile(source.path, {
+        ...(source.category !== undefined ? { category: source.category } : {}),
+        ...(source.group !== undefined ? { group: source.group } : {})
+      }).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+    case "mcp":
+      return Mcp.loadFile(source.path, {
+        ...(source.server !== undefined ? { server: source.server } : {}),
+        ...(source.category !== undefined ? { category: source.category } : {})
+      }).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+  }
+}
+
+const label = (sources: ReadonlyArray<Source>): string =>
+  sources
+    .map((s) => {
+      switch (s.kind) {
+        case "toolbench":
+          return `toolbench:${s.dir}${(s.queryFiles ?? []).length > 0 ? ` (+${(s.queryFiles ?? []).length} query files)` : ""}`
+        case "api-bank":
+          return `api-bank:${s.dir}`
+        default:
+          return `${s.kind}:${s.path}`
+      }
+    })
+    .join(" + ")
+
+/**
+ * Imports the sources, makes names unique across them (the smallest id keeps a shared name), infers G_dep
+ * and logs each report. Fails only when a source as a whole cannot be read.
+ */
+export const load = Effect.fn("ToolLibraryFiles.load")(function* (sources: ReadonlyArray<Source>, options: Options = {}) {
+  const started = performance.now()
+  const imported = yield* Effect.forEach(sources, importSource)
+  const reports = imported.flatMap((i) => i.reports)
+  const all = imported.flatMap((i) => i.tools)
+  const tools = sources.length > 1 ? uniquifyNames(all) : all
+  const importMs = performance.now() - started
+  const inferred = DepInference.infer(tools, options.inference)
+  const graph = DepGraph.make(inferred.edges)
+  const inferMs = performance.now() - started - importMs
+  for (const r of reports) {
+    const line = summary(r, options.loggedIssues ?? 5)
+    yield* r.issueCount > 0 ? Effect.logWarning(line) : Effect.logInfo(line)
+  }
+  const library = makeLibrary(label(sources), inferred.tools, graph)
+  const stats = DepGraph.stats(library.tools, graph)
+  yield* Effect.logInfo(
+    `${library.label}: ${stats.apis} APIs of ${stats.tools} tools in ${stats.categories} categories; G_dep ${stats.hardEdges} hard + ${stats.softEdges} soft edges, ${stats.toolsWithDeps} APIs with a dependency (import ${Math.round(importMs)} ms, inference ${Math.round(inferMs)} ms)`
+  )
+  return { library, reports, rules: inferred.rules, importMs, inferMs } satisfies Loaded
+})
+
+/** A ToolLibrary layer over any mix of sources. */
+export const layer = (sources: ReadonlyArray<Source>, options: Options = {}): Layer.Layer<ToolLibrary, ImportError> =>
+  Layer.effect(ToolLibrary)(load(sources, options).pipe(Effect.map((l) => l.library)))
+
+/** A ToolLibrary layer over a ToolBench-format folder (e.g. ToolEnv2404), optionally merged with StableToolBench query files. */
+export const layerToolBench = (dir: string, queryFiles: ReadonlyArray<string> = [], options: Options = {}): Layer.Layer<ToolLibrary, ImportError> =>
+  layer([{ kind: "toolbench", dir, queryFiles }], options)
