@@ -114,6 +114,23 @@ export const make = (vocab: StaticVocab): StaticTokenizer => {
   return { vocab, rows, encode, ngramIds }
 }
 
+/**
+ * Inverse document frequency of every row over a collection of encodings: ln(1 + (N − df + ½)/(df + ½)) (BM25's,
+ * never negative); rows absent from the collection get the largest value, ln(1 + 2N + 1).
+ */
+export const inverseDocumentFrequency = (encodings: ReadonlyArray<StaticEncoding>, rows: number): Float32Array => {
+  const df = new Uint32Array(rows)
+  for (const e of encodings) for (const id of e.ids) df[id] = (df[id] ?? 0) + 1
+  const n = encodings.length
+  return Float32Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)))
+}
+
+/** Scales each token's mass by idf^exponent (exponent 0 leaves the encoding as it is). */
+export const weightByIdf = (encoding: StaticEncoding, idf: Float32Array, exponent: number): StaticEncoding =>
+  exponent === 0
+    ? encoding
+    : { ids: encoding.ids, mass: Float32Array.from(encoding.mass, (m, t) => m * Math.pow(idf[encoding.ids[t] ?? 0] ?? 0, exponent)) }
+
 /** How a vocabulary is chosen from training text. */
 export interface VocabOptions {
   readonly text: Text.TextOptions

