@@ -281,11 +281,12 @@ export const finalize = (tools: ReadonlyArray<ToolSpec>): Array<ToolSpec> =>
   uniquifyNames(uniquifyIds(tools, (t, id) => ({ ...t, id: toolId(id) })))
 
 /**
- * Loads a ToolBench-format folder: every `<Category>/*.json` (read {@link readConcurrency} at a time).
+ * Loads a ToolBench-format folder: every `<Category>/*.json` (read {@link readConcurrency} at a time unless
+ * `concurrency` says otherwise).
  * Unparseable files and malformed APIs are skipped and reported; repaired parameters and response
  * schemas are reported too. Fails only when the folder itself cannot be listed.
  */
-export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir: string) {
+export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir: string, options: { readonly concurrency?: number } = {}) {
   if (!(yield* isDirectory(dir))) return yield* new ImportError({ source: dir, message: "not a folder (expected <Category>/<tool>.json)" })
   const entries = yield* listDir(dir)
   const strays = entries.filter((e) => !e.isDirectory).map((e) => e.name)
@@ -295,7 +296,7 @@ export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir
       Effect.map((list) => list.filter((f) => !f.isDirectory && f.name.endsWith(".json")).map((f) => ({ category, file: f.name })))
     ))
   const results = yield* Effect.forEach(files.flat(), ({ category, file }) => loadFile(dir, category, file), {
-    concurrency: readConcurrency
+    concurrency: Math.max(1, options.concurrency ?? readConcurrency)
   })
   const strayIssues = collector()
   for (const s of strays) strayIssues.issue(s, "file outside a category folder, ignored")
