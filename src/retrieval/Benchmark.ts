@@ -8,6 +8,7 @@ import type { ToolSpec } from "../domain/Tool.ts"
 import type { ImportReport } from "../importers/Report.ts"
 import * as StableToolBench from "../importers/StableToolBench.ts"
 import * as ToolBench from "../importers/ToolBench.ts"
+import { unitHash } from "../math/Random.ts"
 import * as Stats from "../math/Stats.ts"
 import * as Metrics from "./Metrics.ts"
 
@@ -69,6 +70,23 @@ export const load = Effect.fn("Benchmark.load")(function*(libraryDir: string, qu
     matchedApis: merged.matched,
     loadMs: Duration.toMillis(elapsed)
   } satisfies Setup
+})
+
+/**
+ * The held-out split the BM25 defaults were tuned on: the G1_category queries whose seeded hash of the query
+ * id falls under `fraction` (2/3 of them). Reports give G1_category whole and its other third separately.
+ */
+export const tuningSplit = { file: "G1_category.json", seed: 4, fraction: 0.667 } as const
+
+/** Whether a query id is in the tuning part of {@link tuningSplit} (for `fraction` and `seed` given, another split). */
+export const isTuningQuery = (queryId: string, fraction: number = tuningSplit.fraction, seed: number = tuningSplit.seed): boolean =>
+  unitHash(seed, "bm25-tune", queryId) < fraction
+
+/** The queries of a set for which `keep` holds, under a new name. */
+export const subset = (set: QuerySet, name: string, keep: (query: JudgedQuery) => boolean): QuerySet => ({
+  ...set,
+  name,
+  queries: set.queries.filter(keep)
 })
 
 /** A relevant pair of a query that no library entry matched. */

@@ -102,7 +102,8 @@ describe("programs/retrieval-eval", () => {
       const file = JSON.parse(lines[lines.length - 1] as string).files["G1_instruction.json"]
       expect(file.queries).toBe(163)
       expect(file.unmatched).toBe(0)
-      expect(file.ndcg5).toBeGreaterThanOrEqual(47)
+      // measured 48.75 with the tuned defaults (docs/retrieval.md); the plain BM25 reached 44.5
+      expect(file.ndcg5).toBeGreaterThanOrEqual(47.5)
     },
     180_000
   )

@@ -1,0 +1,83 @@
+/**
+ * minisearch (defaults, one document per API with our document fields) against our BM25, plain and tuned, on the
+ * same library and queries in one run: NDCG@5 per file and the latency ratio.
+ * Run: `npx tsx bench/retrieval-minisearch.ts [--limit N]` (minisearch takes about a second per query).
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect } from "effect"
+import MiniSearch from "minisearch"
+import { dataPath } from "../src/DataPath.ts"
+import * as Stats from "../src/math/Stats.ts"
+import * as Benchmark from "../src/retrieval/Benchmark.ts"
+import * as Bm25 from "../src/retrieval/Bm25.ts"
+import * as Document from "../src/retrieval/Document.ts"
+
+const limitAt = process.argv.indexOf("--limit")
+/** At most this many queries per file (evenly spaced), for a quicker run; default all. */
+const limit = limitAt < 0 ? Infinity : Math.max(1, Number(process.argv[limitAt + 1]) || 1)
+
+const files = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
+  dataPath("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
+)
+
+const sample = (set: Benchmark.QuerySet): Benchmark.QuerySet => {
+  if (set.queries.length <= limit) return set
+  const step = set.queries.length / limit
+  return { ...set, queries: Array.from({ length: limit }, (_, i) => set.queries[Math.floor(i * step)] as Benchmark.JudgedQuery) }
+}
+
+const timedMs = <A>(f: () => A): [A, number] => {
+  const start = performance.now()
+  const value = f()
+  return [value, performance.now() - start]
+}
+
+const program = Effect.gen(function*() {
+  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), files)
+  const g1c = setup.sets.find((s) => s.name === Benchmark.tuningSplit.file)
+  const sets = [
+    ...setup.sets,
+    ...(g1c === undefined ? [] : [Benchmark.subset(g1c, "G1_category[held-out]", (q) => !Benchmark.isTuningQuery(q.id))])
+  ].map(sample)
+  yield* Console.log(`library: ${setup.tools.length} APIs; queries per file: ${sets.map((s) => `${s.name} ${s.queries.length}`).join(", ")}`)
+
+  const [mini, miniBuildMs] = timedMs(() => {
+    const engine = new MiniSearch<{ id: number } & Document.ToolDocument["fields"]>({ fields: [...Document.fieldNames] })
+    engine.addAll(setup.tools.map((tool, id) => ({ id, ...Document.fromTool(tool).fields })))
+    return engine
+  })
+  const [plain, plainBuildMs] = timedMs(() => Bm25.build(setup.tools, Bm25.plainConfig))
+  const [tuned, tunedBuildMs] = timedMs(() => Bm25.build(setup.tools, Bm25.defaultConfig))
+  yield* Console.log(
+    `build ms: minisearch ${miniBuildMs.toFixed(0)}, bm25-plain ${plainBuildMs.toFixed(0)}, bm25 ${tunedBuildMs.toFixed(0)}`
+  )
+  const names = setup.tools.map((t) => t.name as string)
+  const rankers: ReadonlyArray<readonly [string, (q: string) => ReadonlyArray<string>]> = [
+    ["minisearch", (q) => mini.search(q).slice(0, 10).map((r) => names[r.id as number] as string)],
+    ["bm25-plain", (q) => Bm25.search(plain, q, 10).map((h) => h.tool)],
+    ["bm25", (q) => Bm25.search(tuned, q, 10).map((h) => h.tool)]
+  ]
+  const rows: Array<ReadonlyArray<string>> = []
+  const header = ["file", "engine", "NDCG@1", "NDCG@5", "R@5", "R@10", "p50 ms", "mean ms", "p95 ms"]
+  const ratios: Array<string> = []
+  for (const set of sets) {
+    const results = rankers.map(([name, rank]) => [name, Benchmark.evaluateSync(set, rank)] as const)
+    for (const [name, r] of results) {
+      rows.push([set.name, name, r.ndcg1.toFixed(1), r.ndcg5.toFixed(1), r.recall5.toFixed(1), r.recall10.toFixed(1), r.p50_ms.toFixed(3), r.mean_ms.toFixed(3), r.p95_ms.toFixed(3)])
+    }
+    const m = results[0]?.[1]
+    const ours = results[2]?.[1]
+    if (m !== undefined && ours !== undefined) {
+      ratios.push(
+        `${set.name}: NDCG@5 bm25 ${ours.ndcg5.toFixed(1)} vs minisearch ${m.ndcg5.toFixed(1)}; latency minisearch/bm25 = ${(m.p50_ms / ours.p50_ms).toFixed(0)}x (p50), ${(m.mean_ms / ours.mean_ms).toFixed(0)}x (mean)`
+      )
+    }
+  }
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)))
+  const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
+  yield* Console.log([line(header), ...rows.map(line)].join("\n"))
+  yield* Console.log(`\n${ratios.join("\n")}`)
+  yield* Console.log(`(latency: one query at a time, same process, same harness; median of ${Stats.mean(sets.map((s) => s.queries.length)).toFixed(0)} queries per file on average)`)
+})
+
+NodeRuntime.runMain(program)
