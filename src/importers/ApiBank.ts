@@ -219,7 +219,7 @@ export const descriptionsInDialogues = (content: unknown, file: string, issues: 
   return out
 }
 
-/** `'input_parameters': {'none'}` (a Python set, read as `["none"]`) or `[]` means "no parameters". */
+/** `'input_parameters': {'none'}` or `{None}` (Python sets, read as `["none"]`, `[null]`) or `[]` mean "no parameters". */
 const normalizeEmpty = (f: Found, issues: Collector): Json => {
   const v = f.value
   if (typeof v !== "object" || v === null || Array.isArray(v)) return v
@@ -227,7 +227,7 @@ const normalizeEmpty = (f: Found, issues: Collector): Json => {
   let out: { [key: string]: Json } | undefined
   for (const key of ["input_parameters", "output_parameters"]) {
     const field = record[key]
-    if (Array.isArray(field) && field.every((x) => typeof x === "string" && /^(none|null|)$/i.test(x.trim()))) {
+    if (Array.isArray(field) && field.every((x) => x === null || (typeof x === "string" && /^(none|null|)$/i.test(x.trim())))) {
       out = { ...(out ?? record), [key]: {} }
       issues.issue(f.at, `${key} written as ${JSON.stringify(field)}: read as none`)
     }

@@ -84,7 +84,7 @@ describe.skipIf(apiBank === undefined)("API-Bank data (needs ../shared/data/api-
       const evaluation = tools.filter((t) => t.category === "API-Bank")
       expect(evaluation.length).toBe(101)
       expect(tools.length).toBe(485)
-      expect(report.skipped).toBe(9)
+      expect(report.skipped).toBe(8)
       expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length)
       const withoutTraining = yield* loadDirectory(apiBank ?? "", { training: false })
       expect(withoutTraining.tools.length).toBe(101)
