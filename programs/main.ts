@@ -1,25 +1,89 @@
 /**
- * The main job. Until the rollout runtime lands it only checks that the domain schemas load and decode,
- * which is the smallest end-to-end thing the project has.
+ * The main job: build the generated ToolEnv, sample held-out I1/I2/I3 tasks, run a policy under each paradigm,
+ * judge and reward every rollout, and write the Table-1-style comparison plus all trajectories to a run folder.
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Schema } from "effect"
-import { ToolSpec } from "../src/domain/index.ts"
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Console, Effect, Option, Redacted, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as App from "../layers/App.ts"
+import { Paradigm } from "../src/domain/Trajectory.ts"
+import { Level } from "../src/domain/Task.ts"
+import * as Job from "../src/Job.ts"
 
-const example = {
-  id: "generated:sports/team_roster",
-  name: "team_roster",
-  group: "Team Roster",
-  apiName: "team_roster",
-  category: "Sports",
-  description: "Lists the players of a team.",
-  parameters: { type: "object", properties: { team_id: { type: "string" } }, required: ["team_id"] },
-  source: { kind: "generated", ref: "example" }
-}
+/** A comma-separated flag value decoded as a list of literals; a bad item is a SchemaError naming it. */
+const decodeList = <S extends Schema.Codec<unknown, unknown>>(item: S, text: string) =>
+  Schema.decodeUnknownEffect(Schema.Array(item))(text.split(",").map((s) => s.trim()).filter((s) => s !== ""))
 
-const program = Effect.gen(function*() {
-  const spec = yield* Schema.decodeUnknownEffect(ToolSpec)(example)
-  yield* Console.log(`decoded tool ${spec.name} (${spec.category})`)
-})
+const command = Command.make(
+  "paraagent",
+  {
+    tasks: Flag.Int("tasks").pipe(Flag.withDescription("held-out tasks per level"), Flag.withDefault(Job.defaults.tasksPerLevel)),
+    levels: Flag.String("levels").pipe(Flag.withDescription("levels to run, comma-separated (I1,I2,I3)"), Flag.withDefault("I1,I2,I3")),
+    seed: Flag.Int("seed").pipe(Flag.withDescription("seed of the task draw and the rollouts"), Flag.withDefault(Job.defaults.seed)),
+    worldSeed: Flag.Int("world-seed").pipe(Flag.withDescription("seed of the generated world"), Flag.withDefault(7)),
+    paradigms: Flag.String("paradigms").pipe(
+      Flag.withDescription("paradigms to compare, comma-separated: ParaAct,ReAct,ExploreThenExecute,DFSDT"),
+      Flag.withDefault("ParaAct,ReAct,ExploreThenExecute,DFSDT")
+    ),
+    group: Flag.Int("group").pipe(Flag.withDescription("rollouts per task (≥ 2 gives Pass@2)"), Flag.withDefault(Job.defaults.group)),
+    policy: Flag.Literals("policy", ["teacher", "openai"]).pipe(
+      Flag.withDescription("teacher: the scripted multi-agent teacher (no network); openai: an OpenAI-compatible endpoint"),
+      Flag.withDefault("teacher")
+    ),
+    mistakeRate: Flag.Finite("mistake-rate").pipe(Flag.withDescription("teacher mistake rate per decision"), Flag.withDefault(0.1)),
+    mode: Flag.Literals("mode", ["text", "native"]).pipe(Flag.withDescription("openai policy: ParaAct tags or native tool_calls"), Flag.withDefault("text")),
+    baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1 (or PARAAGENT_BASE_URL)"), Flag.optional),
+    model: Flag.String("model").pipe(Flag.withDescription("model name (or PARAAGENT_MODEL)"), Flag.optional),
+    apiKey: Flag.Redacted("api-key").pipe(Flag.withDescription("API key (or PARAAGENT_API_KEY); never printed"), Flag.optional),
+    judge: Flag.Literals("judge", ["rule", "llm"]).pipe(Flag.withDescription("rule judge (gold facts) or the LLM judge over the endpoint"), Flag.withDefault("rule")),
+    retriever: Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("tool retriever"), Flag.withDefault("bm25")),
+    faults: Flag.Boolean("faults").pipe(Flag.withDescription("inject the simulator's 5% transient faults (--no-faults to disable)"), Flag.withDefault(true)),
+    maxRounds: Flag.Int("max-rounds").pipe(Flag.withDescription("T_max"), Flag.withDefault(12)),
+    concurrency: Flag.Int("concurrency").pipe(Flag.withDescription("task groups rolled out at once"), Flag.withDefault(Job.defaults.concurrency)),
+    estimator: Flag.String("estimator").pipe(Flag.withDescription("advantage estimator stored on trajectories (paraagent, grpo, grpo_per_index)"), Flag.withDefault("paraagent")),
+    out: Flag.String("out").pipe(Flag.withDescription("run folder (default runs/<date>-seed<seed>)"), Flag.optional)
+  },
+  Effect.fn(function*(flags) {
+    const levels = yield* decodeList(Level, flags.levels)
+    const paradigms = yield* decodeList(Paradigm, flags.paradigms)
+    const endpoint = Option.isSome(flags.baseUrl) || Option.isSome(flags.model)
+      ? {
+        baseUrl: Option.getOrElse(flags.baseUrl, () => process.env["PARAAGENT_BASE_URL"] ?? ""),
+        model: Option.getOrElse(flags.model, () => process.env["PARAAGENT_MODEL"] ?? ""),
+        ...(Option.isSome(flags.apiKey) ? { apiKey: flags.apiKey.value } : process.env["PARAAGENT_API_KEY"] ? { apiKey: Redacted.make(process.env["PARAAGENT_API_KEY"]) } : {})
+      }
+      : undefined
+    const options: Job.JobOptions = {
+      tasksPerLevel: flags.tasks,
+      levels,
+      seed: flags.seed,
+      paradigms,
+      group: flags.group,
+      concurrency: flags.concurrency,
+      estimator: flags.estimator,
+      out: Option.getOrElse(flags.out, () => Job.defaultOut(flags.seed)),
+      progress: true
+    }
+    const app: App.AppOptions = {
+      world: { seed: flags.worldSeed },
+      tasks: { holdoutTools: true },
+      retriever: flags.retriever,
+      policy: flags.policy === "teacher"
+        ? { kind: "teacher", options: { mistakeRate: flags.mistakeRate } }
+        : { kind: "openai", options: { mode: flags.mode } },
+      judge: flags.judge,
+      ...(endpoint !== undefined ? { endpoint } : {}),
+      simulator: { faultRate: flags.faults ? 0.05 : 0 },
+      rollout: { maxRounds: flags.maxRounds, faults: flags.faults, lenient: flags.policy === "openai" }
+    }
+    const result = yield* Job.run(options).pipe(Effect.provide(App.layer(app)))
+    yield* Console.log(result.table)
+    yield* Console.log(result.dir)
+  })
+).pipe(Command.withDescription("Compare agent paradigms on held-out ToolEnv tasks: Pass@1/Pass@2, Path, rounds, calls, searches"))
 
-NodeRuntime.runMain(program)
+command.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)

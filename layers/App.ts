@@ -1,0 +1,89 @@
+/**
+ * The composed application: ToolEnv (generated world, simulator, tasks), a retriever, a policy, a judge and the
+ * rollout runtime, each swappable by option. Programs and examples build their layer here.
+ */
+import { Layer } from "effect"
+import type { ConfigError } from "../src/domain/Errors.ts"
+import type { Judge } from "../src/Judge.ts"
+import * as JudgeRule from "../src/judge/RuleJudge.ts"
+import type { Policy } from "../src/Policy.ts"
+import { Retriever } from "../src/Retriever.ts"
+import type { RetrieverError } from "../src/Retriever.ts"
+import * as Rollout from "../src/Rollout.ts"
+import * as Simulator from "../src/Simulator.ts"
+import * as TaskSource from "../src/TaskSource.ts"
+import * as Teacher from "../src/Teacher.ts"
+import * as ToolLibrary from "../src/ToolLibrary.ts"
+import type * as Tasks from "../src/world/Tasks.ts"
+import type * as World from "../src/world/World.ts"
+import * as JudgeLlm from "./JudgeLlm.ts"
+import * as OpenAiClient from "./OpenAiClient.ts"
+import type { OpenAiConfigInput } from "./OpenAiClient.ts"
+import * as PolicyOpenAi from "./PolicyOpenAi.ts"
+import * as RetrieverOnnx from "./RetrieverOnnx.ts"
+
+/** Which retriever explores the library. */
+export type RetrieverChoice = "bm25" | "dense" | "hybrid"
+
+/** Which policy acts. */
+export type PolicyChoice =
+  | { readonly kind: "teacher"; readonly options?: Partial<Teacher.TeacherOptions> }
+  | { readonly kind: "openai"; readonly options?: PolicyOpenAi.PolicyOpenAiOptions }
+
+/** Everything the application layer can be built from. */
+export interface AppOptions {
+  readonly world?: World.WorldOptions
+  readonly simulator?: Partial<Simulator.SimulatorConfig>
+  readonly tasks?: Tasks.TaskOptions
+  readonly retriever?: RetrieverChoice
+  readonly policy?: PolicyChoice
+  readonly judge?: "rule" | "llm"
+  /** The OpenAI-compatible endpoint used by the `openai` policy and the `llm` judge. */
+  readonly endpoint?: OpenAiConfigInput
+  readonly rollout?: Partial<Rollout.RolloutConfig>
+}
+
+/** The services the application provides. */
+export type Services =
+  | ToolLibrary.ToolLibrary
+  | World.GeneratedWorld
+  | Simulator.Simulator
+  | TaskSource.TaskSource
+  | Retriever
+  | Policy
+  | Judge
+  | Rollout.Rollout
+
+const retrieverLayer = (choice: RetrieverChoice) => {
+  switch (choice) {
+    case "bm25":
+      return Retriever.layerBm25
+    case "dense":
+      return RetrieverOnnx.layerShipped
+    case "hybrid":
+      return RetrieverOnnx.layerHybrid()
+  }
+}
+
+const endpointLayer = (endpoint: OpenAiConfigInput | undefined): Layer.Layer<OpenAiClient.OpenAiClient, ConfigError> =>
+  endpoint === undefined ? OpenAiClient.layerConfig() : OpenAiClient.layerFrom(endpoint)
+
+/**
+ * Builds the application: the generated world (default seed 7, 50,011 tools) with its simulator (5% faults) and
+ * task source, BM25 retrieval, the scripted teacher, the rule judge, and the rollout runtime (spec Table 6 defaults).
+ */
+export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigError | RetrieverError> => {
+  const env = ToolLibrary.layerGenerated(options.world ?? {})
+  const simulator = Simulator.layer(options.simulator ?? {})
+  const tasks = TaskSource.layerGenerated(options.tasks ?? {})
+  const retriever = retrieverLayer(options.retriever ?? "bm25")
+  const policyChoice = options.policy ?? { kind: "teacher" }
+  const policy: Layer.Layer<Policy, ConfigError, ToolLibrary.ToolLibrary> = policyChoice.kind === "teacher"
+    ? Teacher.layer(policyChoice.options ?? {})
+    : PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpointLayer(options.endpoint)))
+  const judge: Layer.Layer<Judge, ConfigError> = options.judge === "llm"
+    ? JudgeLlm.layer().pipe(Layer.provide(endpointLayer(options.endpoint)))
+    : JudgeRule.layer
+  const agents = Layer.mergeAll(simulator, tasks, retriever, policy, judge).pipe(Layer.provideMerge(env))
+  return Rollout.layer(options.rollout ?? {}).pipe(Layer.provideMerge(agents))
+}
