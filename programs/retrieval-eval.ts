@@ -1,17 +1,19 @@
 /**
- * `npm run retrieval-eval -- [--library <dir>] [--queries <file>]... [--retriever bm25|dense|hybrid] [--k 10] [--json]`:
+ * `npm run retrieval-eval -- [--library <dir>] [--queries <file>]... [--retriever bm25|dense|hybrid] [--k 10] [--json]`
+ * (`--bm25-plain` for the baseline; `--model` with `--vocab` or `--tokenizer` for another dense encoder):
  * NDCG@1/5, Recall@5/10 and latency per query file over the whole library (tools + the query files' api_lists).
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { dataPathIfPresent } from "../src/DataPath.ts"
+import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import * as DepGraph from "../src/DepGraph.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { summary } from "../src/importers/Report.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
-import { Retriever } from "../src/Retriever.ts"
+import { Retriever, type RetrieverError } from "../src/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
 
 /** The StableToolBench test files of the shared data folder, used when no query file is given. */
@@ -42,27 +44,53 @@ const bm25Plain = Flag.Boolean("bm25-plain").pipe(
   Flag.withDefault(false)
 )
 
-/** The Retriever layer a flag names. Dense and hybrid come from the dense retriever's layer. */
+const model = Flag.File("model", { mustExist: true }).pipe(
+  Flag.withDescription("dense/hybrid: an ONNX encoder instead of the shipped one; give --vocab (ParaAgent static encoder) or --tokenizer (sentence-transformers export)"),
+  Flag.optional
+)
+const vocab = Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("dense/hybrid: the static encoder's *.vocab.json"), Flag.optional)
+const tokenizer = Flag.File("tokenizer", { mustExist: true }).pipe(
+  Flag.withDescription("dense/hybrid: the tokenizer.json of a sentence-transformers ONNX export"),
+  Flag.optional
+)
+
+/** The encoder the model flags name (the shipped one when none is given). */
+const modelSource = (
+  onnx: string | undefined,
+  vocabFile: string | undefined,
+  tokenizerFile: string | undefined
+): Effect.Effect<RetrieverOnnx.ModelSource, ConfigError> => {
+  if (onnx === undefined) {
+    if (vocabFile === undefined && tokenizerFile === undefined) return Effect.succeed(RetrieverOnnx.shippedModel)
+    return Effect.fail(new ConfigError({ field: "--model", value: "", message: "--vocab / --tokenizer need --model <file.onnx>" }))
+  }
+  if (vocabFile !== undefined && tokenizerFile === undefined) return Effect.succeed({ kind: "static", onnx, vocab: vocabFile })
+  if (tokenizerFile !== undefined && vocabFile === undefined) return Effect.succeed({ kind: "transformer", onnx, tokenizer: tokenizerFile })
+  return Effect.fail(new ConfigError({ field: "--model", value: onnx, message: "give exactly one of --vocab (static encoder) or --tokenizer (transformer)" }))
+}
+
+/** The Retriever layer the flags name. Dense and hybrid are the dense retriever's layers (layers/RetrieverOnnx.ts). */
 const retrieverLayer = (
   kind: "bm25" | "dense" | "hybrid",
-  plain: boolean
-): Effect.Effect<Layer.Layer<Retriever, never, ToolLibrary>, ConfigError> => {
+  plain: boolean,
+  source: RetrieverOnnx.ModelSource
+): Effect.Effect<Layer.Layer<Retriever, RetrieverError, ToolLibrary>, ConfigError> => {
   if (plain && kind !== "bm25") {
     return Effect.fail(new ConfigError({ field: "--bm25-plain", value: kind, message: "--bm25-plain applies to --retriever bm25 only" }))
   }
-  if (kind === "bm25") return Effect.succeed(plain ? Retriever.layerBm25With(Bm25.plainConfig, "bm25-plain") : Retriever.layerBm25)
-  return Effect.fail(
-    new ConfigError({
-      field: "--retriever",
-      value: kind,
-      message: `the ${kind} retriever is not available in this build (layers/RetrieverOnnx.ts has not landed); use --retriever bm25`
-    })
-  )
+  switch (kind) {
+    case "bm25":
+      return Effect.succeed(plain ? Retriever.layerBm25With(Bm25.plainConfig, "bm25-plain") : Retriever.layerBm25)
+    case "dense":
+      return Effect.succeed(RetrieverOnnx.layer({ model: source }))
+    case "hybrid":
+      return Effect.succeed(RetrieverOnnx.layerHybrid({ model: source }))
+  }
 }
 
 const command = Command.make(
   "retrieval-eval",
-  { library, queries, moreQueries, retriever, k, json, bm25Plain },
+  { library, queries, moreQueries, retriever, k, json, bm25Plain, model, vocab, tokenizer },
   Effect.fn(function*(flags) {
     if (flags.k < 10 || flags.k > 10_000) {
       return yield* new ConfigError({ field: "--k", value: String(flags.k), message: "--k must be between 10 and 10000" })
@@ -76,7 +104,8 @@ const command = Command.make(
     if (files.length === 0) {
       return yield* new ConfigError({ field: "--queries", value: "", message: "no --queries given and no StableToolBench test files in the data folder" })
     }
-    const layer = yield* retrieverLayer(flags.retriever, flags.bm25Plain)
+    const source = yield* modelSource(Option.getOrUndefined(flags.model), Option.getOrUndefined(flags.vocab), Option.getOrUndefined(flags.tokenizer))
+    const layer = yield* retrieverLayer(flags.retriever, flags.bm25Plain, source)
 
     const setup = yield* Benchmark.load(libraryDir, files)
     yield* Console.log(summary(setup.libraryReport, 3))

@@ -78,15 +78,25 @@ describe("programs/retrieval-eval", () => {
     expect(stdout).toContain("query 2: [Nowhere, Nothing]")
   })
 
-  it("fails with a named flag error for an unavailable option combination", async () => {
+  it("fails with an error naming the flag for bad values and combinations", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrieval-eval-"))
     const { library, queries } = writeFixture(dir)
-    const failure = await run(tsx, [program, "--library", library, "--queries", queries, "--k", "3"], { cwd: repoRoot }).then(
-      () => undefined,
-      (error: { code?: number; stderr?: string; stdout?: string }) => error
-    )
-    expect(failure?.code).toBe(1)
-    expect(`${failure?.stderr}${failure?.stdout}`).toContain("--k must be between 10 and 10000")
+    const failure = (extra: ReadonlyArray<string>) =>
+      run(tsx, [program, "--library", library, "--queries", queries, ...extra], { cwd: repoRoot }).then(
+        () => ({ code: 0, output: "" }),
+        (error: { code?: number; stderr?: string; stdout?: string }) => ({ code: error.code, output: `${error.stderr}${error.stdout}` })
+      )
+    const [smallK, plainDense, vocabAlone] = await Promise.all([
+      failure(["--k", "3"]),
+      failure(["--retriever", "dense", "--bm25-plain"]),
+      failure(["--retriever", "dense", "--vocab", queries])
+    ])
+    expect(smallK.code).toBe(1)
+    expect(smallK.output).toContain("--k must be between 10 and 10000")
+    expect(plainDense.code).toBe(1)
+    expect(plainDense.output).toContain("--bm25-plain applies to --retriever bm25 only")
+    expect(vocabAlone.code).toBe(1)
+    expect(vocabAlone.output).toContain("--vocab / --tokenizer need --model")
   })
 
   const realData = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
