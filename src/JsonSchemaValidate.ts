@@ -83,9 +83,13 @@ const formatLabel: Record<string, string> = {
   url: "an http(s) URL"
 }
 
-const label = (path: string): string => `parameter '${path}'`
+const labels: Record<Mode, (path: string) => string> = {
+  arguments: (path) => `parameter '${path}'`,
+  strict: (path) => `field '${path}'`
+}
 
 const compileNode = (schema: JsonSchema, mode: Mode): Check => {
+  const label = labels[mode]
   const lenient = mode === "arguments"
   const inner = compileType(schema, mode)
   const allowed = schema.enum
@@ -110,6 +114,7 @@ const compileNode = (schema: JsonSchema, mode: Mode): Check => {
 }
 
 const compileType = (schema: JsonSchema, mode: Mode): Check => {
+  const label = labels[mode]
   const lenient = mode === "arguments"
   switch (schema.type) {
     case "string": {
@@ -200,6 +205,7 @@ const compileType = (schema: JsonSchema, mode: Mode): Check => {
 }
 
 const compileObject = (schema: JsonSchema, mode: Mode, root: boolean): Check => {
+  const label = labels[mode]
   const lenient = mode === "arguments"
   const props = schema.properties ?? {}
   const names = Object.keys(props)

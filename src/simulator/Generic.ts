@@ -175,6 +175,7 @@ export const compileRenderer = (spec: ToolSpec, seed: number, universe: Universe
   }
 
   const leaf = (key: string, s: JsonSchema, h: number, ex: Json | undefined): Json => {
+    if (s.enum !== undefined && s.enum.length > 0) return pickHash(s.enum, h)
     switch (s.type) {
       case "integer":
       case "number": return numberFor(key, s, h, ex)

@@ -2,13 +2,14 @@
  * G_dep of the generated library, by construction from the endpoints' `x-entity` annotations.
  * Hard edge A → B: B has a required parameter holding a `<type>.id` that A's response carries (B cannot be called
  * with a valid id before something produced it). Soft edge A → B: B is better after A — an optional id filter fed by
- * A, or a name parameter (`<type>.name`) whose exact value A returns.
+ * A, a name parameter (`<type>.name`) whose exact value A returns, or a public id (currency / country code) A returns.
  * Every producer of an id could feed every consumer (ids are global in the world); G_dep keeps all edges inside a
  * provider and a seeded sample across providers (2 in the same category, 2 in others), so the graph stays sparse
  * like the inferred graph of a real library.
  */
 import type { DepEdge } from "../domain/Tool.ts"
 import { hash32 } from "../math/Random.ts"
+import { entityDefs } from "./Entities.ts"
 import type { GeneratedTool } from "./Generate.ts"
 import { edgePath, type Op } from "./Ops.ts"
 
@@ -68,7 +69,9 @@ export const build = (tools: ReadonlyArray<GeneratedTool>, seed: number): Array<
       const isId = entity.endsWith(".id")
       const isName = entity.endsWith(".name")
       if (!isId && !isName) continue
-      const kind = isId && p.required ? "hard" : "soft"
+      // A public id (ISO currency or country code) can be written without any call: feeding it is only "better after".
+      const isPublic = isId && entityDefs.get(entity.slice(0, -3))?.publicIds === true
+      const kind = isId && p.required && !isPublic ? "hard" : "soft"
       const list = producers.get(entity)
       if (list === undefined) continue
       const add = (prod: Production): void => {

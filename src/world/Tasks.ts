@@ -114,7 +114,9 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
   const allGroups = [...entryByGroup.keys()]
   const categoryNames = [...entryGroupsByCategory.keys()]
 
-  const hardOut = (name: string): ReadonlyArray<DepEdge> => world.library.graph.outgoing(name).filter((e) => e.kind === "hard")
+  /** Edges a follow-up can take: hard ones, and soft ones that carry a required public id (a currency code to convert). */
+  const hardOut = (name: string): ReadonlyArray<DepEdge> =>
+    world.library.graph.outgoing(name).filter((e) => e.kind === "hard" || (e.entity !== undefined && entityDefs.get(e.entity.slice(0, -3))?.publicIds === true && world.library.get(e.to)?.parameters.required.includes(e.param ?? "") === true))
 
   /** Executes a call of a draft (refs resolved against the draft's payloads); undefined when it fails. */
   const exec = (d: Draft, spec: ToolSpec, op: Op, args: JsonObject, subject: string, type: string): DraftCall | undefined => {
@@ -498,14 +500,17 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
       const entries = entryByGroup.get(g) ?? []
       const cat = entries[0]?.category
       const crossCat = (t: ToolSpec): boolean => t.category !== cat && inSplit(split)(t)
-      const hasCross = entries.some((t) => hardOut(t.name).some((e) => {
-        const to = world.library.get(e.to)
+      const hasCross = entries.some((t) => world.library.graph.outgoing(t.name).some((e) => {
+        const to = e.kind === "hard" ? world.library.get(e.to) : undefined
         return to !== undefined && crossCat(to)
       }))
       if (!hasCross) continue
       const before = d.calls.length
       if (!branch(d, rng, g, 1 + (rng.next() < 0.3 ? 1 : 0), (t) => crossCat(t) || (groupKey(t) === g))) continue
-      crossed = d.calls.slice(before).some((c) => c.spec.category !== cat && c.deps.length > 0)
+      crossed = d.calls.slice(before).some((c) => c.spec.category !== cat && c.deps.some((dep) => {
+        const from = d.calls.find((x) => x.id === dep)
+        return from !== undefined && world.library.graph.kind(from.spec.name, c.spec.name) === "hard" && from.spec.category !== c.spec.category
+      }))
       if (crossed) break
       d.calls.length = before
       d.clauses.length = 0

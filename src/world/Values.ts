@@ -24,7 +24,11 @@ export const float = (h: number, min: number, max: number, dp = 2): number => {
 }
 
 /** A log-uniform number in [min, max): realistic for populations, followers, market caps. */
-export const logUniform = (h: number, min: number, max: number): number => Math.exp(Math.log(min) + unit(h) * (Math.log(max) - Math.log(min)))
+export const logUniform = (h: number, min: number, max: number): number => {
+  // A range starting at 0 is shifted by one so the logarithm stays finite.
+  const shift = min <= 0 ? 1 - min : 0
+  return Math.exp(Math.log(min + shift) + unit(h) * (Math.log(max + shift) - Math.log(min + shift))) - shift
+}
 
 /** A log-uniform integer. */
 export const logInt = (h: number, min: number, max: number): number => Math.floor(logUniform(h, min, max))
