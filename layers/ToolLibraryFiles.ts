@@ -13,6 +13,8 @@ import * as Bfcl from "../src/importers/Bfcl.ts"
 import * as Mcp from "../src/importers/Mcp.ts"
 import { uniquifyNames } from "../src/importers/Naming.ts"
 import * as OpenApi from "../src/importers/OpenApi.ts"
+import * as SealTools from "../src/importers/SealTools.ts"
+import * as ToolAlpaca from "../src/importers/ToolAlpaca.ts"
 import { type ImportError, type ImportReport, summary } from "../src/importers/Report.ts"
 import * as StableToolBench from "../src/importers/StableToolBench.ts"
 import * as ToolBench from "../src/importers/ToolBench.ts"
@@ -30,6 +32,10 @@ export type Source =
   | { readonly kind: "openapi"; readonly path: string; readonly category?: string; readonly group?: string }
   /** A saved MCP `tools/list` result. */
   | { readonly kind: "mcp"; readonly path: string; readonly server?: string; readonly category?: string }
+  /** Seal-Tools' `tool.jsonl`. */
+  | { readonly kind: "seal-tools"; readonly path: string }
+  /** A ToolAlpaca evaluation file (`eval_real.json`, `eval_simulated.json`): OpenAPI documents per API. */
+  | { readonly kind: "toolalpaca"; readonly path: string }
 
 /** Options of {@link load}. */
 export interface Options {
@@ -86,6 +92,10 @@ const importSource = (source: Source): Effect.Effect<{ tools: ReadonlyArray<Tool
         ...(source.server !== undefined ? { server: source.server } : {}),
         ...(source.category !== undefined ? { category: source.category } : {})
       }).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+    case "seal-tools":
+      return SealTools.loadSealTools(source.path).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+    case "toolalpaca":
+      return ToolAlpaca.loadFile(source.path).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
   }
 }
 

@@ -15,6 +15,7 @@ export const SourceKind = Schema.Literals([
   "api-bank",
   "openapi",
   "mcp",
+  "seal-tools",
   "user"
 ])
 /** Where a tool interface came from. */
