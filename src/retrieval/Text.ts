@@ -57,33 +57,40 @@ const allDigits = /^\p{N}+$/u
 /** The English stop words used when `stopWords` is on (lowercase). */
 export const stopWords: ReadonlySet<string> = new Set(eng.map((w) => w.toLowerCase()))
 
-/** Builds a tokeniser. Stems are cached per tokeniser (the vocabulary of a tool library is bounded). */
+/** At most this many distinct word runs are memoised per tokeniser (the memo is cleared when full). */
+const maxMemoisedRuns = 1 << 20
+
+/**
+ * Builds a tokeniser. The tokens of each distinct word run are memoised (a library repeats the same words
+ * across thousands of documents, so splitting, stop-word lookup and stemming run once per distinct run).
+ */
 export const makeTokenizer = (options: TextOptions): Tokenizer => {
-  const stems = new Map<string, string>()
-  const stemOf = (word: string): string => {
-    const cached = stems.get(word)
-    if (cached !== undefined) return cached
-    const stemmed = hasLetter.test(word) ? stemmer(word) : word
-    stems.set(word, stemmed)
-    return stemmed
-  }
+  const memo = new Map<string, ReadonlyArray<string>>()
   const emit = (out: Array<string>, lower: string): void => {
     if (options.stopWords && stopWords.has(lower)) return
     if (options.dropNumbers === true && allDigits.test(lower)) return
-    out.push(options.stem ? stemOf(lower) : lower)
+    out.push(options.stem && hasLetter.test(lower) ? stemmer(lower) : lower)
+  }
+  const runTokens = (run: string): ReadonlyArray<string> => {
+    const known = memo.get(run)
+    if (known !== undefined) return known
+    const out: Array<string> = []
+    if (!options.splitIdentifiers) {
+      emit(out, run.toLowerCase())
+    } else {
+      const parts = run.split(identifierBoundary)
+      for (const part of parts) emit(out, part.toLowerCase())
+      if (options.keepCompounds && parts.length > 1) emit(out, run.toLowerCase())
+    }
+    if (memo.size >= maxMemoisedRuns) memo.clear()
+    memo.set(run, out)
+    return out
   }
   const tokens = (text: string): Array<string> => {
     const source = options.stopWords ? text.replace(clitic, "") : text
     const out: Array<string> = []
     for (const match of source.matchAll(wordRun)) {
-      const run = match[0]
-      if (!options.splitIdentifiers) {
-        emit(out, run.toLowerCase())
-        continue
-      }
-      const parts = run.split(identifierBoundary)
-      for (const part of parts) emit(out, part.toLowerCase())
-      if (options.keepCompounds && parts.length > 1) emit(out, run.toLowerCase())
+      for (const token of runTokens(match[0])) out.push(token)
     }
     return out
   }
