@@ -217,10 +217,10 @@ const request = (context: PolicyContext): string => `## Request\n${context.reque
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`
 
-/** Where each plan node stands, one line per node. */
-export const progressLines = (input: RoleInput, options: Teacher.TeacherOptions): ReadonlyArray<string> => {
+/** Where each plan node stands (or each of `only`), one line per node. */
+export const progressLines = (input: RoleInput, options: Teacher.TeacherOptions, only?: ReadonlyArray<PlanNode>): ReadonlyArray<string> => {
   const { board } = input
-  return board.nodes.map((n) => {
+  return (only ?? board.nodes).map((n) => {
     const label = n.tool ?? (n.slot === undefined ? "no tool yet" : JSON.stringify(n.slot))
     const done = board.done.get(n.id)
     if (done !== undefined) return `- ${n.id} (${label}): done by call ${done.callId}`
@@ -358,7 +358,7 @@ export const answererMessage = (input: RoleInput, view: View): string => {
     }`
   ]
   if (open.length > 0) {
-    const lines = progressLines({ ...input, board: { ...board, nodes: open } }, view.options)
+    const lines = progressLines(input, view.options, open)
     parts.push(`## Parts of the plan without a result\n${lines.join("\n")}`)
   }
   if (view.hints.has("answer") && task.facts.length > 0) {

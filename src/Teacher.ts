@@ -14,6 +14,7 @@ import type { ToolSpec } from "./domain/Tool.ts"
 import type { Paradigm, Step } from "./domain/Trajectory.ts"
 import type { SearchQuery, Turn } from "./domain/Turn.ts"
 import { canonicalJson } from "./math/CanonicalJson.ts"
+import * as PlanMath from "./math/Plan.ts"
 import { hashParts, rng } from "./math/Random.ts"
 import type { Rng } from "./math/Random.ts"
 import * as ParaAct from "./ParaAct.ts"
@@ -514,26 +515,24 @@ export const nextTurn = <E, R>(context: PolicyContext, task: Task, roles: Roles<
       : emitted === undefined || needsRevision(board, emitted, options)
     const planned = planDue ? yield* roles.plan(input()) : undefined
     if (planned !== undefined && roles.follows === "emitted") board = readBoard(task, context.history, abandoned, nodesOf(planned.value))
-    // A revision identical to the plan in force is not shown again (a repeated plan earns no plan credit).
-    const shown = planned !== undefined && !(emitted !== undefined && samePlan(emitted.plan, planned.value)) ? planned : undefined
+    // A revision identical to the plan in force (ids, tools, deps: the reward's identity) is not shown again, since a
+    // repeated plan earns no plan credit; the plan in force stays.
+    const shown = planned !== undefined && !(emitted !== undefined && PlanMath.samePlan(emitted.plan, planned.value)) ? planned : undefined
+    const planNote = shown?.note
     const withPlan = (turn: Turn): Turn => (shown === undefined ? turn : { ...turn, plan: shown.value })
     for (const action of decide(board, context.paradigm, options)) {
       if (action._tag === "Search") {
         const piece = yield* roles.search(input(), action.slots)
         if (piece.value.length === 0) continue
-        return withPlan({ think: thinkOf(action.think, [planned?.note, piece.note]), searches: piece.value, calls: [] })
+        return withPlan({ think: thinkOf(action.think, [planNote, piece.note]), searches: piece.value, calls: [] })
       }
       const piece = yield* roles.execute(input(), action.nodes)
       if (piece.value.length === 0) continue
       const calls = piece.value.map((c) => ({ id: callIdFor(c.node, board, context.round), tool: c.node.tool, arguments: c.arguments }))
-      return withPlan({ think: thinkOf(action.think, [planned?.note, piece.note]), searches: [], calls })
+      return withPlan({ think: thinkOf(action.think, [planNote, piece.note]), searches: [], calls })
     }
-    return yield* answer([planned?.note])
+    return yield* answer([planNote])
   })
-
-const samePlan = (a: Plan, b: Plan): boolean =>
-  canonicalJson(a.nodes.map((n) => [n.id, n.tool ?? null, n.slot ?? null, n.deps])) ===
-    canonicalJson(b.nodes.map((n) => [n.id, n.tool ?? null, n.slot ?? null, n.deps]))
 
 /** The turn as the policy's output: its canonical text, the structured turn, and the usage of the round. */
 export const toOutput = (turn: Turn, usage: PolicyOutput["usage"]): PolicyOutput => ({ text: ParaAct.printTurn(turn), turn, usage })
