@@ -412,13 +412,15 @@ export const slotsToFind = (board: Board, options: TeacherOptions): Array<PlanNo
 }
 
 /**
- * Whether a plan the roles emitted needs revising: tools were found since it was written while some node still
- * lacks a found tool, or a node ran out of attempts after it was written.
+ * Whether a plan the roles emitted needs revising: tools were found since it was written while a node whose slot
+ * was already searched still lacks a found tool (the planner may bind one of them), or a node ran out of attempts
+ * after it was written. A slot not searched yet triggers nothing: its own search comes first.
  */
 export const needsRevision = (board: Board, emitted: EmittedPlan, options: TeacherOptions): boolean => {
   const open = board.nodes.filter((n) => !board.done.has(n.id))
   const newTools = [...board.seen].some((t) => !emitted.seenBefore.has(t))
-  if (newTools && open.some((n) => !isFound(board, n))) return true
+  const searchedInVain = (n: PlanNode) => !isFound(board, n) && (board.searched.get(slotOf(board.nodes, n)) ?? 0) > 0
+  if (newTools && open.some(searchedInVain)) return true
   return open.some((n) => (board.attempts.get(n.id) ?? 0) >= options.callAttempts && (board.lastTried.get(n.id) ?? -1) > emitted.index)
 }
 

@@ -206,6 +206,22 @@ describe("the LLM teacher in a rollout", () => {
       assert.deepStrictEqual(requests.map((r) => bodyOf(r).model), ["teacher-model", "teacher-model", "teacher-model", "teacher-model", "answer-model"])
     }))
 
+  it.live("ReAct: the plan comes with the first single action; later slots are searched in turn without re-planning", () =>
+    Effect.gen(function*() {
+      const two = [plannedNodes[0], plannedNodes[2]]
+      const server = yield* roleServer({
+        plan: [json({ nodes: two })],
+        search: [json({ queries: [{ slot: "c1", query: "alpha team" }] }), json({ queries: [{ slot: "c3", query: "charlie city" }] })],
+        execute: [json({ calls: [{ node: "c1", arguments: { q: "lakers" } }] }), json({ calls: [{ node: "c3", arguments: { q: "paris" } }] })],
+        answer: [json({ answer: "lakers; paris." })]
+      })
+      const { trajectory: t, requests } = yield* rolloutWith(server, {}, "ReAct")
+      assert.deepStrictEqual(requests.map(roleOf), ["plan", "search", "execute", "search", "execute", "answer"])
+      assert.deepStrictEqual(actions(t), ["search c1", "call c1", "search c3", "call c3", "answer"])
+      assert.strictEqual(t.steps[0]?.turn?.plan?.nodes.length, 2)
+      assert.isTrue(t.steps.slice(1).every((s) => s.turn?.plan === undefined && (s.validation.dropped ?? []).length === 0))
+    }))
+
   it.live("a reply that cannot be used gets one repair request quoting the problem; the repaired reply is used", () =>
     Effect.gen(function*() {
       const cycle = [{ id: "c1", tool: "alpha", deps: ["c2"] }, { id: "c2", tool: "bravo", deps: ["c1"] }, { id: "c3", tool: "charlie" }]
