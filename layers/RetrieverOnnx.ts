@@ -294,25 +294,37 @@ export interface VectorIndex {
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<{ readonly doc: number; readonly score: number }>>, RetrieverError>
 }
 
-/** Exact top-k in plain JavaScript (ties to the lower index). */
+/** Exact top-k in plain JavaScript: a 4-way unrolled dot-product loop, then a sorted insertion buffer (ties to the lower index). */
 export const jsTopK = (matrix: Float32Array, rows: number, dim: number, query: Float32Array, offset: number, k: number) => {
+  const q = query.subarray(offset, offset + dim)
   const scores = new Float32Array(rows)
-  for (let r = 0; r < rows; r++) {
-    const o = r * dim
-    let s = 0
-    for (let j = 0; j < dim; j++) s += (matrix[o + j] ?? 0) * (query[offset + j] ?? 0)
-    scores[r] = s
+  for (let r = 0, o = 0; r < rows; r++, o += dim) {
+    let s0 = 0
+    let s1 = 0
+    let s2 = 0
+    let s3 = 0
+    let j = 0
+    for (; j + 3 < dim; j += 4) {
+      s0 += matrix[o + j]! * q[j]!
+      s1 += matrix[o + j + 1]! * q[j + 1]!
+      s2 += matrix[o + j + 2]! * q[j + 2]!
+      s3 += matrix[o + j + 3]! * q[j + 3]!
+    }
+    for (; j < dim; j++) s0 += matrix[o + j]! * q[j]!
+    scores[r] = s0 + s1 + s2 + s3
   }
-  const heap: Array<number> = []
+  const top: Array<number> = []
+  let threshold = -Infinity
   for (let r = 0; r < rows; r++) {
-    const s = scores[r] ?? 0
-    if (heap.length === k && s <= (scores[heap[k - 1] ?? 0] ?? 0)) continue
-    let pos = heap.length
-    while (pos > 0 && (scores[heap[pos - 1] ?? 0] ?? 0) < s) pos--
-    heap.splice(pos, 0, r)
-    if (heap.length > k) heap.pop()
+    const s = scores[r]!
+    if (top.length === k && s <= threshold) continue
+    let pos = top.length
+    while (pos > 0 && scores[top[pos - 1]!]! < s) pos--
+    top.splice(pos, 0, r)
+    if (top.length > k) top.pop()
+    if (top.length === k) threshold = scores[top[k - 1]!]!
   }
-  return heap.map((doc) => ({ doc, score: scores[doc] ?? 0 }))
+  return top.map((doc) => ({ doc, score: scores[doc]! }))
 }
 
 /** A vector index over a matrix: ONNX Gemm + TopK (default) or a plain loop. */

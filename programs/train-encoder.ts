@@ -121,7 +121,8 @@ const command = Command.make(
     const { tools, label } = libraryDir === undefined
       ? yield* Effect.sync(() => {
         const world = World.make({ seed: f.worldSeed, size: f.worldSize })
-        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: world.library.label }
+        // the fingerprint pins the exact library: a changed generator changes it (and the trained weights)
+        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: `${world.library.label} fingerprint ${world.fingerprint()}` }
       })
       : yield* ToolBench.loadDirectory(libraryDir).pipe(
         Effect.map((r) => ({ tools: r.tools as ReadonlyArray<ToolSpec>, label: `toolbench:${libraryDir}` })),

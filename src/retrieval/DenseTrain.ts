@@ -24,6 +24,12 @@ export interface TrainConfig {
   readonly clusterDraw: number
   /** Scale of the random initial embeddings (N(0, scale²/dim)). */
   readonly initScale: number
+  /**
+   * Strength λ of an L2 pull of every touched parameter back to its initial value (λ/2 · ‖θ − θ₀‖², added to the
+   * gradient of the rows a batch touches). It keeps the random start's exact-match behaviour for words the library
+   * uses differently from real ones; 0 turns it off.
+   */
+  readonly anchor: number
   readonly seed: number
 }
 
@@ -38,6 +44,7 @@ export const defaultTrainConfig: TrainConfig = {
   textPairShare: 0.3,
   clusterDraw: 4,
   initScale: 1,
+  anchor: 0,
   seed: 7
 }
 
@@ -74,9 +81,10 @@ const adamBeta2 = 0.999
 const adamEpsilon = 1e-8
 
 /** Lazy Adam over the rows of a matrix: moments and updates only for the rows a batch touched. */
-const makeRowAdam = (params: Float32Array, width: number, learningRate: number) => {
+const makeRowAdam = (params: Float32Array, width: number, learningRate: number, anchor: number) => {
   const m = new Float32Array(params.length)
   const v = new Float32Array(params.length)
+  const start = anchor > 0 ? Float32Array.from(params) : undefined
   return (grad: Float32Array, touched: ReadonlyArray<number>, t: number, clampMin?: number) => {
     const c1 = 1 - Math.pow(adamBeta1, t)
     const c2 = 1 - Math.pow(adamBeta2, t)
@@ -84,7 +92,7 @@ const makeRowAdam = (params: Float32Array, width: number, learningRate: number) 
     for (const r of touched) {
       const o = r * width
       for (let j = 0; j < width; j++) {
-        const g = grad[o + j] ?? 0
+        const g = (grad[o + j] ?? 0) + (start === undefined ? 0 : anchor * ((params[o + j] ?? 0) - (start[o + j] ?? 0)))
         const mj = adamBeta1 * (m[o + j] ?? 0) + (1 - adamBeta1) * g
         const vj = adamBeta2 * (v[o + j] ?? 0) + (1 - adamBeta2) * g * g
         m[o + j] = mj
@@ -286,8 +294,8 @@ export const makeTrainer = (corpus: Corpus, config: TrainConfig, start?: StaticM
   const { dim } = model
   const gradE = new Float32Array(model.embeddings.length)
   const gradW = new Float32Array(model.weights.length)
-  const adamE = makeRowAdam(model.embeddings, dim, config.learningRate)
-  const adamW = makeRowAdam(model.weights, 1, config.weightLearningRate)
+  const adamE = makeRowAdam(model.embeddings, dim, config.learningRate, config.anchor)
+  const adamW = makeRowAdam(model.weights, 1, config.weightLearningRate, config.anchor)
   const touchedFlag = new Uint8Array(model.rows)
   let touched: Array<number> = []
   const touch = (row: number) => {

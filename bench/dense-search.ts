@@ -1,0 +1,58 @@
+/**
+ * Exact top-k over 46,800 unit vectors, side by side: a plain JavaScript loop against the ONNX Gemm + TopK graph
+ * (onnxruntime-node, one thread), per query, for several widths. Run: `npx tsx bench/dense-search.ts [--rows 46800]`.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect } from "effect"
+import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
+import { rng } from "../src/math/Random.ts"
+
+const argument = (name: string, fallback: number): number => {
+  const at = process.argv.indexOf(`--${name}`)
+  const value = at < 0 ? fallback : Number(process.argv[at + 1])
+  return Number.isFinite(value) && value > 0 ? value : fallback
+}
+
+const rows = argument("rows", 46_800)
+const queries = argument("queries", 200)
+const k = 10
+
+const percentile = (xs: ReadonlyArray<number>, p: number): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN
+}
+
+const program = Effect.scoped(Effect.gen(function*() {
+  yield* Console.log(`exact top-${k} over ${rows} rows, ${queries} queries (the machine is shared: absolute times vary)`)
+  yield* Console.log("dim   JS p50 ms   JS p95 ms   ONNX p50 ms   ONNX p95 ms   JS/ONNX (p50)   same results")
+  for (const dim of [64, 128, 256]) {
+    const random = rng(dim)
+    const matrix = RetrieverOnnx.normalizeRows(Float32Array.from({ length: rows * dim }, () => random.normal()), dim)
+    const qs = RetrieverOnnx.normalizeRows(Float32Array.from({ length: queries * dim }, () => random.normal()), dim)
+    const js = yield* RetrieverOnnx.vectorIndex(matrix, dim, "js")
+    const onnx = yield* RetrieverOnnx.vectorIndex(matrix, dim, "onnx", 1)
+    const time = (index: RetrieverOnnx.VectorIndex) =>
+      Effect.gen(function*() {
+        const ms: Array<number> = []
+        const tops: Array<ReadonlyArray<number>> = []
+        for (let q = 0; q < queries; q++) {
+          const start = performance.now()
+          const [hits] = yield* index.search(qs.subarray(q * dim, (q + 1) * dim), 1, k)
+          ms.push(performance.now() - start)
+          tops.push((hits ?? []).map((h) => h.doc))
+        }
+        return { ms, tops }
+      })
+    yield* time(onnx) // warm-up
+    const a = yield* time(js)
+    const b = yield* time(onnx)
+    const same = a.tops.every((t, i) => t.join() === (b.tops[i] ?? []).join())
+    yield* Console.log(
+      `${String(dim).padEnd(5)} ${percentile(a.ms, 0.5).toFixed(3).padStart(9)}   ${percentile(a.ms, 0.95).toFixed(3).padStart(9)}   ` +
+        `${percentile(b.ms, 0.5).toFixed(3).padStart(11)}   ${percentile(b.ms, 0.95).toFixed(3).padStart(11)}   ` +
+        `${(percentile(a.ms, 0.5) / percentile(b.ms, 0.5)).toFixed(1).padStart(13)}×   ${same}`
+    )
+  }
+}))
+
+NodeRuntime.runMain(program)

@@ -1,0 +1,117 @@
+/**
+ * `npx tsx programs/tune-fusion.ts [--onnx models/paraagent-static.onnx --vocab models/paraagent-static.vocab.json]`:
+ * tunes the Hybrid fusion (method, dense weight, RRF k) on Seal-Tools' dev queries over Seal-Tools' own 4,076-tool
+ * library — data disjoint from the StableToolBench queries the retrieval benchmark reports.
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Context, Effect, Layer, Result, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
+import { dataPath } from "../src/DataPath.ts"
+import * as DepGraph from "../src/DepGraph.ts"
+import { toolId, toolName } from "../src/domain/Ids.ts"
+import type { ToolSpec } from "../src/domain/Tool.ts"
+import type { SearchHit } from "../src/domain/Trajectory.ts"
+import * as Hybrid from "../src/retrieval/Hybrid.ts"
+import * as Metrics from "../src/retrieval/Metrics.ts"
+import { Retriever } from "../src/Retriever.ts"
+import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
+
+/** A Seal-Tools tool record (`tool.jsonl`). */
+const SealTool = Schema.Struct({
+  api_name: Schema.String,
+  api_description: Schema.String,
+  field: Schema.String,
+  parameters: Schema.optionalKey(Schema.Record(Schema.String, Schema.Struct({ description: Schema.optionalKey(Schema.String) })))
+})
+/** A Seal-Tools query record (`dev.jsonl`). */
+const SealQuery = Schema.Struct({
+  id: Schema.String,
+  query: Schema.String,
+  calling: Schema.Array(Schema.Struct({ api: Schema.String }))
+})
+
+class TuneError extends Schema.TaggedError<TuneError>()("TuneError", { file: Schema.String, message: Schema.String }) {}
+
+const argument = (name: string, fallback: string): string => {
+  const at = process.argv.indexOf(`--${name}`)
+  return at < 0 ? fallback : (process.argv[at + 1] ?? fallback)
+}
+
+const readLines = <A>(file: string, schema: Schema.Codec<A>) =>
+  Effect.gen(function*() {
+    const text = yield* Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (e) => new TuneError({ file, message: String(e) }) })
+    const decode = Schema.decodeUnknownResult(Schema.fromJsonString(schema))
+    const out: Array<A> = []
+    for (const [i, line] of text.split("\n").entries()) {
+      if (line.trim() === "") continue
+      const r = decode(line)
+      if (Result.isFailure(r)) return yield* new TuneError({ file: `${file}:${i + 1}`, message: r.failure.message })
+      out.push(r.success)
+    }
+    return out
+  })
+
+const toSpec = (t: typeof SealTool.Type): ToolSpec => ({
+  id: toolId(`seal-tools:${t.api_name}`),
+  name: toolName(t.api_name),
+  group: t.api_name,
+  apiName: t.api_name,
+  category: t.field,
+  description: t.api_description,
+  parameters: {
+    type: "object",
+    properties: Object.fromEntries(Object.entries(t.parameters ?? {}).map(([k, v]) => [k, v.description === undefined ? {} : { description: v.description }])),
+    required: []
+  },
+  source: { kind: "user", ref: `seal-tools/tool.jsonl#${t.api_name}` }
+})
+
+const program = Effect.gen(function*() {
+  const dir = dataPath("seal-tools", "Seal-Tools_Dataset")
+  const tools = (yield* readLines(`${dir}/tool.jsonl`, SealTool)).map(toSpec)
+  const queries = yield* readLines(`${dir}/dev.jsonl`, SealQuery)
+  const library = makeLibrary("seal-tools", tools, DepGraph.make([]))
+  const model: RetrieverOnnx.ModelSource = {
+    kind: "static",
+    onnx: argument("onnx", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.onnx : ""),
+    vocab: argument("vocab", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.vocab : "")
+  }
+  yield* Console.log(`Seal-Tools: ${tools.length} tools, ${queries.length} dev queries; dense model ${model.onnx}`)
+  const depth = 100
+  const rankings = yield* Effect.scoped(Effect.gen(function*() {
+    const libraryLayer = Layer.succeed(ToolLibrary, library)
+    const bm25 = Context.get(yield* Layer.build(Retriever.layerBm25.pipe(Layer.provide(libraryLayer))), Retriever)
+    const dense = Context.get(yield* Layer.build(RetrieverOnnx.layer({ model }).pipe(Layer.provide(libraryLayer))), Retriever)
+    const texts = queries.map((q) => q.query)
+    return { bm25: yield* bm25.search(texts, depth), dense: yield* dense.search(texts, depth) }
+  }))
+  const relevance = queries.map((q): Metrics.MatchedRelevance => ({
+    relevant: [...new Set(q.calling.map((c) => c.api))].map((api) => new Set([api])),
+    unmatched: []
+  }))
+  const ndcg5 = (rank: (qi: number) => ReadonlyArray<SearchHit>) =>
+    100 * queries.reduce((sum, _, qi) => sum + Metrics.scoreQuery(rank(qi).map((h) => h.tool), relevance[qi] as Metrics.MatchedRelevance).ndcg5, 0) /
+    queries.length
+  const lists = (qi: number) => [rankings.bm25[qi] ?? [], rankings.dense[qi] ?? []] as const
+  yield* Console.log(`BM25 alone: NDCG@5 ${ndcg5((qi) => lists(qi)[0]).toFixed(2)}; dense alone: ${ndcg5((qi) => lists(qi)[1]).toFixed(2)}`)
+
+  const results: Array<{ readonly config: Hybrid.FusionConfig; readonly score: number }> = []
+  for (const method of ["rrf", "score"] as const) {
+    for (const rrfK of method === "rrf" ? [10, 30, 60] : [60]) {
+      for (const w of [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5]) {
+        const config: Hybrid.FusionConfig = { method, rrfK, weights: [1, w], depth }
+        const score = ndcg5((qi) => {
+          const [a, b] = lists(qi)
+          return Hybrid.fuse(config, [{ hits: a, weight: 1 }, { hits: b, weight: w }], 10)
+        })
+        results.push({ config, score })
+        yield* Console.log(`${method.padEnd(5)} k=${String(rrfK).padStart(2)} dense weight ${w.toFixed(2)}: NDCG@5 ${score.toFixed(2)}`)
+      }
+    }
+  }
+  const best = results.reduce((a, b) => (b.score > a.score ? b : a))
+  yield* Console.log(`best: ${JSON.stringify(best.config)} NDCG@5 ${best.score.toFixed(2)}`)
+})
+
+NodeRuntime.runMain(program)
