@@ -21,6 +21,7 @@ import * as OpenAiClient from "./OpenAiClient.ts"
 import type { OpenAiConfigInput } from "./OpenAiClient.ts"
 import * as PolicyOpenAi from "./PolicyOpenAi.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
+import * as TeacherLlm from "./TeacherLlm.ts"
 
 /** Which retriever explores the library. */
 export type RetrieverChoice = "bm25" | "dense" | "hybrid"
@@ -29,6 +30,7 @@ export type RetrieverChoice = "bm25" | "dense" | "hybrid"
 export type PolicyChoice =
   | { readonly kind: "teacher"; readonly options?: Partial<Teacher.TeacherOptions> }
   | { readonly kind: "openai"; readonly options?: PolicyOpenAi.PolicyOpenAiOptions }
+  | { readonly kind: "teacher-llm"; readonly options?: TeacherLlm.TeacherLlmOptions }
 
 /** Everything the application layer can be built from. */
 export interface AppOptions {
@@ -80,7 +82,9 @@ export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigErr
   const policyChoice = options.policy ?? { kind: "teacher" }
   const policy: Layer.Layer<Policy, ConfigError, ToolLibrary.ToolLibrary> = policyChoice.kind === "teacher"
     ? Teacher.layer(policyChoice.options ?? {})
-    : PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpointLayer(options.endpoint)))
+    : policyChoice.kind === "openai"
+    ? PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpointLayer(options.endpoint)))
+    : TeacherLlm.layerConfig(policyChoice.options ?? {}, options.endpoint ?? {})
   const judge: Layer.Layer<Judge, ConfigError> = options.judge === "llm"
     ? JudgeLlm.layer().pipe(Layer.provide(endpointLayer(options.endpoint)))
     : JudgeRule.layer

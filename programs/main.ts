@@ -26,8 +26,8 @@ const command = Command.make(
       Flag.withDefault("ParaAct,ReAct,ExploreThenExecute,DFSDT")
     ),
     group: Flag.Int("group").pipe(Flag.withDescription("rollouts per task (≥ 2 gives Pass@2)"), Flag.withDefault(Job.defaults.group)),
-    policy: Flag.Literals("policy", ["teacher", "openai"]).pipe(
-      Flag.withDescription("teacher: the scripted multi-agent teacher (no network); openai: an OpenAI-compatible endpoint"),
+    policy: Flag.Literals("policy", ["teacher", "openai", "teacher-llm"]).pipe(
+      Flag.withDescription("teacher: the scripted multi-agent teacher (no network); openai: one LLM agent over an OpenAI-compatible endpoint; teacher-llm: the multi-agent teacher with each role an LLM call"),
       Flag.withDefault("teacher")
     ),
     mistakeRate: Flag.Finite("mistake-rate").pipe(Flag.withDescription("teacher mistake rate per decision"), Flag.withDefault(0.1)),
@@ -70,7 +70,9 @@ const command = Command.make(
       retriever: flags.retriever,
       policy: flags.policy === "teacher"
         ? { kind: "teacher", options: { mistakeRate: flags.mistakeRate } }
-        : { kind: "openai", options: { mode: flags.mode } },
+        : flags.policy === "openai"
+        ? { kind: "openai", options: { mode: flags.mode } }
+        : { kind: "teacher-llm" },
       judge: flags.judge,
       ...(endpoint !== undefined ? { endpoint } : {}),
       simulator: { faultRate: flags.faults ? 0.05 : 0 },

@@ -31,7 +31,7 @@ export interface PolicyContext {
   readonly seed: number
   /** The task with its gold solution: given only to policies that declare `privileged` (the teacher). */
   readonly task?: Task
-  /** DFSDT only: earlier expansions of the current node that were abandoned (try something else). */
+  /** DFSDT only: the expansions abandoned so far in the search tree, oldest first (try something else). */
   readonly abandoned?: ReadonlyArray<Step>
 }
 

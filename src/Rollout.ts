@@ -199,7 +199,8 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           const decision = Controller.decide(memory, { finalRound: roundIndex === config.maxRounds - 1 })
           const seen = seenTools(history)
           const parent = path.length > 0 ? path[path.length - 1] : undefined
-          const abandoned = (abandonedAt.get(parent ?? -1) ?? []).map((i) => steps[i] as Step)
+          // DFSDT: every expansion abandoned so far, so the policy knows what failed anywhere in the tree
+          const abandoned = [...abandonedAt.values()].flat().sort((a, b) => a - b).map((i) => steps[i] as Step)
           const context: PolicyContext = {
             request: task.request,
             paradigm: options.paradigm,

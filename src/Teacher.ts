@@ -355,20 +355,36 @@ const breakArguments = (args: JsonObject, spec: ToolSpec | undefined): JsonObjec
   return rest
 }
 
+/**
+ * The label a fact is stated under: list positions are folded away (`fund 2 of the funds in X` → `the funds in X`),
+ * so an answer reads "the funds in X: A, B, C" instead of numbering what the tools did not number.
+ */
+export const factLabel = (key: string): string => {
+  const listed = /^\S+ \d+ of (.+)$/.exec(key)
+  return listed?.[1] ?? key
+}
+
 /** Answerer: states every gold fact it observed; says plainly which ones the tools did not give; may omit one by mistake. */
 export const answerer = (board: Board, random: Rng, options: TeacherOptions): string => {
-  const found: Array<string> = []
-  const missing: Array<string> = []
+  const found: Array<{ readonly label: string; readonly value: string }> = []
+  const missing = new Set<string>()
   for (const fact of board.task.facts) {
     const done = board.goldDone.get(fact.call)
     const value = done === undefined ? undefined : Refs.select(done.payload, fact.path.split(".").filter((s) => s !== ""))
-    if (value !== undefined && value.ok) found.push(`${fact.key}: ${typeof value.value === "string" ? value.value : JSON.stringify(value.value)}`)
-    else missing.push(fact.key)
+    if (value !== undefined && value.ok) {
+      found.push({ label: factLabel(fact.key), value: typeof value.value === "string" ? value.value : JSON.stringify(value.value) })
+    } else {
+      missing.add(factLabel(fact.key))
+    }
   }
   if (found.length > 1 && random.next() < options.mistakeRate) found.splice(random.int(found.length), 1)
+  const grouped = new Map<string, Array<string>>()
+  for (const f of found) grouped.set(f.label, [...(grouped.get(f.label) ?? []), f.value])
   const parts: Array<string> = []
-  if (found.length > 0) parts.push(`Here is what the tools returned. ${found.join("; ")}.`)
-  if (missing.length > 0) parts.push(`I could not obtain ${missing.join(", ")}: the tools failed or were not found.`)
+  if (grouped.size > 0) {
+    parts.push(`Here is what the tools returned. ${[...grouped].map(([label, values]) => `${label}: ${values.join(", ")}`).join("; ")}.`)
+  }
+  if (missing.size > 0) parts.push(`I could not obtain ${[...missing].join(", ")}: the tools failed or were not found.`)
   if (parts.length === 0) parts.push("I could not complete the request: the tools failed or were not found.")
   return parts.join(" ")
 }
