@@ -119,25 +119,29 @@ export class Engine {
     return c
   }
 
+  private latencyMs(state: EpisodeState, tool: string, key: string, attempt: number, kind: ErrorKind | undefined): number {
+    const latency = this.config.latency
+    if (latency === undefined) return 0
+    return kind === "timeout" ? latency.timeoutMs : Faults.callLatency(latency, this.config.seed, state.base, tool, key, attempt)
+  }
+
+  private failure(state: EpisodeState, call: ToolCall, key: string, attempt: number, spec: ToolSpec | undefined, args: JsonObject | undefined, kind: ErrorKind, message: string): Step {
+    return { outcome: errorOutcome(kind, message), attempt, latencyMs: this.latencyMs(state, call.tool, key, attempt, kind), spec, args, commit: noop }
+  }
+
   /** Runs one call (with `$ref`s already resolved) and returns its outcome; nothing is committed yet. */
   step(state: EpisodeState, call: ToolCall): Step {
     const key = callKey(call.tool, call.arguments)
     const attempt = (state.attempts.get(key) ?? 0) + 1
     state.attempts.set(key, attempt)
     const spec = this.library.get(call.tool)
-    const latency = this.config.latency
-    const latencyOf = (kind?: ErrorKind): number =>
-      latency === undefined ? 0 : kind === "timeout" ? latency.timeoutMs : Faults.callLatency(latency, this.config.seed, state.base, call.tool, key, attempt)
-    const fail = (kind: ErrorKind, message: string, args?: JsonObject): Step => ({
-      outcome: errorOutcome(kind, message), attempt, latencyMs: latencyOf(kind), spec, args, commit: noop
-    })
-    if (spec === undefined) return fail("unknown_tool", `404 Not Found: no endpoint named '${call.tool}' in this API catalogue`)
+    if (spec === undefined) return this.failure(state, call, key, attempt, spec, undefined, "unknown_tool", `404 Not Found: no endpoint named '${call.tool}' in this API catalogue`)
     if (state.faults) {
       const fault = Faults.faultFor(state.base, key, attempt, this.config.faultRate)
-      if (fault !== undefined) return fail(fault, Faults.faultMessage[fault] ?? fault)
+      if (fault !== undefined) return this.failure(state, call, key, attempt, spec, undefined, fault, Faults.faultMessage[fault] ?? fault)
     }
     const validation = Validate.validateArguments(spec, call.arguments)
-    if (!validation.ok) return fail("invalid_arguments", `400 Bad Request: ${Validate.describe(validation.errors)}`)
+    if (!validation.ok) return this.failure(state, call, key, attempt, spec, undefined, "invalid_arguments", `400 Bad Request: ${Validate.describe(validation.errors)}`)
     const args = validation.value
     const tool = this.compile(spec)
     for (const check of tool.ids) {
@@ -145,17 +149,17 @@ export class Engine {
       if (v === undefined || check.public) continue
       const text = typeof v === "string" ? v : JSON.stringify(v)
       if (!state.known.has(text) && !state.request.includes(text.toLowerCase())) {
-        return fail("not_found", `404 Not Found: ${check.noun} '${text}' does not exist`, args)
+        return this.failure(state, call, key, attempt, spec, args, "not_found", `404 Not Found: ${check.noun} '${text}' does not exist`)
       }
     }
     const produced: Array<string> = []
-    const result = tool.run(args, { records: state.records, produced, callHash: hash32(key, tool.seed) })
-    if (!result.ok) return fail(result.kind, result.message, args)
+    const result = tool.run(args, { records: state.records, produced, callHash: () => hash32(key, tool.seed) })
+    if (!result.ok) return this.failure(state, call, key, attempt, spec, args, result.kind, result.message)
     const record = result.record
     return {
       outcome: { _tag: "ok", payload: result.payload },
       attempt,
-      latencyMs: latencyOf(),
+      latencyMs: this.latencyMs(state, call.tool, key, attempt, undefined),
       spec,
       args,
       commit: () => {

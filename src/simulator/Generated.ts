@@ -25,8 +25,8 @@ export interface ExecContext {
   readonly records: ReadonlyMap<string, CreatedRecord>
   /** Ids the response carries (`x-entity: <type>.id` values): they become known once the call completes. */
   readonly produced: Array<string>
-  /** A hash of (world seed, tool, canonical arguments): seeds record ids and utility results. */
-  readonly callHash: number
+  /** A hash of (world seed, canonical call): seeds record ids and utility results (computed on demand). */
+  readonly callHash: () => number
 }
 
 /** The outcome of executing an op. */
@@ -128,10 +128,13 @@ export const compile = (op: Op, u: Universe): Compiled => {
     return i >= 0 ? i : notFound(entityDefs.get(type)?.noun ?? type, v ?? null)
   }
   const filters = op.params.filter((p) => p.role === "eq" || p.role === "ref_id" || p.role === "ref_name" || p.role === "min" || p.role === "max")
-  /** Applies equality, reference and range filters; undefined candidates means "all entities". */
-  const filtered = (args: JsonObject, start: ReadonlyArray<number> | undefined): ReadonlyArray<number> | Result => {
+  /**
+   * Applies equality, reference and range filters to `start` (undefined = every entity of the type). Returns the
+   * matching indexes in order, `undefined` when nothing filtered (all entities), or an error result.
+   */
+  const filtered = (args: JsonObject, start: ReadonlyArray<number> | undefined): ReadonlyArray<number> | undefined | Result => {
     let current = start
-    const ranges: Array<{ key: string; bound: "min" | "max"; value: Json }> = []
+    let ranges: Array<{ key: string; bound: "min" | "max"; value: Json }> | undefined
     for (const p of filters) {
       const v = args[p.name]
       if (v === undefined) continue
@@ -148,7 +151,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         for (const t of targets) acc.push(...u.referrers(op.type, key, t))
         next = targets.length > 1 ? [...new Set(acc)].sort((a, b) => a - b) : acc
       } else {
-        ranges.push({ key, bound: p.role === "min" ? "min" : "max", value: v })
+        ;(ranges ??= []).push({ key, bound: p.role === "min" ? "min" : "max", value: v })
         continue
       }
       if (current === undefined) current = next
@@ -157,15 +160,23 @@ export const compile = (op: Op, u: Universe): Compiled => {
         current = current.filter((i) => keep.has(i))
       }
     }
-    if (ranges.length === 0) return current ?? Array.from({ length: u.size(op.type) }, (_, i) => i)
-    const base = current ?? Array.from({ length: u.size(op.type) }, (_, i) => i)
-    return base.filter((i) => ranges.every((r) => {
-      const x = u.column(op.type, r.key)[i]
+    if (ranges === undefined) return current
+    const rs = ranges
+    const cols = rs.map((r) => u.column(op.type, r.key))
+    const pass = (i: number): boolean => rs.every((r, k) => {
+      const x = cols[k]?.[i]
       if (typeof x === "number" && typeof r.value === "number") return r.bound === "min" ? x >= r.value : x <= r.value
       if (typeof x === "string" && typeof r.value === "string") return r.bound === "min" ? x >= r.value : x <= r.value
       return false
-    }))
+    })
+    if (current !== undefined) return current.filter(pass)
+    const out: Array<number> = []
+    const n = u.size(op.type)
+    for (let i = 0; i < n; i++) if (pass(i)) out.push(i)
+    return out
   }
+  const isResult = (x: ReadonlyArray<number> | undefined | Result): x is Result => x !== undefined && "ok" in x
+  const allOf = (x: ReadonlyArray<number> | undefined): ReadonlyArray<number> => x ?? Array.from({ length: u.size(op.type) }, (_, i) => i)
   const dayRange = (args: JsonObject): { from: number; to: number } | Result => {
     const fromName = param("from")?.name
     const toName = param("to")?.name
@@ -185,7 +196,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         const text = str(args[q]) ?? ""
         const hits = u.search(op.type, text, 10_000).matches
         const f = filtered(args, hits)
-        return "ok" in f ? f : list(args, ctx, f)
+        return isResult(f) ? f : list(args, ctx, f ?? hits)
       }
     }
     case "lookup": {
@@ -212,15 +223,15 @@ export const compile = (op: Op, u: Universe): Compiled => {
     case "list":
       return (args, ctx) => {
         const f = filtered(args, undefined)
-        return "ok" in f ? f : list(args, ctx, f)
+        return isResult(f) ? f : list(args, ctx, allOf(f))
       }
     case "top": {
       const metric = op.metric ?? ""
       return (args, ctx) => {
         const ranked = u.rankedBy(op.type, metric)
         const f = filtered(args, undefined)
-        if ("ok" in f) return f
-        const keep = f.length === u.size(op.type) ? undefined : new Set(f)
+        if (isResult(f)) return f
+        const keep = f === undefined ? undefined : new Set(f)
         const order: Array<number> = []
         const limit = limitOf(args)
         for (let k = 0; k < ranked.length && order.length < limit; k++) {
@@ -263,8 +274,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         }
         const range = dayRange(args)
         if ("ok" in range) return range
-        const values: Array<number> = []
-        for (let d = range.from; d <= range.to; d++) values.push(u.seriesValue(op.type, i, metric, d))
+        const values = u.seriesRange(op.type, i, metric, range.from, range.to)
         if (op.kind === "series") {
           const items = values.map((v, k) => ({ [dateOut ?? "date"]: V.isoDate(range.from + k), [valueOut ?? "value"]: v }))
           return { ok: true, payload: envelope(op, items, { total: items.length, returned: items.length, limit: items.length }) }
@@ -299,8 +309,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
           const v = args[p.name]
           if (v !== undefined && p.key !== undefined) values[p.key] = v
         }
-        const id = action.recordId(ctx.callHash)
-        const record: CreatedRecord = { type: action.creates, id, value: action.compute(entity, values, ctx.callHash) }
+        const h = ctx.callHash()
+        const id = action.recordId(h)
+        const record: CreatedRecord = { type: action.creates, id, value: action.compute(entity, values, h) }
         ctx.produced.push(id)
         const o = render({ record }, ctx.produced)
         return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }), record }
@@ -349,7 +360,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
           const v = args[p.name]
           if (v !== undefined && p.key !== undefined) values[p.key] = v
         }
-        const res = util.run(values, ctx.callHash)
+        const res = util.run(values, ctx.callHash())
         const o: { [key: string]: Json } = {}
         for (const f of op.fields) o[f.out] = f.source.kind === "out" ? res[f.source.key] ?? null : null
         return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }

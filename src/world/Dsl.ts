@@ -164,24 +164,53 @@ export const lettersFromName = (length: number, label: string, example: string, 
   }
 })
 
+interface WaveShape {
+  readonly w1: number
+  readonly w2: number
+  readonly f1: number
+  readonly f2: number
+}
+
+// A series' periods and phases depend only on its hash; calls read a series for up to 31 days in a row.
+const shapes = new Map<number, WaveShape>()
+
+const shapeOf = (h: number): WaveShape => {
+  let s = shapes.get(h)
+  if (s === undefined) {
+    if (shapes.size > 65_536) shapes.clear()
+    s = {
+      w1: (2 * Math.PI) / (40 + (h % 160)),
+      w2: (2 * Math.PI) / (5 + (hash32("p2", h) % 11)),
+      f1: V.unit(hash32("f1", h)) * 2 * Math.PI,
+      f2: V.unit(hash32("f2", h)) * 2 * Math.PI
+    }
+    shapes.set(h, s)
+  }
+  return s
+}
+
 /** A smooth daily wave in [-1, 1]: two seasonal components and day-level noise, all from the series hash. */
 export const wave = (h: number, day: number): number => {
-  const p1 = 40 + (h % 160)
-  const p2 = 5 + (hash32("p2", h) % 11)
-  const f1 = V.unit(hash32("f1", h)) * 2 * Math.PI
-  const f2 = V.unit(hash32("f2", h)) * 2 * Math.PI
+  const s = shapeOf(h)
   const noise = V.unit(hash32(String(day), h)) * 2 - 1
-  return 0.6 * Math.sin((2 * Math.PI * day) / p1 + f1) + 0.25 * Math.sin((2 * Math.PI * day) / p2 + f2) + 0.15 * noise
+  return 0.6 * Math.sin(s.w1 * day + s.f1) + 0.25 * Math.sin(s.w2 * day + s.f2) + 0.15 * noise
 }
 
 /** A series fluctuating around an entity-level base value. */
-export const around = (key: string, label: string, base: (e: EntityCore) => number, volatility: number, dp = 2, unit?: string): SeriesDef => ({
-  key,
-  label,
-  type: dp === 0 ? "integer" : "number",
-  ...(unit === undefined ? {} : { unit }),
-  value: (e, day, h) => {
-    const f = 10 ** dp
-    return Math.round(Math.max(0, base(e) * (1 + volatility * wave(h, day))) * f) / f
+export const around = (key: string, label: string, base: (e: EntityCore) => number, volatility: number, dp = 2, unit?: string): SeriesDef => {
+  const f = 10 ** dp
+  const at = (b: number, h: number, day: number): number => Math.round(Math.max(0, b * (1 + volatility * wave(h, day))) * f) / f
+  return {
+    key,
+    label,
+    type: dp === 0 ? "integer" : "number",
+    ...(unit === undefined ? {} : { unit }),
+    value: (e, day, h) => at(base(e), h, day),
+    range: (e, from, to, h) => {
+      const b = base(e)
+      const out: Array<number> = []
+      for (let d = from; d <= to; d++) out.push(at(b, h, d))
+      return out
+    }
   }
-})
+}

@@ -199,7 +199,8 @@ const paramCache = new Map<string, Param>()
 
 /** A parameter; identical parameters (same name, role, schema text) are one shared object. */
 const param = (name: string, role: Role, schema: JsonSchema, required: boolean, extra?: { key?: string; refType?: string }): Param => {
-  const k = `${name}\u0000${role}\u0000${required}\u0000${extra?.key ?? ""}\u0000${extra?.refType ?? ""}\u0000${schema.type ?? ""}\u0000${schema.description ?? ""}\u0000${schema["x-entity"] ?? ""}\u0000${schema.format ?? ""}\u0000${schema.default ?? ""}\u0000${schema.minimum ?? ""}\u0000${schema.maximum ?? ""}\u0000${schema.enum?.length ?? ""}`
+  // Name, role, description and annotation fix everything else the builders put in a parameter.
+  const k = `${name}\u0000${role}\u0000${required}\u0000${extra?.key ?? ""}\u0000${schema.type ?? ""}\u0000${schema.description ?? ""}\u0000${schema["x-entity"] ?? ""}`
   let p = paramCache.get(k)
   if (p === undefined) {
     p = { name, role, schema, required, ...(extra?.key === undefined ? {} : { key: extra.key }), ...(extra?.refType === undefined ? {} : { refType: extra.refType }) }
@@ -771,17 +772,20 @@ const providerEndpoints = (ctx: Ctx, cat: Category, size: number): Array<Endpoin
     if (a !== undefined) return [actionEndpoint(ctx, a.action, undefined), recordEndpoint(ctx, a.action)].slice(0, Math.max(1, size))
   }
   if (utilityOnly) {
-    const keys = rng.shuffle(cat.utilities.length > 0 ? cat.utilities : ["text_stats"]).slice(0, size)
+    // Each utility once, then (room permitting) a standalone action with its status endpoint, then variants.
+    const keys = rng.shuffle(cat.utilities.length > 0 ? cat.utilities : ["text_stats"])
     const eps: Array<Endpoint> = []
-    for (let i = 0; eps.length < size && i < size * 2; i++) {
+    for (const k of keys) {
+      const u = utility(k)
+      if (u !== undefined && eps.length < size) eps.push(utilityEndpoint(ctx, u))
+    }
+    const a = cat.actions.length === 0 ? undefined : allActions.find((x) => x.action.key === rng.pick(cat.actions) && x.target === undefined)
+    if (a !== undefined && size - eps.length >= 2) eps.push(actionEndpoint(ctx, a.action, undefined), recordEndpoint(ctx, a.action))
+    for (let i = 0; eps.length < size && i < size; i++) {
       const u = utility(keys[i % keys.length] ?? "")
       if (u !== undefined) eps.push(utilityEndpoint(ctx, u))
     }
-    if (cat.actions.length > 0 && eps.length < size) {
-      const a = allActions.find((x) => x.action.key === rng.pick(cat.actions) && x.target === undefined)
-      if (a !== undefined) eps.push(actionEndpoint(ctx, a.action, undefined), recordEndpoint(ctx, a.action))
-    }
-    return eps.slice(0, size)
+    return eps
   }
   // Primary type skewed to the category's first types; a second type sometimes.
   const typeAt = (): string => cat.types[Math.floor(rng.next() ** 1.6 * cat.types.length)] ?? cat.types[0] ?? ""

@@ -13,14 +13,30 @@ export const titleCase = (s: string): string => s.replace(/(^|[\s_-])([a-z])/g, 
 /** Upper-cases the first letter only (`search text` → `Search text`). */
 export const sentence = (s: string): string => (s.length === 0 ? s : (s[0] ?? "").toUpperCase() + s.slice(1))
 
+// Names repeat across thousands of endpoints: both conversions are memoised.
+const camelCache = new Map<string, string>()
+const snakeCache = new Map<string, string>()
+
 /** `team players` → `teamPlayers`. */
 export const camel = (s: string): string => {
-  const parts = s.replace(/[^A-Za-z0-9]+/g, " ").trim().split(" ").filter((p) => p.length > 0)
-  return parts.map((p, i) => (i === 0 ? p.toLowerCase() : p[0]?.toUpperCase() + p.slice(1).toLowerCase())).join("")
+  let out = camelCache.get(s)
+  if (out === undefined) {
+    const parts = s.replace(/[^A-Za-z0-9]+/g, " ").trim().split(" ").filter((p) => p.length > 0)
+    out = parts.map((p, i) => (i === 0 ? p.toLowerCase() : (p[0] ?? "").toUpperCase() + p.slice(1).toLowerCase())).join("")
+    camelCache.set(s, out)
+  }
+  return out
 }
 
 /** `Team Players` → `team_players`. */
-export const snake = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+export const snake = (s: string): string => {
+  let out = snakeCache.get(s)
+  if (out === undefined) {
+    out = s.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "")
+    snakeCache.set(s, out)
+  }
+  return out
+}
 
 /** `Team Players` → `team-players`. */
 export const kebab = (s: string): string => snake(s).replace(/_/g, "-")

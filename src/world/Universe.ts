@@ -26,6 +26,20 @@ export const tokens = (text: string): Array<string> => text.toLowerCase().match(
 
 const normalize = (text: string): string => tokens(text).join(" ")
 
+/** Binary search in an ascending list. */
+const contains = (list: ReadonlyArray<number>, x: number): boolean => {
+  let lo = 0
+  let hi = list.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const v = list[mid] as number
+    if (v === x) return true
+    if (v < x) lo = mid + 1
+    else hi = mid - 1
+  }
+  return false
+}
+
 class Handle implements Entity {
   constructor(
     readonly world: Universe,
@@ -334,19 +348,20 @@ export class Universe implements WorldView {
       if (list === undefined) return { matches: [], total: 0 }
       lists.push(list)
     }
+    // Posting lists are sorted by index: intersect by walking the shortest and binary-searching the others.
     lists = lists.sort((a, b) => a.length - b.length)
-    let hits: ReadonlyArray<number> = lists[0] ?? []
-    for (let k = 1; k < lists.length && hits.length > 0; k++) {
-      const other = new Set(lists[k])
-      hits = hits.filter((i) => other.has(i))
+    const shortest = lists[0] ?? []
+    const hits: Array<number> = []
+    for (const i of shortest) {
+      let all = true
+      for (let k = 1; k < lists.length && all; k++) all = contains(lists[k] as ReadonlyArray<number>, i)
+      if (all) hits.push(i)
     }
-    const exact = this.exactIndex.get(type)?.get(normalize(query))
-    const exactSet = new Set(exact ?? [])
+    const exact = this.exactIndex.get(type)?.get(normalize(query)) ?? []
     const names = this.table(type).names
-    const ranked = [...hits].sort((a, b) =>
-      Number(exactSet.has(b)) - Number(exactSet.has(a)) || (names[a]?.length ?? 0) - (names[b]?.length ?? 0) || a - b
-    )
-    return { matches: ranked.slice(0, Math.max(0, limit)), total: ranked.length }
+    const isExact = (i: number): number => (exact.length > 0 && contains(exact, i) ? 1 : 0)
+    if (hits.length > 1) hits.sort((a, b) => isExact(b) - isExact(a) || (names[a]?.length ?? 0) - (names[b]?.length ?? 0) || a - b)
+    return { matches: hits.length > limit ? hits.slice(0, Math.max(0, limit)) : hits, total: hits.length }
   }
 
   /** Entities whose normalised name equals the text exactly. */
@@ -389,6 +404,18 @@ export class Universe implements WorldView {
       this.seriesByKey.set(type, m)
     }
     return m.get(key)
+  }
+
+  /** The values of a series from day `from` to day `to` (inclusive). */
+  seriesRange(type: string, index: number, key: string, from: number, to: number): Array<number> {
+    const s = this.seriesDef(type, key)
+    if (s === undefined) return []
+    const e = this.entity(type, index)
+    const h = e.h(`series/${key}`)
+    if (s.range !== undefined) return s.range(e, from, to, h)
+    const out: Array<number> = []
+    for (let d = from; d <= to; d++) out.push(s.value(e, d, h))
+    return out
   }
 
   /** The value of a series on a day. */

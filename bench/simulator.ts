@@ -1,0 +1,101 @@
+/**
+ * Simulated calls per second, in process, deterministic L3, one core: the gold calls of 300 sampled tasks (a realistic
+ * mix of searches, details, lists, series, actions, conversions, utilities) replayed episode by episode with 5% faults,
+ * through the synchronous core and through the Effect `Episode.execute` path, side by side, against the 100k/s target.
+ * Run: `npx tsx bench/simulator.ts [seconds-per-measurement]`.
+ */
+import { Effect } from "effect"
+import type { ToolCall } from "../src/domain/Call.ts"
+import type { Json } from "../src/domain/Json.ts"
+import * as Refs from "../src/Refs.ts"
+import { Engine } from "../src/simulator/Engine.ts"
+import * as Simulator from "../src/Simulator.ts"
+import * as Tasks from "../src/world/Tasks.ts"
+import * as World from "../src/world/World.ts"
+
+const seconds = Math.max(0.5, Number(process.argv[2] ?? 3))
+const target = 100_000
+/** Process CPU time in seconds: on a shared machine, calls per CPU-second is the per-core rate wall time hides. */
+const cpu = (): number => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1e6
+}
+
+/** A rate measured both ways. */
+interface Rate {
+  readonly wall: number
+  readonly cpu: number
+}
+
+const world = World.make({ seed: World.defaultSeed })
+const tasks = Tasks.make(world).take({ split: "train", count: 300 })
+
+// Resolve each task's gold calls once (refs → values), so the timed loop only simulates.
+const prepared: Array<{ readonly id: string; readonly request: string; readonly calls: ReadonlyArray<ToolCall> }> = []
+{
+  const engine = new Engine(world.library, world, { seed: 0, faultRate: 0, latency: undefined })
+  for (const t of tasks) {
+    const state = engine.open({ taskId: t.id, seed: 0, request: t.request, faults: false })
+    const outputs = new Map<string, Json>()
+    const calls: Array<ToolCall> = []
+    for (const c of t.gold) {
+      const call: ToolCall = { id: c.id, tool: c.tool, arguments: Refs.resolveRefs(c.arguments, (id) => outputs.get(id)).arguments }
+      const r = engine.run(state, call)
+      if (r.outcome._tag === "ok") outputs.set(c.id, r.outcome.payload)
+      calls.push(call)
+    }
+    prepared.push({ id: t.id, request: t.request, calls })
+  }
+}
+const totalCalls = prepared.reduce((a, p) => a + p.calls.length, 0)
+console.log(`${tasks.length} tasks, ${totalCalls} gold calls per pass; ${seconds} s per measurement; faults 5%`)
+
+const engine = new Engine(world.library, world, { seed: 0, faultRate: 0.05, latency: undefined })
+
+/** Calls per second of the synchronous core, replaying passes until `seconds` elapse. */
+const core = (): Rate => {
+  let calls = 0
+  let pass = 0
+  const t0 = performance.now()
+  const c0 = cpu()
+  while (performance.now() - t0 < seconds * 1000) {
+    for (const p of prepared) {
+      const state = engine.open({ taskId: p.id as never, seed: pass, request: p.request, faults: true })
+      for (const c of p.calls) engine.run(state, c)
+      calls += p.calls.length
+    }
+    pass++
+  }
+  return { wall: calls / ((performance.now() - t0) / 1000), cpu: calls / (cpu() - c0) }
+}
+
+/** Calls per second through the service (`Simulator.open` + `Episode.execute`), one Effect program per measurement. */
+const service = Simulator.fromEngine(engine)
+const viaEffect = (): Rate =>
+  Effect.runSync(Effect.gen(function*() {
+    let calls = 0
+    let pass = 0
+    const t0 = performance.now()
+    const c0 = cpu()
+    while (performance.now() - t0 < seconds * 1000) {
+      for (const p of prepared) {
+        const episode = yield* service.open({ taskId: p.id as never, seed: pass, request: p.request, faults: true })
+        for (const c of p.calls) yield* episode.execute(c)
+        calls += p.calls.length
+      }
+      pass++
+    }
+    return { wall: calls / ((performance.now() - t0) / 1000), cpu: calls / (cpu() - c0) }
+  }))
+
+core()
+viaEffect()
+const results: Array<readonly [Rate, Rate]> = []
+for (let r = 0; r < 3; r++) results.push([core(), viaEffect()])
+const f = (x: number): string => x.toFixed(0).padStart(7)
+for (const [i, [a, b]] of results.entries()) {
+  console.log(`run ${i + 1}: core ${f(a.cpu)} calls/CPU-s (${f(a.wall)} wall) | Episode.execute ${f(b.cpu)} calls/CPU-s (${f(b.wall)} wall) | core/effect ${(a.cpu / b.cpu).toFixed(2)}`)
+}
+const bestCore = Math.max(...results.map((x) => x[0].cpu))
+const bestEffect = Math.max(...results.map((x) => x[1].cpu))
+console.log(`best per core: core ${bestCore.toFixed(0)} calls/s = ${(bestCore / target).toFixed(2)}× the ${target / 1000}k/s target; Episode.execute ${bestEffect.toFixed(0)} calls/s = ${(bestEffect / target).toFixed(2)}× target; core/effect = ${(bestCore / bestEffect).toFixed(2)}`)

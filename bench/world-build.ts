@@ -1,0 +1,56 @@
+/**
+ * Time and memory to build the generated 50k-interface world with G_dep, against the ≤ 10 s target, plus the
+ * per-stage split (endpoints, G_dep, adjacency) and the first entity-table builds. Each repetition is a fresh
+ * build in the same process (module caches warm after the first). Run: `npx tsx bench/world-build.ts [reps]`.
+ */
+import * as DepGraph from "../src/DepGraph.ts"
+import { generate } from "../src/world/Generate.ts"
+import * as Graph from "../src/world/Graph.ts"
+import * as World from "../src/world/World.ts"
+
+const reps = Math.max(1, Number(process.argv[2] ?? 3))
+const targetMs = 10_000
+const cpuMs = (): number => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`
+
+const rssBefore = process.memoryUsage().rss
+const walls: Array<number> = []
+let world: World.World | undefined
+for (let r = 0; r < reps; r++) {
+  const t0 = performance.now()
+  const c0 = cpuMs()
+  world = World.make({ seed: World.defaultSeed })
+  walls.push(performance.now() - t0)
+  console.log(`build ${r + 1}: ${walls[r]?.toFixed(0)} ms wall, ${(cpuMs() - c0).toFixed(0)} ms CPU (all threads, GC included)`)
+}
+const memory = process.memoryUsage()
+const best = Math.min(...walls)
+console.log(`\nbest of ${reps}: ${best.toFixed(0)} ms for ${world?.library.tools.length} interfaces; target ${targetMs} ms → ratio best/target = ${(best / targetMs).toFixed(2)} (≤ 1 meets it)`)
+console.log(`memory after the builds: RSS ${mb(memory.rss)} (was ${mb(rssBefore)} at start), heap used ${mb(memory.heapUsed)}`)
+
+// Stages, timed separately on one more build.
+let t = performance.now()
+const tools = generate({ seed: World.defaultSeed })
+const genMs = performance.now() - t
+t = performance.now()
+const edges = Graph.build(tools, World.defaultSeed)
+const graphMs = performance.now() - t
+t = performance.now()
+const graph = DepGraph.make(edges)
+const adjMs = performance.now() - t
+console.log(`stages: endpoints ${genMs.toFixed(0)} ms, G_dep edges ${graphMs.toFixed(0)} ms (${edges.length} edges), adjacency ${adjMs.toFixed(0)} ms (${graph.edges.length} kept)`)
+
+// Entity tables build lazily on first use; the biggest ones, timed.
+if (world !== undefined) {
+  const u = world.universe
+  for (const type of ["team", "player", "song", "comment", "product"]) {
+    const t1 = performance.now()
+    const n = u.size(type)
+    u.search(type, u.name(type, 0), 5)
+    console.log(`entity table ${type}: ${n} entities + name index in ${(performance.now() - t1).toFixed(0)} ms`)
+  }
+  console.log(`RSS with those tables: ${mb(process.memoryUsage().rss)}`)
+}
