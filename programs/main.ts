@@ -3,16 +3,30 @@
  * judge and reward every rollout, and write the Table-1-style comparison plus all trajectories to a run folder.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, Option, Redacted, Schema } from "effect"
+import { Console, Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as App from "../layers/App.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import { Level } from "../src/domain/Task.ts"
+import { ConfigError } from "../src/domain/Errors.ts"
 import * as Job from "../src/Job.ts"
 
-/** A comma-separated flag value decoded as a list of literals; a bad item is a SchemaError naming it. */
-const decodeList = <S extends Schema.Codec<unknown, unknown>>(item: S, text: string) =>
-  Schema.decodeUnknownEffect(Schema.Array(item))(text.split(",").map((s) => s.trim()).filter((s) => s !== ""))
+/** A comma-separated flag value decoded as a list of literals; a bad item is a ConfigError naming the flag and item. */
+const decodeList = <const L extends string>(flag: string, known: ReadonlyArray<L>, text: string) => {
+  const isKnown = (s: string): s is L => (known as ReadonlyArray<string>).includes(s)
+  const items = text.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const bad = items.find((i) => !isKnown(i))
+  return bad === undefined && items.length > 0
+    ? Effect.succeed(items.filter(isKnown))
+    : Effect.fail(new ConfigError({ field: `--${flag}`, value: bad ?? text, message: `expected a comma-separated list of ${known.join(", ")}` }))
+}
+
+/** Prints a typed error on stderr, one line naming what was wrong, and sets a failing exit code. */
+const report = (message: string) =>
+  Effect.sync(() => {
+    process.stderr.write(`paraagent: ${message}\n`)
+    process.exitCode = 1
+  })
 
 const command = Command.make(
   "paraagent",
@@ -21,6 +35,7 @@ const command = Command.make(
     levels: Flag.String("levels").pipe(Flag.withDescription("levels to run, comma-separated (I1,I2,I3)"), Flag.withDefault("I1,I2,I3")),
     seed: Flag.Int("seed").pipe(Flag.withDescription("seed of the task draw and the rollouts"), Flag.withDefault(Job.defaults.seed)),
     worldSeed: Flag.Int("world-seed").pipe(Flag.withDescription("seed of the generated world"), Flag.withDefault(7)),
+    worldSize: Flag.Int("world-size").pipe(Flag.withDescription("tool interfaces in the generated world"), Flag.withDefault(50_011)),
     paradigms: Flag.String("paradigms").pipe(
       Flag.withDescription("paradigms to compare, comma-separated: ParaAct,ReAct,ExploreThenExecute,DFSDT"),
       Flag.withDefault("ParaAct,ReAct,ExploreThenExecute,DFSDT")
@@ -44,8 +59,8 @@ const command = Command.make(
     out: Flag.String("out").pipe(Flag.withDescription("run folder (default runs/<date>-seed<seed>)"), Flag.optional)
   },
   Effect.fn(function*(flags) {
-    const levels = yield* decodeList(Level, flags.levels)
-    const paradigms = yield* decodeList(Paradigm, flags.paradigms)
+    const levels = yield* decodeList("levels", Level.literals, flags.levels)
+    const paradigms = yield* decodeList("paradigms", Paradigm.literals, flags.paradigms)
     const endpoint = Option.isSome(flags.baseUrl) || Option.isSome(flags.model)
       ? {
         baseUrl: Option.getOrElse(flags.baseUrl, () => process.env["PARAAGENT_BASE_URL"] ?? ""),
@@ -65,7 +80,7 @@ const command = Command.make(
       progress: true
     }
     const app: App.AppOptions = {
-      world: { seed: flags.worldSeed },
+      world: { seed: flags.worldSeed, size: flags.worldSize },
       tasks: { holdoutTools: true },
       retriever: flags.retriever,
       policy: flags.policy === "teacher"
@@ -81,7 +96,14 @@ const command = Command.make(
     const result = yield* Job.run(options).pipe(Effect.provide(App.layer(app)))
     yield* Console.log(result.table)
     yield* Console.log(result.dir)
-  })
+  }, (effect) =>
+    effect.pipe(
+      Effect.catchTags({
+        ConfigError: (e) => report(`${e.field} = ${JSON.stringify(e.value)}: ${e.message}`),
+        JobError: (e) => report(`--${e.field}: ${e.message}`),
+        RetrieverError: (e) => report(`retriever: ${e.message}`)
+      })
+    ))
 ).pipe(Command.withDescription("Compare agent paradigms on held-out ToolEnv tasks: Pass@1/Pass@2, Path, rounds, calls, searches"))
 
 command.pipe(
