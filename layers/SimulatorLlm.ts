@@ -1,0 +1,203 @@
+/**
+ * The simulator with LLM-rendered responses (L3 "llm" mode): L1, L2 and faults as in Simulator.layer, then an
+ * OpenAI-compatible model writes the response body from the tool's documentation, the arguments and the facts the
+ * deterministic renderer computed. Every rendering is cached in a SQLite file keyed by (tool, canonical arguments,
+ * world seed), so a repeated call answers the same — across episodes and processes. Output that is not JSON, breaks
+ * the response schema, or drops a fact falls back to the deterministic payload; every fallback is counted.
+ */
+import Database from "better-sqlite3"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ConfigError } from "../src/domain/Errors.ts"
+import { Json, type JsonObject, type JsonSchema } from "../src/domain/Json.ts"
+import type { ToolSpec } from "../src/domain/Tool.ts"
+import { conforms } from "../src/JsonSchemaValidate.ts"
+import { canonicalJson } from "../src/math/CanonicalJson.ts"
+import { responseShape } from "../src/simulator/Generic.ts"
+import * as Simulator from "../src/Simulator.ts"
+import { GeneratedWorld } from "../src/world/World.ts"
+import type { ToolLibrary } from "../src/ToolLibrary.ts"
+import { OpenAiClient } from "./OpenAiClient.ts"
+
+/** Configuration of the LLM renderer. */
+export interface SimulatorLlmConfig {
+  /** The SQLite file of the render cache (created with its folder when missing). */
+  readonly cachePath: string
+  /** L1/L2/fault/latency settings, as for Simulator.layer. */
+  readonly simulator?: Partial<Omit<Simulator.SimulatorConfig, "render">>
+  /** Which successful calls the model renders: all, or only tools that are not generated (default all). */
+  readonly scope?: "all" | "imported"
+  /** Sampling temperature of the renderer (default 0: the cache makes answers stable anyway). */
+  readonly temperature?: number
+  /** Output budget per rendering (default 1024 tokens). */
+  readonly maxTokens?: number
+}
+
+/** Counts of the renderer since the layer was built. */
+export interface RenderStats {
+  /** Renderings asked of the model (cache misses). */
+  readonly llmCalls: number
+  /** Calls answered from the cache. */
+  readonly cacheHits: number
+  /** Model answers that were used. */
+  readonly accepted: number
+  /** Model answers rejected (not JSON, schema violation, missing fact) → deterministic payload. */
+  readonly invalid: number
+  /** Model requests that failed (transport, status) → deterministic payload. */
+  readonly errors: number
+}
+
+/** The renderer's counters. */
+export class SimulatorLlmStats extends Context.Service<SimulatorLlmStats, {
+  readonly get: Effect.Effect<RenderStats>
+}>()("paraagent/SimulatorLlmStats") {}
+
+const decodeJson = Schema.decodeUnknownOption(Schema.fromJsonString(Json))
+
+/** The leaf values of a payload's fields annotated with `x-entity`: the facts a rendering must keep. */
+export const pinnedFacts = (schema: JsonSchema, payload: Json): Array<string> => {
+  const out: Array<string> = []
+  const walk = (s: JsonSchema | undefined, v: Json | undefined): void => {
+    if (s === undefined || v === undefined || v === null) return
+    if (Array.isArray(v)) {
+      for (const x of v) walk(s.items, x)
+      return
+    }
+    if (typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) walk(s.properties?.[k], x)
+      return
+    }
+    if (s["x-entity"] !== undefined) out.push(typeof v === "string" ? v : JSON.stringify(v))
+  }
+  walk(schema, payload)
+  return out
+}
+
+/** Every leaf value of a payload, as text. */
+const leaves = (payload: Json): Set<string> => {
+  const out = new Set<string>()
+  const walk = (v: Json): void => {
+    if (v === null) return
+    if (Array.isArray(v)) for (const x of v) walk(x)
+    else if (typeof v === "object") for (const x of Object.values(v)) walk(x)
+    else out.add(typeof v === "string" ? v : JSON.stringify(v))
+  }
+  walk(payload)
+  return out
+}
+
+/** Why a model answer was rejected, or undefined when it is usable. */
+export const rejection = (spec: ToolSpec, deterministic: Json, answer: Json): string | undefined => {
+  const { schema } = responseShape(spec)
+  const issues = conforms(schema, answer)
+  if (issues.length > 0) return `schema: ${issues[0]?.message ?? ""}`
+  const have = leaves(answer)
+  const missing = pinnedFacts(schema, deterministic).find((f) => !have.has(f))
+  return missing === undefined ? undefined : `fact ${JSON.stringify(missing)} missing`
+}
+
+/** The messages asking the model to render one response. */
+export const prompt = (spec: ToolSpec, args: JsonObject, deterministic: Json) => {
+  const { schema, example } = responseShape(spec)
+  const doc = [
+    `API: ${spec.group} / ${spec.apiName}${spec.method === undefined ? "" : ` (${spec.method})`}`,
+    `Category: ${spec.category}`,
+    `Description: ${spec.description}`,
+    `Parameters: ${JSON.stringify(spec.parameters)}`,
+    `Response schema: ${JSON.stringify(schema)}`,
+    ...(example === undefined ? [] : [`Example response: ${JSON.stringify(example)}`]),
+    `Request arguments: ${JSON.stringify(args)}`,
+    `Backend facts (keep every value exactly): ${JSON.stringify(deterministic)}`
+  ].join("\n")
+  return [
+    {
+      role: "system" as const,
+      content: "You are the backend of a REST API. Answer a request with the JSON response body only: no prose, no markdown fences. Follow the response schema, keep every backend fact unchanged, and make any other field realistic for this API."
+    },
+    { role: "user" as const, content: doc }
+  ]
+}
+
+/** Opens (creating when needed) the render cache. */
+const openCache = (file: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
+        const db = new Database(file)
+        db.pragma("journal_mode = WAL")
+        db.exec(`CREATE TABLE IF NOT EXISTS renders (
+          tool TEXT NOT NULL, args TEXT NOT NULL, seed INTEGER NOT NULL,
+          payload TEXT NOT NULL, source TEXT NOT NULL, created_at INTEGER NOT NULL,
+          PRIMARY KEY (tool, args, seed))`)
+        return db
+      },
+      catch: (e) => new ConfigError({ field: "cachePath", value: file, message: `cannot open the render cache: ${String(e)}` })
+    }),
+    (db) => Effect.sync(() => db.close())
+  )
+
+/** The simulator with LLM rendering over the ToolLibrary in context (and the GeneratedWorld, when present). */
+export const layer = (config: SimulatorLlmConfig): Layer.Layer<Simulator.Simulator | SimulatorLlmStats, ConfigError, ToolLibrary | OpenAiClient> =>
+  Layer.effectContext(Effect.gen(function*() {
+    const decoded = yield* Simulator.decodeConfig({ ...config.simulator, render: "llm" })
+    const engine = yield* Simulator.makeEngine(decoded)
+    const world = Option.getOrUndefined(yield* Effect.serviceOption(GeneratedWorld))
+    const client = yield* OpenAiClient
+    const db = yield* openCache(config.cachePath)
+    const select = db.prepare<[string, string, number], { payload: string; source: string }>("SELECT payload, source FROM renders WHERE tool = ? AND args = ? AND seed = ?")
+    const insert = db.prepare<[string, string, number, string, string, number]>("INSERT OR IGNORE INTO renders (tool, args, seed, payload, source, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+    const stats = { llmCalls: 0, cacheHits: 0, accepted: 0, invalid: 0, errors: 0 }
+
+    const lookup = (tool: string, args: string, seed: number): Json | undefined => {
+      const row = select.get(tool, args, seed)
+      return row === undefined ? undefined : Option.getOrUndefined(decodeJson(row.payload))
+    }
+
+    const render: Simulator.Render = (spec, args, payload) =>
+      Effect.gen(function*() {
+        if (config.scope === "imported" && spec.source.kind === "generated") return payload
+        const seed = spec.source.kind === "generated" && world !== undefined ? world.seed : decoded.seed
+        const argsKey = canonicalJson(args)
+        const cached = yield* Effect.sync(() => lookup(spec.name, argsKey, seed))
+        if (cached !== undefined) {
+          stats.cacheHits++
+          return cached
+        }
+        stats.llmCalls++
+        const answer = yield* client.chat({
+          messages: prompt(spec, args, payload),
+          temperature: config.temperature ?? 0,
+          maxTokens: config.maxTokens ?? 1024,
+          responseFormat: { type: "json_object" }
+        }).pipe(
+          Effect.map((r) => ({ ok: true as const, content: r.content })),
+          Effect.catchTag("OpenAiError", (e) => Effect.succeed({ ok: false as const, content: e.message }))
+        )
+        let chosen: Json = payload
+        let source = "fallback"
+        if (!answer.ok) stats.errors++
+        else {
+          const parsed = Option.getOrUndefined(decodeJson(answer.content.trim().replace(/^```(?:json)?\s*|\s*```$/g, "")))
+          const why = parsed === undefined ? "not JSON" : rejection(spec, payload, parsed)
+          if (parsed !== undefined && why === undefined) {
+            chosen = parsed
+            source = "llm"
+            stats.accepted++
+          } else {
+            stats.invalid++
+            yield* Effect.logDebug(`SimulatorLlm: ${spec.name} rendering rejected (${why}); deterministic payload used`)
+          }
+        }
+        // The first stored answer wins (a concurrent identical call may have stored one meanwhile): read it back.
+        return yield* Effect.sync(() => {
+          insert.run(spec.name, argsKey, seed, JSON.stringify(chosen), source, Date.now())
+          return lookup(spec.name, argsKey, seed) ?? chosen
+        })
+      })
+
+    return Context.make(Simulator.Simulator, Simulator.fromEngine(engine, render)).pipe(
+      Context.add(SimulatorLlmStats, SimulatorLlmStats.of({ get: Effect.sync(() => ({ ...stats })) }))
+    )
+  }))
