@@ -20,6 +20,8 @@ interface Run {
   readonly importMs: number
   readonly inferMs: number
   readonly totalMs: number
+  /** CPU time (user + system) of the whole load: what the wall time would be without other jobs on the cores (plus GC threads). */
+  readonly cpuMs: number
   readonly peakRssMb: number
   readonly apis: number
   readonly tools: number
@@ -29,6 +31,7 @@ interface Run {
 }
 
 const child = async (dir: string, concurrency: number): Promise<Run> => {
+  const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   const loaded = await Effect.runPromise(loadDirectory(dir, { concurrency }))
   const t1 = performance.now()
@@ -36,11 +39,13 @@ const child = async (dir: string, concurrency: number): Promise<Run> => {
   const graph = DepGraph.make(inferred.edges)
   const stats = DepGraph.stats(inferred.tools, graph)
   const t2 = performance.now()
+  const cpu = process.cpuUsage(cpu0)
   return {
     concurrency,
     importMs: t1 - t0,
     inferMs: t2 - t1,
     totalMs: t2 - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     peakRssMb: process.resourceUsage().maxRSS / 1024,
     apis: stats.apis,
     tools: stats.tools,
@@ -69,10 +74,11 @@ const main = async (): Promise<void> => {
   const [main, serial] = runs
   if (main === undefined || serial === undefined) return
   console.log(`ToolEnv2404: ${main.apis} APIs of ${main.tools} tools; G_dep ${main.hardEdges} hard + ${main.softEdges} soft edges, ${main.toolsWithDeps} APIs with a dependency`)
-  console.log("concurrency  import ms  infer ms  total ms  peak RSS MB")
+  console.log("concurrency  import ms  infer ms  total ms  cpu ms  peak RSS MB")
   for (const r of runs) {
-    console.log(`${String(r.concurrency).padStart(11)}  ${r.importMs.toFixed(0).padStart(9)}  ${r.inferMs.toFixed(0).padStart(8)}  ${r.totalMs.toFixed(0).padStart(8)}  ${r.peakRssMb.toFixed(0).padStart(11)}`)
+    console.log(`${String(r.concurrency).padStart(11)}  ${r.importMs.toFixed(0).padStart(9)}  ${r.inferMs.toFixed(0).padStart(8)}  ${r.totalMs.toFixed(0).padStart(8)}  ${r.cpuMs.toFixed(0).padStart(6)}  ${r.peakRssMb.toFixed(0).padStart(11)}`)
   }
+  console.log(`(cpu ms = user + system time of the process; wall time above it means other jobs shared the cores)`)
   console.log(`time:   ${(main.totalMs / 1000).toFixed(2)} s of the ${targetMs / 1000} s target (ratio ${(main.totalMs / targetMs).toFixed(2)})`)
   console.log(`memory: ${main.peakRssMb.toFixed(0)} MB of the ${targetRssMb} MB target (ratio ${(main.peakRssMb / targetRssMb).toFixed(2)})`)
   console.log(`import with 32 concurrent reads vs 1: ${(serial.importMs / main.importMs).toFixed(2)}× faster`)

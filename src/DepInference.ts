@@ -195,6 +195,8 @@ interface EntityRef {
  */
 interface Lexicon {
   readonly words: (name: string) => ReadonlyArray<string>
+  /** {@link refOfName}, memoised. */
+  readonly ref: (name: string) => EntityRef | undefined
   /**
    * Entity types that some parameter or response field names on its own (`movie_id`, `videoId`): an API
    * name's noun is looked for among these first (`GET movie top_rated` is about movies, not "rated").
@@ -228,16 +230,22 @@ const makeLexicon = (tools: ReadonlyArray<ToolSpec>): Lexicon => {
     return [t]
   }
   const words = new Map<string, ReadonlyArray<string>>()
+  const refs = new Map<string, EntityRef | null>()
   const lex: Lexicon = {
     words: (name) => {
       let w = words.get(name)
       if (w === undefined) words.set(name, w = split(name).flatMap(unglue))
       return w
     },
+    ref: (name) => {
+      let r = refs.get(name)
+      if (r === undefined) refs.set(name, r = refOfName(name, lex) ?? null)
+      return r ?? undefined
+    },
     types: new Set()
   }
   const note = (name: string): void => {
-    const ref = refOfName(name, lex)
+    const ref = lex.ref(name)
     if (ref?.own === true && ref.type !== undefined) lex.types.add(ref.type)
   }
   // a container whose objects carry a bare `id` (`track: {id, ...}`, `videos: [{id, ...}]`) names a type too
@@ -246,7 +254,7 @@ const makeLexicon = (tools: ReadonlyArray<ToolSpec>): Lexicon => {
     if (s.items !== undefined) walk(s.items, container, depth + 1)
     for (const [key, child] of Object.entries(s.properties ?? {})) {
       note(key)
-      if (container !== undefined && refOfName(key, lex)?.bare === true) {
+      if (container !== undefined && lex.ref(key)?.bare === true) {
         const noun = containerNoun(container, lex)
         if (noun !== undefined) lex.types.add(noun)
       }
@@ -355,7 +363,7 @@ const collectOutputs = (spec: ToolSpec, lex: Lexicon): ReadonlyArray<Output> => 
       const childPath = path.length === 0 ? key : `${path}.${key}`
       const isLeaf = child.properties === undefined && child.items === undefined
       if (isLeaf || (child.type === "array" && child.items !== undefined && child.items.properties === undefined)) {
-        const ref = refOfName(key, lex)
+        const ref = lex.ref(key)
         if (ref !== undefined) {
           const leafPath = isLeaf ? childPath : `${childPath}[]`
           const type = ref.type ?? container ?? fallbackType
@@ -430,7 +438,7 @@ const paramsOf = (spec: ToolSpec, lex: Lexicon): ReadonlyArray<Param> => {
   const required = new Set(spec.parameters.required)
   const fallback = inputNoun(spec.apiName, lex)
   return Object.entries(spec.parameters.properties).map(([name, schema]) => {
-    const ref = refOfName(name, lex)
+    const ref = lex.ref(name)
     const typed = ref === undefined ? undefined : ref.type !== undefined ? ref : { ...ref, type: fallback }
     return { name, required: required.has(name), description: schema.description ?? "", ref: typed }
   })
@@ -763,36 +771,40 @@ const mark = (spec: ToolSpec, params: ReadonlyMap<string, string>, fields: Reado
     }
     parameters = { ...parameters, properties }
   }
-  const response = spec.response === undefined || fields.size === 0 ? spec.response : markFields(spec.response, "", fields)
+  const response = spec.response === undefined || fields.size === 0 ? spec.response : markFields(spec.response, "", fields, prefixesOf(fields))
   return { ...spec, parameters, ...(response !== undefined ? { response } : {}) }
 }
 
-/** Rebuilds only the branches of the schema that lead to a marked path. */
-const markFields = (s: JsonSchema, path: string, fields: ReadonlyMap<string, string>): JsonSchema => {
-  const here = fields.get(path)
-  let out: JsonSchema = here !== undefined && s.properties === undefined && !(s.type === "array" && s.items?.properties !== undefined) ? { ...s, "x-entity": here } : s
-  if (s.items !== undefined) {
-    const itemsPath = `${path}[]`
-    if (hasPrefix(fields, itemsPath)) {
-      const items = markFields(s.items, itemsPath, fields)
-      if (items !== s.items) out = { ...out, items }
-    }
-  }
-  if (s.properties !== undefined) {
-    let changed = false
-    const properties: Record<string, JsonSchema> = {}
-    for (const [key, child] of Object.entries(s.properties)) {
-      const childPath = path.length === 0 ? key : `${path}.${key}`
-      const next = hasPrefix(fields, childPath) ? markFields(child, childPath, fields) : child
-      if (next !== child) changed = true
-      properties[key] = next
-    }
-    if (changed) out = { ...out, properties }
+/** Every path that leads to a marked field (`items`, `items[]`, `items[].id` for `items[].id`). */
+const prefixesOf = (fields: ReadonlyMap<string, string>): ReadonlySet<string> => {
+  const out = new Set<string>()
+  for (const k of fields.keys()) {
+    for (let i = 0; i < k.length; i++) if (k[i] === "." || k[i] === "[") out.add(k.slice(0, i))
+    out.add(k)
   }
   return out
 }
 
-const hasPrefix = (fields: ReadonlyMap<string, string>, path: string): boolean => {
-  for (const k of fields.keys()) if (k === path || k.startsWith(`${path}.`) || k.startsWith(`${path}[]`)) return true
-  return false
+/** Rebuilds only the branches of the schema that lead to a marked path. */
+const markFields = (s: JsonSchema, path: string, fields: ReadonlyMap<string, string>, prefixes: ReadonlySet<string>): JsonSchema => {
+  const here = fields.get(path)
+  let out: JsonSchema = here !== undefined && s.properties === undefined && !(s.type === "array" && s.items?.properties !== undefined) ? { ...s, "x-entity": here } : s
+  if (s.items !== undefined) {
+    const itemsPath = `${path}[]`
+    if (prefixes.has(itemsPath)) {
+      const items = markFields(s.items, itemsPath, fields, prefixes)
+      if (items !== s.items) out = { ...out, items }
+    }
+  }
+  if (s.properties !== undefined) {
+    let changed: Record<string, JsonSchema> | undefined
+    for (const [key, child] of Object.entries(s.properties)) {
+      const childPath = path.length === 0 ? key : `${path}.${key}`
+      if (!prefixes.has(childPath)) continue
+      const next = markFields(child, childPath, fields, prefixes)
+      if (next !== child) (changed ??= { ...s.properties })[key] = next
+    }
+    if (changed !== undefined) out = { ...out, properties: changed }
+  }
+  return out
 }

@@ -56,10 +56,12 @@ export const uniquifyNames = (tools: ReadonlyArray<ToolSpec>, taken: ReadonlySet
     if (list === undefined) byName.set(t.name, [i])
     else list.push(i)
   })
+  // only names shared by several tools (or already taken) need work; sorted so the order is fixed
+  const names = [...byName.entries()].filter(([name, list]) => list.length > 1 || taken.has(name)).map(([name]) => name).sort()
+  if (names.length === 0) return [...tools]
   const used = new Set<string>(taken)
   for (const t of tools) used.add(t.name)
   const out = [...tools]
-  const names = [...byName.keys()].sort()
   for (const name of names) {
     const indexes = byName.get(name) ?? []
     const sorted = [...indexes].sort((a, b) => compareIds(tools[a]?.id ?? "", tools[b]?.id ?? ""))
