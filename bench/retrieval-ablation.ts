@@ -5,6 +5,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import { dataPath } from "../src/DataPath.ts"
+import * as Stats from "../src/math/Stats.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
@@ -33,13 +34,10 @@ const program = Effect.gen(function*() {
     dataPath("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
   )
   const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), files)
-  const g1c = setup.sets.find((s) => s.name === Benchmark.tuningSplit.file)
-  const sets = [
-    ...setup.sets,
-    ...(g1c === undefined ? [] : [Benchmark.subset(g1c, "G1C[held-out]", (q) => !Benchmark.isTuningQuery(q.id))])
-  ]
+  const sets = setup.sets
   const short = (name: string) => name.replace("_instruction.json", "I").replace("_category.json", "C")
-  const header = ["configuration", ...sets.map((s) => `${short(s.name)} NDCG@5`), "p50 ms"]
+  const heldOut = (q: Benchmark.JudgedQuery) => !Benchmark.isTuningQuery(q.id)
+  const header = ["configuration", ...sets.map((s) => `${short(s.name)} NDCG@5`), "G1C[held-out] NDCG@5", "p50 ms"]
   const rows: Array<ReadonlyArray<string>> = []
   const built = new Map<string, Bm25.Index>()
   for (const [label, config] of variants) {
@@ -48,9 +46,12 @@ const program = Effect.gen(function*() {
     const existing = built.get(shapeKey)
     const index = existing !== undefined ? Bm25.reweight(existing, config) : Bm25.build(setup.tools, config)
     if (existing === undefined) built.set(shapeKey, index)
-    const results = sets.map((set) => Benchmark.evaluateSync(set, (q) => Bm25.search(index, q, 10).map((h) => h.tool)))
-    const p50 = results.map((r) => r.p50_ms).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number
-    rows.push([label, ...results.map((r) => r.ndcg5.toFixed(1)), p50.toFixed(3)])
+    const rankings = sets.map((set) => Benchmark.rankSync(set, (q) => Bm25.search(index, q, 10).map((h) => h.tool)))
+    const results = sets.map((set, i) => Benchmark.summarize(set, rankings[i] ?? []))
+    const g1c = sets.findIndex((s) => s.name === Benchmark.tuningSplit.file)
+    const held = g1c < 0 ? undefined : Benchmark.summarizeSubset(sets[g1c] as Benchmark.QuerySet, rankings[g1c] ?? [], "held-out", heldOut)
+    const p50 = Stats.p50(rankings.flat().map((r) => r.ms))
+    rows.push([label, ...results.map((r) => r.ndcg5.toFixed(1)), held === undefined ? "-" : held.ndcg5.toFixed(1), p50.toFixed(3)])
   }
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)))
   const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")

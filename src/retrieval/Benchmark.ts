@@ -154,16 +154,28 @@ export const evaluate = <E, R>(
       Effect.map(([elapsed, ranked]): Timed => ({ ranked, ms: Duration.toMillis(elapsed) }))
     )).pipe(Effect.map((rankings) => summarize(set, rankings)))
 
+/** Each query of a set through a synchronous ranking function, timed one by one with `performance.now()`. */
+export const rankSync = (set: QuerySet, rank: (query: string) => ReadonlyArray<string>): Array<Timed> =>
+  set.queries.map((q): Timed => {
+    const start = performance.now()
+    const ranked = rank(q.query)
+    return { ranked, ms: performance.now() - start }
+  })
+
 /** The same as {@link evaluate} for a synchronous ranking function, timed with `performance.now()`. */
 export const evaluateSync = (set: QuerySet, rank: (query: string) => ReadonlyArray<string>): FileResult =>
-  summarize(
-    set,
-    set.queries.map((q): Timed => {
-      const start = performance.now()
-      const ranked = rank(q.query)
-      return { ranked, ms: performance.now() - start }
-    })
-  )
+  summarize(set, rankSync(set, rank))
+
+/** The metrics of the queries of `set` for which `keep` holds, from rankings already made for the whole set. */
+export const summarizeSubset = (
+  set: QuerySet,
+  rankings: ReadonlyArray<Timed>,
+  name: string,
+  keep: (query: JudgedQuery) => boolean
+): FileResult => {
+  const kept = set.queries.map(keep)
+  return summarize(subset(set, name, keep), rankings.filter((_, i) => kept[i]))
+}
 
 const round = (x: number, digits: number): number => {
   const f = 10 ** digits
