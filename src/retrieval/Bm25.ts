@@ -81,7 +81,10 @@ export const defaultConfig: Config = {
   query: plainQuery
 }
 
-/** A built index. Treat as opaque: its arrays are shared with {@link reweight}ed copies. */
+/**
+ * A built index. Treat as opaque: its postings are shared with {@link reweight}ed copies. Searching writes
+ * the index's scratch arrays, which is safe because a search runs synchronously from start to end.
+ */
 export interface Index {
   readonly config: Config
   readonly tools: ReadonlyArray<ToolName>
