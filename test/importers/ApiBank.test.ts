@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { dataPathIfPresent } from "../../src/DataPath.ts"
 import { infer } from "../../src/DepInference.ts"
+import { ToolSpec } from "../../src/domain/Tool.ts"
 import { loadCatalogFile, loadDirectory, parseCsv } from "../../src/importers/ApiBank.ts"
 
 const apiBank = dataPathIfPresent("api-bank")
@@ -86,6 +87,8 @@ describe.skipIf(apiBank === undefined)("API-Bank data (needs ../shared/data/api-
       expect(tools.length).toBe(485)
       expect(report.skipped).toBe(8)
       expect(new Set(tools.map((t) => t.name)).size).toBe(tools.length)
+      const decode = Schema.decodeUnknownExit(ToolSpec)
+      expect(tools.filter((t) => decode(t)._tag === "Failure").map((t) => t.id)).toEqual([])
       const withoutTraining = yield* loadDirectory(apiBank ?? "", { training: false })
       expect(withoutTraining.tools.length).toBe(101)
       expect(withoutTraining.tools.map((t) => t.name)).toContain("QueryHealthData")

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { dataPathIfPresent } from "../../src/DataPath.ts"
+import { ToolSpec } from "../../src/domain/Tool.ts"
 import { categoryOf, convertFiles, loadDirectory } from "../../src/importers/Bfcl.ts"
 
 const bfcl = dataPathIfPresent("bfcl")
@@ -79,6 +80,8 @@ describe.skipIf(bfcl === undefined)("BFCL v4 data (needs ../shared/data/bfcl)", 
       expect(report.skipped).toBe(0)
       expect(new Set(tools.map((t) => t.name)).size).toBe(2332)
       expect(tools.filter((t) => !/^[A-Za-z0-9_-]{1,64}$/.test(t.name))).toEqual([])
+      const decode = Schema.decodeUnknownExit(ToolSpec)
+      expect(tools.filter((t) => decode(t)._tag === "Failure").map((t) => t.id)).toEqual([])
       const categories = new Map<string, number>()
       for (const t of tools) categories.set(t.category, (categories.get(t.category) ?? 0) + 1)
       expect(Object.fromEntries(categories)).toEqual({ irrelevance: 239, live_multiple: 1073, live_simple: 154, multiple: 480, parallel: 153, simple_python: 233 })

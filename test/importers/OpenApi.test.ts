@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import { dataPathIfPresent } from "../../src/DataPath.ts"
 import * as DepGraph from "../../src/DepGraph.ts"
 import { infer } from "../../src/DepInference.ts"
+import { ToolSpec } from "../../src/domain/Tool.ts"
 import { convertDocument, loadFile } from "../../src/importers/OpenApi.ts"
 
 const specs = dataPathIfPresent("restbench", "specs")
@@ -142,6 +143,8 @@ describe.skipIf(specs === undefined || datasets === undefined)("RestBench specs 
       const { tools, report } = yield* loadFile(`${specs}/spotify_oas.json`)
       expect(tools.length).toBe(40)
       expect(report.skipped).toBe(0)
+      const decode = Schema.decodeUnknownExit(ToolSpec)
+      expect(infer(tools).tools.filter((t) => decode(t)._tag === "Failure").map((t) => t.id)).toEqual([])
       const graph = DepGraph.make(infer(tools).edges)
       expect(goldCoverage("spotify.json", tools, graph)).toEqual({ pairs: 43, linked: 32 })
     }))

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { dataPathIfPresent } from "../../src/DataPath.ts"
 import * as DepGraph from "../../src/DepGraph.ts"
+import { ToolSpec } from "../../src/domain/Tool.ts"
 import { loadDirectory, matchKey, toolBenchName } from "../../src/importers/ToolBench.ts"
 
 const toolEnv = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
@@ -177,5 +178,8 @@ describe.skipIf(toolEnv === undefined)("ToolEnv2404 (needs ../shared/data/toolen
       const clique = result.tools.find((t) => t.group === "TheClique" && t.apiName === "Songkick concert")
       expect(clique?.name).toBe("songkick_concert_for_theclique")
       expect(clique?.parameters.required).toEqual(["id_conc"])
+      // every spec is a valid ToolSpec (the domain schema), x-entity marks included
+      const decode = Schema.decodeUnknownExit(ToolSpec)
+      expect(result.tools.filter((t) => decode(t)._tag === "Failure").map((t) => t.id)).toEqual([])
     }), 60_000)
 })
