@@ -341,7 +341,8 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
       case "children":
       case "top": {
         const items = Refs.select(c.payload, base)
-        const n = items.ok && Array.isArray(items.value) ? Math.min(3, items.value.length) : 0
+        const returned = items.ok && Array.isArray(items.value) ? items.value.length : 0
+        const n = Math.min(3, returned)
         const nameField = nameOut(op)
         if (op.kind === "search" && askable.length > 0) {
           const f = rng.pick(askable)
@@ -351,9 +352,10 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
         }
         if (nameField === undefined || n === 0) return
         for (let k = 0; k < n; k++) fact(`${def?.noun ?? "item"} ${k + 1} of ${c.subject.replace(/^the first of /, "")}`, itemPath(nameField, k))
+        // Three names at most: all of them when the list is that short, else the first three in the API's order.
+        const group = c.subject.replace(/^the first of /, "")
         const what = op.kind === "top" ? `the top ${n} ${def?.plural ?? "items"} by ${u.attrDef(op.type, op.metric ?? "")?.label ?? op.metric}`
-          : op.kind === "children" ? c.subject.replace(/^the /, `up to ${n} of the `)
-          : `${n === 1 ? "one of" : `up to ${n} of`} ${c.subject.replace(/^the first of /, "")}`
+          : returned <= 3 ? `all ${group}` : `the first three ${group.replace(/^the /, "")}`
         d.clauses.push(rng.pick([`list ${what}.`, `name ${what}.`, `which are ${what}?`]))
         return
       }
