@@ -11,6 +11,7 @@ import { loadDirectory } from "../../src/importers/ToolBench.ts"
 
 const queriesDir = dataPathIfPresent("stabletoolbench", "solvable_queries", "test_instruction")
 const toolEnv = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
+const evalset = dataPathIfPresent("stabletoolbench", "toolbench", "tooleval", "results", "default_evalset", "gpt-3.5-turbo_CoT")
 
 const tmpFile = (name: string, content: string): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paraagent-stb-"))
@@ -134,6 +135,20 @@ describe.skipIf(queriesDir === undefined || toolEnv === undefined)("StableToolBe
     ["G2_instruction", 106],
     ["G3_instruction", 61]
   ] as const
+
+  it.effect.skipIf(evalset === undefined)("names are ToolBench's own: 1,282 of the 1,520 function names in the reference answers are library names", () =>
+    Effect.gen(function* () {
+      const names = new Set<string>((library?.tools ?? []).map((t) => t.name))
+      const reference = new Set<string>()
+      for (const [name] of files) {
+        const { queries } = yield* loadQueryFile(path.join(queriesDir ?? "", `${name}.json`))
+        for (const q of queries) for (const a of q.apis) names.add(a.name)
+        const answers = fs.readFileSync(path.join(evalset ?? "", `${name}.json`), "utf8")
+        for (const m of answers.matchAll(/"name": "([^"]+_for_[^"]+)"/g)) reference.add(m[1] ?? "")
+      }
+      expect(reference.size).toBe(1520)
+      expect([...reference].filter((n) => names.has(n)).length).toBe(1282)
+    }))
 
   for (const [name, count] of files) {
     it.effect(`${name}: ${count} queries, every relevant pair resolves after merging`, () =>
