@@ -15,7 +15,7 @@ export type Rule =
   | "mention"
   /** a list/search API with no known response before an API that takes that entity's id */
   | "list-before-detail"
-  /** a universal key (IMDb id, stock symbol, country/currency code) produced by another provider */
+  /** a universal key (IMDb id, stock symbol, ASIN, ISBN) produced by another provider of the same category */
   | "cross-provider"
 
 /** The result of {@link infer}. */
