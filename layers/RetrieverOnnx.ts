@@ -471,8 +471,8 @@ export const layer = (options: DenseOptions): Layer.Layer<Retriever, RetrieverEr
 /** The Dense retriever with the shipped encoder and default options. */
 export const layerShipped: Layer.Layer<Retriever, RetrieverError, ToolLibrary> = layer({ model: shippedModel })
 
-/** Hybrid of the tuned BM25 and a dense retriever, fused as configured (see docs/dense.md for the chosen weights). */
+/** Hybrid of the tuned BM25 and a dense retriever; by default fused as tuned on Seal-Tools dev ({@link Hybrid.tunedFusion}). */
 export const layerHybrid = (
   options: DenseOptions = { model: shippedModel },
-  fusion: Hybrid.FusionConfig = Hybrid.defaultFusion
+  fusion: Hybrid.FusionConfig = Hybrid.tunedFusion
 ): Layer.Layer<Retriever, RetrieverError, ToolLibrary> => Hybrid.layer(Retriever.layerBm25, layer(options), fusion)
