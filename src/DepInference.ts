@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from "./domain/Json.ts"
 import type { DepEdge, DepKind, ToolSpec } from "./domain/Tool.ts"
+import { setOwn } from "./importers/JsonSchemaImport.ts"
 
 /** Which rule produced an edge (kept beside the edge for reports and spot checks). */
 export type Rule =
@@ -767,7 +768,7 @@ const mark = (spec: ToolSpec, params: ReadonlyMap<string, string>, fields: Reado
     const properties: Record<string, JsonSchema> = { ...parameters.properties }
     for (const [name, entity] of params) {
       const s = properties[name]
-      if (s !== undefined) properties[name] = { ...s, "x-entity": entity }
+      if (s !== undefined) setOwn(properties, name, { ...s, "x-entity": entity })
     }
     parameters = { ...parameters, properties }
   }
@@ -802,7 +803,7 @@ const markFields = (s: JsonSchema, path: string, fields: ReadonlyMap<string, str
       const childPath = path.length === 0 ? key : `${path}.${key}`
       if (!prefixes.has(childPath)) continue
       const next = markFields(child, childPath, fields, prefixes)
-      if (next !== child) (changed ??= { ...s.properties })[key] = next
+      if (next !== child) setOwn((changed ??= { ...s.properties }), key, next)
     }
     if (changed !== undefined) out = { ...out, properties: changed }
   }

@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { typeHint } from "./JsonSchemaImport.ts"
+import { setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import * as PyLiteral from "./PyLiteral.ts"
 import { isDirectory, parseJson, readText } from "./Read.ts"
@@ -77,14 +77,14 @@ export const toSpec = (api: RawApi, at: string, category: string, group: string,
   for (const [name, raw] of Object.entries(api.input_parameters ?? {})) {
     const s = fieldSchema(raw, `${at}.input_parameters.${name}`, issues)
     if (s === undefined) continue
-    properties[name] = s
+    setOwn(properties, name, s)
     if (!/\boptional\b/i.test(s.description ?? "")) required.push(name)
   }
   const parameters: ParametersSchema = { type: "object", properties, required }
   const outputs: Record<string, JsonSchema> = {}
   for (const [name, raw] of Object.entries(api.output_parameters ?? {})) {
     const s = fieldSchema(raw, `${at}.output_parameters.${name}`, issues)
-    if (s !== undefined) outputs[name] = s
+    if (s !== undefined) setOwn(outputs, name, s)
   }
   const name = api.name.trim()
   return {

@@ -45,7 +45,7 @@ export const convertParameters = (raw: unknown, at: string, issues: Collector): 
     return { type: "object", properties: {}, required: [] }
   }
   const properties = s.properties ?? {}
-  const required = (s.required ?? []).filter((r) => r in properties)
+  const required = (s.required ?? []).filter((r) => Object.hasOwn(properties, r))
   return {
     type: "object",
     properties,

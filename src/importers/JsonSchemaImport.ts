@@ -21,6 +21,15 @@ export interface TypeHint {
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/**
+ * Sets `record[key] = value` as an own property even when the key is `__proto__` (plain assignment would
+ * replace the object's prototype instead): keys here come from the data.
+ */
+export const setOwn = <A>(record: Record<string, A>, key: string, value: A): void => {
+  if (key === "__proto__") Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
+  else record[key] = value
+}
+
 /** Narrows an unknown decoded-from-JSON value to {@link Json} (it always is one when it came from JSON.parse). */
 export const asJson = (u: unknown): Json | undefined => {
   if (u === null || typeof u === "string" || typeof u === "boolean") return u
@@ -39,7 +48,7 @@ export const asJson = (u: unknown): Json | undefined => {
     for (const [k, v] of Object.entries(u)) {
       const j = asJson(v)
       if (j === undefined) return undefined
-      out[k] = j
+      setOwn(out, k, j)
     }
     return out
   }
@@ -178,7 +187,7 @@ export const schemaFromExample = (value: unknown, depth = 0): JsonSchema | undef
     for (const [k, v] of Object.entries(value)) {
       if (n++ >= maxProperties) break
       const s = schemaFromExample(v, depth + 1)
-      if (s !== undefined) properties[k] = s
+      if (s !== undefined) setOwn(properties, k, s)
     }
     return { type: "object", properties }
   }
@@ -213,7 +222,7 @@ export const schemaFromTemplate = (template: unknown, depth = 0): JsonSchema | u
       if (k === "_list_length") continue
       if (n++ >= maxProperties) break
       const s = schemaFromTemplate(v, depth + 1)
-      if (s !== undefined) properties[k] = s
+      if (s !== undefined) setOwn(properties, k, s)
     }
     return { type: "object", properties }
   }
@@ -408,11 +417,11 @@ const objectOf = (
       break
     }
     const s = node(v, walk, depth + 1, `${at}/${k}`)
-    if (s !== undefined) properties[k] = s
+    if (s !== undefined) setOwn(properties, k, s)
   }
-  const req = Array.isArray(required) ? required.filter((r): r is string => typeof r === "string" && r in properties) : undefined
+  const req = Array.isArray(required) ? required.filter((r): r is string => typeof r === "string" && Object.hasOwn(properties, r)) : undefined
   if (Array.isArray(required) && req !== undefined && req.length < required.length) {
-    const unknown = required.filter((r) => !(typeof r === "string" && r in properties))
+    const unknown = required.filter((r) => !(typeof r === "string" && Object.hasOwn(properties, r)))
     walk.problems.push(`${at || "(root)"}: required names no property: ${unknown.map((u) => JSON.stringify(u)).join(", ")}`)
   }
   return req !== undefined && req.length > 0 ? { type: "object", properties, required: req } : { type: "object", properties }

@@ -72,7 +72,7 @@ const inputParameters = (raw: unknown, at: string, issues: Collector): Parameter
   return {
     type: "object",
     properties,
-    required: (s.required ?? []).filter((r) => r in properties),
+    required: (s.required ?? []).filter((r) => Object.hasOwn(properties, r)),
     ...(s.additionalProperties !== undefined ? { additionalProperties: s.additionalProperties } : {})
   }
 }

@@ -8,7 +8,7 @@ import * as nodePath from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { asJson, convertSchema, pointerResolver, type RefResolver, schemaFromExample } from "./JsonSchemaImport.ts"
+import { asJson, convertSchema, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
 import { safeName, slugOrHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
 import { parseJson, readText } from "./Read.ts"
 import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
@@ -105,8 +105,8 @@ const convertOperation = (o: Operation, resolve: RefResolver, ctx: { group: stri
   const properties: Record<string, JsonSchema> = {}
   const required: Array<string> = []
   const add = (name: string, schema: JsonSchema, isRequired: boolean): void => {
-    const key = name in properties ? `body_${name}` : name
-    properties[key] = schema
+    const key = Object.hasOwn(properties, name) ? `body_${name}` : name
+    setOwn(properties, key, schema)
     if (isRequired) required.push(key)
   }
   // operation parameters override path-level ones with the same name and location

@@ -4,6 +4,7 @@
  * A bare name where a value belongs (`'type': str`) is read as the string `"str"` and noted.
  */
 import type { Json } from "../domain/Json.ts"
+import { setOwn } from "./JsonSchemaImport.ts"
 
 /** A parsed literal and where it ended, or where and why parsing failed. */
 export type Parsed =
@@ -117,7 +118,7 @@ const dictOrSet = (st: State, depth: number): Json => {
   while (st.error === undefined) {
     if (!consume(st, ":")) return null
     skip(st)
-    out[typeof key === "string" ? key : JSON.stringify(key)] = value(st, depth + 1)
+    setOwn(out, typeof key === "string" ? key : JSON.stringify(key), value(st, depth + 1))
     skip(st)
     if (st.text[st.pos] === ",") {
       st.pos++

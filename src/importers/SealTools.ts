@@ -7,7 +7,7 @@ import * as nodePath from "node:path"
 import type { JsonSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { typeHint } from "./JsonSchemaImport.ts"
+import { setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import { parseJsonLines, readText } from "./Read.ts"
 import { type Collector, collector, type ImportResult, oneLine } from "./Report.ts"
@@ -39,12 +39,12 @@ const fields = (raw: Readonly<Record<string, unknown>>, at: string, issues: Coll
     if (hint === undefined) issues.issue(`${at}.${name}`, `type ${JSON.stringify(f.success.type ?? null)} unknown, assumed string`)
     const description = (f.success.description ?? "").trim()
     const type = hint === undefined ? "string" : hint.type
-    out[name] = {
+    setOwn(out, name, {
       ...(type !== undefined ? { type } : {}),
       ...(hint?.format !== undefined ? { format: hint.format } : {}),
       ...(hint?.items !== undefined ? { items: hint.items } : {}),
       ...(description.length > 0 ? { description } : {})
-    }
+    })
   }
   return out
 }
@@ -76,7 +76,7 @@ export const convertSealTools = (text: string, label: string): ImportResult => {
     }
     seen.add(name)
     const properties = fields(t.parameters ?? {}, `${at}.parameters`, issues)
-    const required = (t.required ?? []).filter((r) => r in properties)
+    const required = (t.required ?? []).filter((r) => Object.hasOwn(properties, r))
     if (required.length < (t.required ?? []).length) issues.issue(at, "required names a parameter that does not exist; dropped from required")
     const responses = fields(t.responses ?? {}, `${at}.responses`, issues)
     const field = (t.field ?? "").trim()

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { SourceKind, ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, typeHint } from "./JsonSchemaImport.ts"
+import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { maxNameLength, shortHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
 import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
 import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
@@ -134,7 +134,7 @@ export const convertParameters = (
       issues.issue(where, "parameter dropped: empty name")
       return
     }
-    if (name in properties) {
+    if (Object.hasOwn(properties, name)) {
       issues.issue(where, `parameter ${JSON.stringify(name)} listed twice; the first is kept`)
       return
     }
@@ -151,7 +151,7 @@ export const convertParameters = (
     if (description.length > 0) schema.description = description
     const value = coerceDefault(p.default, type)
     if (value !== undefined) schema.default = value
-    properties[name] = schema
+    setOwn(properties, name, schema)
     if (isRequired) requiredNames.push(name)
   }
   required.forEach((r, i) => add(r, i, true))

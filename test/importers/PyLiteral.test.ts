@@ -15,6 +15,12 @@ lines""", 'h': '\\n\\x41'}`)
     expect(r.ok && r.notes).toEqual(["bare name str read as a string", "unescaped ' inside a string kept as text"])
   })
 
+  it("keeps a `__proto__` key as data, not as the object's prototype", () => {
+    const r = parse(`{'__proto__': {'polluted': True}, 'constructor': 1}`)
+    expect(r.ok && Object.keys(r.value as object)).toEqual(["__proto__", "constructor"])
+    expect(r.ok && Object.getPrototypeOf(r.value)).toBe(Object.prototype)
+  })
+
   it("fails with a position on a truncated literal", () => {
     expect(parse("{'a': [1, 2")).toEqual({ ok: false, at: 11, message: "expected \",\" or \"]\"" })
     expect(parse("'open")).toEqual({ ok: false, at: 5, message: "unterminated string" })

@@ -153,6 +153,19 @@ describe("loadDirectory on hand-written files", () => {
       expect(first.tools.find((t) => t.id === "toolbench:Email/email_validator/validate~2")).toBeDefined()
     }))
 
+  it.effect("keeps parameters named __proto__ or constructor as parameters", () =>
+    Effect.gen(function* () {
+      const root = writeTree({
+        "Data/odd.json": tool("Odd", [api("Odd Names", { required_parameters: [{ name: "constructor", type: "STRING", description: "", default: "" }], optional_parameters: [{ name: "__proto__", type: "NUMBER", description: "", default: "1" }] })])
+      })
+      const result = yield* loadDirectory(root)
+      const params = result.tools[0]?.parameters
+      expect(Object.keys(params?.properties ?? {})).toEqual(["constructor", "__proto__"])
+      expect(params?.required).toEqual(["constructor"])
+      expect(Object.getPrototypeOf(params?.properties)).toBe(Object.prototype)
+      expect(result.report.issueCount).toBe(0)
+    }))
+
   it.effect("fails with ImportError only when the folder itself is missing", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(loadDirectory(path.join(os.tmpdir(), "paraagent-no-such-folder-xyz")))
