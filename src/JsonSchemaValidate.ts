@@ -224,18 +224,25 @@ const compileObject = (schema: JsonSchema, mode: Mode, root: boolean): Check => 
     }
     const record = value as Record<string, unknown>
     const out: Record<string, unknown> = {}
+    // When nothing is coerced or dropped the input object itself is returned (no copy on the hot path).
+    let same = true
     for (const key in record) {
       const v = record[key]
-      const sub = path === "" ? key : `${path}.${key}`
       const check = checks.get(key)
       if (check === undefined) {
         if (rejectUnknown) {
+          const sub = path === "" ? key : `${path}.${key}`
           issues.push({ path: sub, kind: "unknown", message: `Unknown ${label(sub)}${names.length > 0 ? `; accepted parameters: ${names.join(", ")}` : ""}` })
         } else out[key] = v
         continue
       }
-      if (v === undefined || (lenient && v === null)) continue
-      out[key] = check(v, sub, issues)
+      if (v === undefined || (lenient && v === null)) {
+        same = false
+        continue
+      }
+      const checked = check(v, path === "" ? key : `${path}.${key}`, issues)
+      if (checked !== v) same = false
+      out[key] = checked
     }
     for (const key of required) {
       if (record[key] === undefined || (lenient && record[key] === null)) {
@@ -243,7 +250,7 @@ const compileObject = (schema: JsonSchema, mode: Mode, root: boolean): Check => 
         issues.push({ path: sub, kind: "missing", message: `Missing required ${label(sub)}` })
       }
     }
-    return out
+    return same ? record : out
   }
 }
 

@@ -40,6 +40,8 @@ export interface WorldView {
   readonly entity: (type: string, index: number) => Entity
   /** Children of a parent through the block relation of `childType`: indexes [start, start + count). */
   readonly children: (childType: string, parentIndex: number) => { readonly start: number; readonly count: number }
+  /** A value computed once per world (a league's standings): `compute` must be a pure function of the world. */
+  readonly memo: <A>(key: string, compute: () => A) => A
 }
 
 /** A reference from an attribute to another entity: the attribute's value is that entity's id. */

@@ -17,6 +17,8 @@ export interface Table {
   /** For each parent index p, children are [childStart[p], childStart[p + 1]). */
   readonly childStart: Int32Array | undefined
   readonly seed: number
+  /** Each entity's hash (of the type seed and its index), computed once. */
+  readonly hashes: Uint32Array
 }
 
 const tokenRe = /[a-z0-9]+/g
@@ -91,8 +93,17 @@ export class Universe implements WorldView {
   private readonly sorted = new Map<string, Int32Array>()
   private readonly attrByKey = new Map<string, Map<string, Attr>>()
   private readonly seriesByKey = new Map<string, Map<string, SeriesDef>>()
+  private readonly memos = new Map<string, unknown>()
 
   constructor(readonly seed: number, readonly defs: ReadonlyMap<string, EntityDef>) {}
+
+  /** A value computed once per world (see WorldView.memo). */
+  memo<A>(key: string, compute: () => A): A {
+    if (this.memos.has(key)) return this.memos.get(key) as A
+    const v = compute()
+    this.memos.set(key, v)
+    return v
+  }
 
   /** The definition of a type (undefined for a type the world does not know). */
   def(type: string): EntityDef | undefined {
@@ -120,7 +131,7 @@ export class Universe implements WorldView {
       id: { label: `${type} id`, make: () => "", example: "" },
       name: () => "", createdOnly: true
     }
-    return { def, size: 0, ids: [], names: [], parentOf: undefined, childStart: undefined, seed: this.seed }
+    return { def, size: 0, ids: [], names: [], parentOf: undefined, childStart: undefined, seed: this.seed, hashes: new Uint32Array(0) }
   }
 
   private build(def: EntityDef): Table {
@@ -151,12 +162,14 @@ export class Universe implements WorldView {
     }
     const names: Array<string> = new Array(size)
     const ids: Array<string> = new Array(size)
-    const table: Table = { def, size, ids, names, parentOf, childStart, seed }
+    const hashes = new Uint32Array(size)
+    for (let i = 0; i < size; i++) hashes[i] = hash32(String(i), seed)
+    const table: Table = { def, size, ids, names, parentOf, childStart, seed, hashes }
     // Names first (ids may derive from names: tickers, codes); generators read the partly built table.
-    for (let i = 0; i < size; i++) names[i] = def.name(new Handle(this, table, i, hash32(String(i), seed)))
+    for (let i = 0; i < size; i++) names[i] = def.name(new Handle(this, table, i, hashes[i] ?? 0))
     const seen = new Set<string>()
     for (let i = 0; i < size; i++) {
-      const handle = new Handle(this, table, i, hash32(String(i), seed))
+      const handle = new Handle(this, table, i, hashes[i] ?? 0)
       let id = def.id.make(handle, 0)
       for (let attempt = 1; seen.has(id) && attempt < 64; attempt++) id = def.id.make(handle, attempt)
       if (seen.has(id)) id = `${id}-${i}`
@@ -196,7 +209,7 @@ export class Universe implements WorldView {
   /** A handle on an entity, for generators and renderers. */
   entity(type: string, index: number): Entity {
     const t = this.table(type)
-    return new Handle(this, t, index, hash32(String(index), t.seed))
+    return new Handle(this, t, index, t.hashes[index] ?? hash32(String(index), t.seed))
   }
 
   /** The definition of an attribute. */

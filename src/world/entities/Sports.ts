@@ -66,16 +66,15 @@ export const team: EntityDef = {
     D.count("draws", "draws this season", 0, 12),
     D.int("points", "league points", (e) => 3 * (e.get("wins") as number) + (e.get("draws") as number), { filter: "range" }),
     D.int("rank", "league position", (e) => {
-      // Rank within the league by points (ties broken by index), computed over the siblings.
-      const c = e.world.children("team", e.parent)
-      const mine = e.get("points") as number
-      let rank = 1
-      for (let k = c.start; k < c.start + c.count; k++) {
-        if (k === e.index) continue
-        const p = e.world.attr("team", k, "points") as number
-        if (p > mine || (p === mine && k < e.index)) rank++
-      }
-      return rank
+      // The league's standings by points (ties broken by index), computed once per league.
+      const standings = e.world.memo(`standings/${e.parent}`, () => {
+        const c = e.world.children("team", e.parent)
+        const teams = Array.from({ length: c.count }, (_, k) => c.start + k)
+        const points = new Map(teams.map((k) => [k, e.world.attr("team", k, "points") as number] as const))
+        teams.sort((a, b) => (points.get(b) ?? 0) - (points.get(a) ?? 0) || a - b)
+        return new Map(teams.map((k, r) => [k, r + 1] as const))
+      })
+      return standings.get(e.index) ?? 0
     }, { filter: "range" }),
     D.childCount("squad_size", "squad size", "player"),
     D.str("website", "official website", (e) => `https://www.${V.domainFor(e.name, e.h("dom"))}`, { format: "uri", fact: false })
