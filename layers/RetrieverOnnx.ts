@@ -166,7 +166,9 @@ export const staticEncoder = Effect.fn("RetrieverOnnx.staticEncoder")(function*(
     dim,
     fingerprint: sha256(bytes, vocabText),
     encode: (texts) =>
-      texts.length <= batchSize
+      texts.length === 0
+        ? Effect.succeed(new Float32Array(0))
+        : texts.length <= batchSize
         ? encodeBatch(texts)
         : batched(texts, dim, batchSize, (t) => t.length, encodeBatch)
   }
@@ -268,7 +270,9 @@ export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(
     dim,
     fingerprint: sha256(bytes, tokenizerText, String(tokenizer.maxLength), pooling),
     encode: (texts) =>
-      texts.length <= batchSize
+      texts.length === 0
+        ? Effect.succeed(new Float32Array(0))
+        : texts.length <= batchSize
         ? encodeBatch(texts)
         : batched(texts, dim, batchSize, (t) => t.length, encodeBatch)
   }

@@ -152,6 +152,17 @@ describe("RetrieverOnnx static encoder", () => {
       expect(String(error)).toContain("k must be a positive integer")
     }))
 
+  it.effect("serves an empty library and an empty batch of queries", () =>
+    Effect.gen(function*() {
+      const empty = Layer.succeed(ToolLibrary, makeLibrary("empty", [], DepGraph.make([])))
+      const results = yield* Effect.gen(function*() {
+        const retriever = yield* Retriever
+        return [yield* retriever.search(["weather"], 3), yield* retriever.search([], 3)] as const
+      }).pipe(Effect.provide(RetrieverOnnx.layer({ model: staticSource }).pipe(Layer.provide(empty))))
+      expect(results[0]).toEqual([[]])
+      expect(results[1]).toEqual([])
+    }))
+
   it.effect("names the file when the model or vocabulary is missing or malformed", () =>
     Effect.gen(function*() {
       const missing = yield* Effect.flip(searchWith(
