@@ -6,6 +6,7 @@
  */
 import { Effect } from "effect"
 import type { ToolCall } from "../src/domain/Call.ts"
+import type { TaskId } from "../src/domain/Ids.ts"
 import type { Json } from "../src/domain/Json.ts"
 import * as Refs from "../src/Refs.ts"
 import { Engine } from "../src/simulator/Engine.ts"
@@ -31,7 +32,7 @@ const world = World.make({ seed: World.defaultSeed })
 const tasks = Tasks.make(world).take({ split: "train", count: 300 })
 
 // Resolve each task's gold calls once (refs → values), so the timed loop only simulates.
-const prepared: Array<{ readonly id: string; readonly request: string; readonly calls: ReadonlyArray<ToolCall> }> = []
+const prepared: Array<{ readonly id: TaskId; readonly request: string; readonly calls: ReadonlyArray<ToolCall> }> = []
 {
   const engine = new Engine(world.library, world, { seed: 0, faultRate: 0, latency: undefined })
   for (const t of tasks) {
@@ -60,7 +61,7 @@ const core = (): Rate => {
   const c0 = cpu()
   while (performance.now() - t0 < seconds * 1000) {
     for (const p of prepared) {
-      const state = engine.open({ taskId: p.id as never, seed: pass, request: p.request, faults: true })
+      const state = engine.open({ taskId: p.id, seed: pass, request: p.request, faults: true })
       for (const c of p.calls) engine.run(state, c)
       calls += p.calls.length
     }
@@ -79,7 +80,7 @@ const viaEffect = (): Rate =>
     const c0 = cpu()
     while (performance.now() - t0 < seconds * 1000) {
       for (const p of prepared) {
-        const episode = yield* service.open({ taskId: p.id as never, seed: pass, request: p.request, faults: true })
+        const episode = yield* service.open({ taskId: p.id, seed: pass, request: p.request, faults: true })
         for (const c of p.calls) yield* episode.execute(c)
         calls += p.calls.length
       }

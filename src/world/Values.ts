@@ -248,4 +248,4 @@ export const mac = (h: number): string => {
 }
 
 /** Capitalises the first letter. */
-export const capitalize = (s: string): string => s.length === 0 ? s : s[0]!.toUpperCase() + s.slice(1)
+export const capitalize = (s: string): string => (s.length === 0 ? s : (s[0] ?? "").toUpperCase() + s.slice(1))

@@ -2,7 +2,6 @@
  * The technical web: domains, IP addresses, vulnerabilities, web pages, uptime monitors, machine-learning models,
  * datasets, and two science catalogues (chemical compounds, near-Earth asteroids).
  */
-import { hash32 } from "../../math/Random.ts"
 import * as D from "../Dsl.ts"
 import type { EntityCore, EntityDef } from "../Model.ts"
 import * as V from "../Values.ts"
@@ -209,6 +208,3 @@ export const asteroid: EntityDef = {
 
 /** All technical and science types. */
 export const techTypes: ReadonlyArray<EntityDef> = [ipAddress, domain, vulnerability, webPage, monitor, mlModel, dataset, chemical, asteroid]
-
-/** The hash of a world value used by utility tools that do not touch entities. */
-export const utilityHash = (seed: number, tool: string, input: string): number => hash32(input, hash32(tool, seed))
