@@ -21,7 +21,7 @@ export interface JudgedQuery {
 
 /** The queries of one query file. */
 export interface QuerySet {
-  /** The file's name (basename), the key of the JSON report. */
+  /** The file's basename (`#2`, `#3` appended to repeats), the key of the JSON report. */
   readonly name: string
   readonly path: string
   readonly queries: ReadonlyArray<JudgedQuery>
@@ -52,6 +52,7 @@ export const load = Effect.fn("Benchmark.load")(function*(libraryDir: string, qu
   const merged = StableToolBench.mergeQueryApis(library.tools, files.flatMap((f) => f.queries))
   const index = Metrics.relevanceIndex(merged.tools)
   let offset = 0
+  const names = new Map<string, number>()
   const sets = files.map((file, i): QuerySet => {
     const queries = merged.queries.slice(offset, offset + file.queries.length).map((q): JudgedQuery => ({
       id: q.id,
@@ -60,7 +61,11 @@ export const load = Effect.fn("Benchmark.load")(function*(libraryDir: string, qu
     }))
     offset += file.queries.length
     const path = queryFiles[i] as string
-    return { name: nodePath.basename(path), path, queries, report: file.report }
+    // two files with one basename (from different folders) keep distinct report keys: `name.json#2`
+    const base = nodePath.basename(path)
+    const seen = (names.get(base) ?? 0) + 1
+    names.set(base, seen)
+    return { name: seen === 1 ? base : `${base}#${seen}`, path, queries, report: file.report }
   })
   return {
     tools: merged.tools,

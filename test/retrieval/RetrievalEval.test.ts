@@ -1,10 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
 import { dataPathIfPresent, repoRoot } from "../../src/DataPath.ts"
+import * as Benchmark from "../../src/retrieval/Benchmark.ts"
 
 const run = promisify(execFile)
 const tsx = path.join(repoRoot, "node_modules", ".bin", "tsx")
@@ -54,6 +56,27 @@ const writeFixture = (dir: string): { library: string; queries: string } => {
   ]))
   return { library, queries }
 }
+
+describe("Benchmark.load", () => {
+  it.effect("merges the api_lists into the library, matches relevant pairs, and keeps report keys distinct", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "retrieval-bench-"))
+      const { library, queries } = writeFixture(dir)
+      fs.mkdirSync(path.join(dir, "again"))
+      const copy = path.join(dir, "again", path.basename(queries))
+      fs.copyFileSync(queries, copy)
+      const setup = yield* Benchmark.load(library, [queries, copy])
+      expect(setup.tools.length).toBe(4)
+      expect(setup.added).toBe(1)
+      expect(setup.sets.map((s) => s.name)).toEqual(["G9_test.json", "G9_test.json#2"])
+      const second = setup.sets[0]?.queries[1]
+      expect(second?.matched.relevant.length).toBe(2)
+      expect(second?.matched.unmatched).toEqual([{ tool: "Nowhere", api: "Nothing" }])
+      const failure = yield* Effect.flip(Benchmark.load(path.join(dir, "missing"), [queries]))
+      expect(failure._tag).toBe("ImportError")
+      expect(failure.source).toContain("missing")
+    }))
+})
 
 describe("programs/retrieval-eval", () => {
   it("ends its output with one JSON line of per-file metrics", async () => {
