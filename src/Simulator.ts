@@ -81,8 +81,10 @@ export type Render = (spec: ToolSpec, args: JsonObject, payload: Json) => Effect
 
 /** Builds the service over a core; `render`, when given, replaces the payload of successful calls. */
 export const fromEngine = (engine: Engine, render?: Render): Simulator["Service"] => {
+  // Without latency or a renderer a call is one synchronous step: the hot path stays a single Effect.sync.
+  const plain = render === undefined && engine.config.latency === undefined
   const execute = (state: EpisodeState) => (call: ToolCall): Effect.Effect<Execution> =>
-    Effect.suspend(() => {
+    plain ? Effect.sync(() => engine.run(state, call)) : Effect.suspend(() => {
       const step = engine.step(state, call)
       const finish = (outcome: CallOutcome): Execution => {
         step.commit()
