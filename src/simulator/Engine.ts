@@ -68,7 +68,6 @@ interface CompiledTool {
   readonly spec: ToolSpec
   readonly ids: ReadonlyArray<IdCheck>
   readonly run: (args: JsonObject, ctx: Generated.ExecContext) => Generated.Result
-  readonly seed: number
 }
 
 const noop = (): void => {}
@@ -106,15 +105,13 @@ export class Engine {
     }
     const op = spec.source.kind === "generated" ? this.world?.ops.get(spec.name) : undefined
     let run: CompiledTool["run"]
-    let seed = this.config.seed
     if (op !== undefined && this.world !== undefined) {
       run = Generated.compile(op, this.world.universe)
-      seed = this.world.seed
     } else {
       const render = Generic.compileRenderer(spec, this.config.seed, this.world?.universe)
       run = (args, ctx) => ({ ok: true, payload: render(args, ctx.produced) })
     }
-    const c: CompiledTool = { spec, ids, run, seed }
+    const c: CompiledTool = { spec, ids, run }
     this.compiled.set(spec.name, c)
     return c
   }
@@ -153,7 +150,7 @@ export class Engine {
       }
     }
     const produced: Array<string> = []
-    const result = tool.run(args, { records: state.records, produced, callHash: () => hash32(key, tool.seed) })
+    const result = tool.run(args, { records: state.records, produced })
     if (!result.ok) return this.failure(state, call, key, attempt, spec, args, result.kind, result.message)
     const record = result.record
     return {

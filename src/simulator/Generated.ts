@@ -4,6 +4,7 @@
  * envelope. Values are recomputed from (seed, entity, attribute), so every call about an entity agrees.
  */
 import type { Json, JsonObject } from "../domain/Json.ts"
+import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32 } from "../math/Random.ts"
 import { allActions, entityDefs } from "../world/Entities.ts"
 import type { ActionDef, Entity } from "../world/Model.ts"
@@ -25,8 +26,6 @@ export interface ExecContext {
   readonly records: ReadonlyMap<string, CreatedRecord>
   /** Ids the response carries (`x-entity: <type>.id` values): they become known once the call completes. */
   readonly produced: Array<string>
-  /** A hash of (world seed, canonical call): seeds record ids and utility results (computed on demand). */
-  readonly callHash: () => number
 }
 
 /** The outcome of executing an op. */
@@ -309,7 +308,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
           const v = args[p.name]
           if (v !== undefined && p.key !== undefined) values[p.key] = v
         }
-        const h = ctx.callHash()
+        // Keyed on what the action means (action, target, inputs by key), not on the provider or its parameter
+        // names: the same booking through any provider gets the same confirmation.
+        const h = hash32(canonicalJson({ action: action.creates, target: entity?.id ?? null, inputs: values }), u.seed)
         const id = action.recordId(h)
         const record: CreatedRecord = { type: action.creates, id, value: action.compute(entity, values, h) }
         ctx.produced.push(id)
@@ -360,7 +361,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
           const v = args[p.name]
           if (v !== undefined && p.key !== undefined) values[p.key] = v
         }
-        const res = util.run(values, ctx.callHash())
+        const res = util.run(values, hash32(canonicalJson({ utility: util.key, inputs: values }), u.seed))
         const o: { [key: string]: Json } = {}
         for (const f of op.fields) o[f.out] = f.source.kind === "out" ? res[f.source.key] ?? null : null
         return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }

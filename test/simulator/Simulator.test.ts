@@ -126,6 +126,50 @@ describe("simulator: L2 consistency and determinism", () => {
     }).pipe(Effect.provide(simulator())))
 })
 
+describe("simulator: actions and utilities across providers", () => {
+  const byKind = (kind: string, key: (op: NonNullable<ReturnType<typeof world.ops.get>>) => string | undefined) => {
+    const groups = new Map<string, Array<string>>()
+    for (const t of world.library.tools) {
+      const op = world.ops.get(t.name)
+      if (op?.kind !== kind) continue
+      const k = key(op)
+      if (k === undefined) continue
+      groups.set(k, [...(groups.get(k) ?? []), t.name])
+    }
+    return [...groups.values()].find((names) => names.length >= 2) ?? []
+  }
+  /** The same arguments renamed to each tool's own parameter names, by input key. */
+  const argsFor = (tool: string, values: Record<string, Json>): JsonObject => {
+    const op = world.ops.get(tool)
+    const out: Record<string, Json> = {}
+    for (const p of op?.params ?? []) if (p.key !== undefined && values[p.key] !== undefined) out[p.name] = values[p.key] as Json
+    return out
+  }
+
+  it.effect("the same standalone action through two providers creates the same record; each provider's status tool reads it", () =>
+    Effect.gen(function*() {
+      const [a, b] = byKind("action", (op) => (op.params.some((p) => p.role === "id") ? undefined : op.action))
+      expect(b).toBeDefined()
+      const op = world.ops.get(a ?? "")
+      const values: Record<string, Json> = {}
+      for (const p of op?.params ?? []) if (p.key !== undefined && p.required) values[p.key] = p.schema.type === "number" || p.schema.type === "integer" ? 2 : p.schema.format === "email" ? "ada@example.com" : p.schema.format === "uri" ? "https://example.com/x" : "hello"
+      const [x, y] = yield* runAll([call(a ?? "", argsFor(a ?? "", values)), call(b ?? "", argsFor(b ?? "", values), "c2")])
+      const idOf = (o: CallOutcome | undefined): string => (o?._tag === "ok" ? JSON.stringify(o.payload).match(/"(?:id|[a-zA-Z_]*_id|[a-zA-Z]*Id)":"([^"]+)"/)?.[1] ?? "" : "")
+      expect(idOf(x)).not.toBe("")
+      expect(idOf(y)).toBe(idOf(x))
+    }).pipe(Effect.provide(simulator())))
+
+  it.effect("the same utility input gives the same answer through two providers", () =>
+    Effect.gen(function*() {
+      const [a, b] = byKind("utility", (op) => (op.utility === "sentiment" ? op.utility : undefined))
+      const values = { text: "The launch looks great and the results are excellent." }
+      const [x, y] = yield* runAll([call(a ?? "", argsFor(a ?? "", values)), call(b ?? "", argsFor(b ?? "", values), "c2")])
+      const score = (o: CallOutcome | undefined) => (o?._tag === "ok" ? JSON.stringify(o.payload).match(/"sentiment":"(\w+)"/)?.[1] : undefined)
+      expect(score(x)).toBe("positive")
+      expect(score(y)).toBe("positive")
+    }).pipe(Effect.provide(simulator())))
+})
+
 describe("simulator: L1 interface errors", () => {
   const limitTool = world.library.tools.find((t) => {
     const op = world.ops.get(t.name)
