@@ -11,6 +11,9 @@ type Extra = Partial<Omit<Attr, "key" | "label" | "type" | "gen">>
 
 const attr = (key: string, label: string, type: AttrType, gen: (e: Entity) => Json, extra?: Extra): Attr => ({ key, label, type, gen, ...extra })
 
+/** A hash for a name part: the attribute-free draw `label`, varied per retry `attempt` (see EntityDef.uniqueNames). */
+export const draw = (e: EntityCore, attempt: number, label: string): number => e.h(attempt === 0 ? label : `${label}~${attempt}`)
+
 /** A string attribute. */
 export const str = (key: string, label: string, gen: (e: Entity) => string, extra?: Extra): Attr => attr(key, label, "string", gen, extra)
 /** An integer attribute. */

@@ -154,8 +154,13 @@ export interface EntityDef {
   /** Universe size (for a child type: ignored, the size follows from the parent's children). */
   readonly size: number
   readonly id: IdScheme
-  /** The entity's display name; may read attributes that do not depend on the name. */
-  readonly name: (e: EntityCore) => string
+  /**
+   * The entity's display name; may read attributes that do not depend on the name. `attempt` (0, 1, ...) asks for
+   * another draw when the type wants unique names and the previous draw was taken (see {@link uniqueNames}).
+   */
+  readonly name: (e: EntityCore, attempt: number) => string
+  /** Redraw a name already taken (up to 16 times), so most entities can be found by name alone. */
+  readonly uniqueNames?: boolean
   /** What the name is called in parameters (`name`, `title`, `headline`). */
   readonly nameLabel: string
   readonly parent?: ParentDef

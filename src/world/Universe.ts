@@ -166,7 +166,14 @@ export class Universe implements WorldView {
     for (let i = 0; i < size; i++) hashes[i] = hash32(String(i), seed)
     const table: Table = { def, size, ids, names, parentOf, childStart, seed, hashes }
     // Names first (ids may derive from names: tickers, codes); generators read the partly built table.
-    for (let i = 0; i < size; i++) names[i] = def.name(new Handle(this, table, i, hashes[i] ?? 0))
+    const taken = def.uniqueNames === true ? new Set<string>() : undefined
+    for (let i = 0; i < size; i++) {
+      const handle = new Handle(this, table, i, hashes[i] ?? 0)
+      let name = def.name(handle, 0)
+      for (let attempt = 1; taken !== undefined && taken.has(name.toLowerCase()) && attempt <= 16; attempt++) name = def.name(handle, attempt)
+      taken?.add(name.toLowerCase())
+      names[i] = name
+    }
     const seen = new Set<string>()
     for (let i = 0; i < size; i++) {
       const handle = new Handle(this, table, i, hashes[i] ?? 0)

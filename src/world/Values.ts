@@ -101,7 +101,8 @@ export const year = (h: number, from: number, to: number): number => int(h, from
 // Names.
 
 /** A person's full name. */
-export const personName = (h: number): string => `${pick(W.firstNames, h)} ${pick(W.lastNames, sub(h, "l"))}`
+export const personName = (h: number, middleInitial = false): string =>
+  `${pick(W.firstNames, h)} ${middleInitial ? `${"ABCDEFGHJKLMNPRSTW"[sub(h, "m") % 18]}. ` : ""}${pick(W.lastNames, sub(h, "l"))}`
 
 /** An invented place name (`Ashford`, `Port Glenmere`, `Solmira`). */
 export const placeName = (h: number): string => {

@@ -15,7 +15,8 @@ export const company: EntityDef = {
   type: "company", noun: "company", plural: "companies", synonyms: ["business", "firm", "corporation", "organization", "enterprise"], nameLabel: "name",
   size: 4000,
   id: D.numbered("CMP-", 6, "company ID"),
-  name: (e) => V.companyName(e.h("name")),
+  name: (e, attempt) => V.companyName(D.draw(e, attempt, "name")),
+  uniqueNames: true,
   attrs: [
     D.cat("industry", "industry", W.industries),
     D.count("founded", "founding year", 1850, 2022),
@@ -233,7 +234,8 @@ export const employee: EntityDef = {
   size: 0,
   parent: { type: "company", key: "company_id", label: "company", min: 0, max: 6, relation: "employees" },
   id: D.numbered("EMP-", 6, "employee ID"),
-  name: (e) => V.personName(e.h("name")),
+  name: (e, attempt) => V.personName(D.draw(e, attempt, "name"), attempt >= 4),
+  uniqueNames: true,
   attrs: [
     D.parentId("company_id", "company ID", "company"),
     D.parentName("company", "company", "company"),
@@ -252,7 +254,8 @@ export const project: EntityDef = {
   type: "project", noun: "project", plural: "projects", synonyms: ["initiative", "workstream", "program"], nameLabel: "name",
   size: 2000,
   id: D.numbered("PRJ-", 5, "project ID"),
-  name: (e) => e.h("s") % 2 === 0 ? `Project ${V.pick(W.compoundHeads, e.h("h"))}` : `${V.coined(e.h("c"))} ${V.pick(["Migration", "Redesign", "Launch", "Rollout", "Upgrade", "Platform"], e.h("k"))}`,
+  name: (e, attempt) => D.draw(e, attempt, "s") % 2 === 0 ? `Project ${V.pick(W.compoundHeads, D.draw(e, attempt, "h"))}` : `${V.coined(D.draw(e, attempt, "c"))} ${V.pick(["Migration", "Redesign", "Launch", "Rollout", "Upgrade", "Platform"], D.draw(e, attempt, "k"))}`,
+  uniqueNames: true,
   attrs: [
     projectCompany,
     D.refName("company", "company", projectCompany),

@@ -239,7 +239,8 @@ export const recipe: EntityDef = {
   type: "recipe", noun: "recipe", plural: "recipes", synonyms: ["dish", "meal idea", "cooking recipe"], nameLabel: "title",
   size: 4000,
   id: D.coded("", 6, "digits", "recipe ID", "716429"),
-  name: (e) => `${V.pick(W.dishAdjectives, e.h("adj"))} ${V.pick(W.ingredients, e.h("main"))} ${V.pick(W.dishes, e.h("dish"))}`,
+  name: (e, attempt) => `${V.pick(W.dishAdjectives, D.draw(e, attempt, "adj"))} ${V.pick(W.ingredients, e.h("main"))} ${V.pick(W.dishes, D.draw(e, attempt, "dish"))}`,
+  uniqueNames: true,
   attrs: [
     D.cat("cuisine", "cuisine", W.cuisines),
     D.count("prep_minutes", "preparation time (minutes)", 5, 60, { unit: "min" }),
@@ -329,7 +330,8 @@ export const doctor: EntityDef = {
   type: "doctor", noun: "doctor", plural: "doctors", synonyms: ["physician", "clinician", "specialist", "practitioner", "GP"], nameLabel: "name",
   size: 3000,
   id: D.coded("1", 9, "digits", "NPI number", "1234567893"),
-  name: (e) => `Dr. ${V.personName(e.h("name"))}`,
+  name: (e, attempt) => `Dr. ${V.personName(D.draw(e, attempt, "name"), attempt >= 4)}`,
+  uniqueNames: true,
   attrs: [
     D.cat("specialty", "specialty", W.specialties),
     doctorCity,

@@ -14,7 +14,8 @@ export const user: EntityDef = {
   type: "user", noun: "user", plural: "users", synonyms: ["account", "profile", "member", "creator", "customer"], nameLabel: "name",
   size: 8000,
   id: D.coded("", 10, "digits", "user ID", "1482736455"),
-  name: (e) => V.personName(e.h("name")),
+  name: (e, attempt) => V.personName(D.draw(e, attempt, "name"), attempt >= 4),
+  uniqueNames: true,
   attrs: [
     D.str("username", "username", (e) => `${V.slug(e.name, "_")}${e.h("u") % 3 === 0 ? "" : V.int(e.h("ud"), 1, 999)}`),
     D.logCount("followers", "followers", 3, 9_000_000),
@@ -72,12 +73,10 @@ export const comment: EntityDef = {
 /** Hashtags and their trend statistics. */
 export const hashtag: EntityDef = {
   type: "hashtag", noun: "hashtag", plural: "hashtags", synonyms: ["tag", "trend", "topic"], nameLabel: "tag",
-  size: 600,
-  id: {
-    label: "hashtag (without #)", example: "travelgram",
-    make: (e, attempt) => `${V.pick(W.topics, e.hash)}${["", "life", "gram", "daily", "tips", "2024", "lovers", "community", "news", "goals", "vibes", "hacks"][(e.h("sfx") + attempt) % 12]}${attempt >= 12 ? attempt : ""}`
-  },
-  name: (e) => `#${V.pick(W.topics, e.hash)}`,
+  size: 500,
+  id: { label: "hashtag (without #)", example: "travelgram", make: (e, attempt) => `${e.name.slice(1)}${attempt === 0 ? "" : attempt + 1}` },
+  name: (e, attempt) => `#${V.pick(W.topics, e.hash)}${["", "life", "gram", "daily", "tips", "2024", "lovers", "community", "news", "goals", "vibes", "hacks", "ideas", "world", "love", "of", "time", "club"][(e.h("sfx") + attempt) % 18]}${attempt >= 18 ? attempt : ""}`,
+  uniqueNames: true,
   attrs: [
     D.logCount("posts_count", "number of posts", 200, 60_000_000),
     D.int("trend_rank", "trending rank", (e) => e.index + 1, { filter: "range" }),
@@ -132,7 +131,8 @@ export const actor: EntityDef = {
   type: "actor", noun: "actor", plural: "actors", synonyms: ["actress", "performer", "cast member", "star"], nameLabel: "name",
   size: 4000,
   id: D.coded("nm", 7, "digits", "person ID", "nm0000138"),
-  name: (e) => V.personName(e.h("name")),
+  name: (e, attempt) => V.personName(D.draw(e, attempt, "name"), attempt >= 4),
+  uniqueNames: true,
   attrs: [
     D.date("birth_date", "date of birth", (e) => V.pastDate(e.h("born"), 6500, 30000)),
     D.str("birthplace", "birthplace", (e) => e.world.name("city", e.h("bp") % e.world.size("city"))),
@@ -148,7 +148,8 @@ export const movie: EntityDef = {
   type: "movie", noun: "movie", plural: "movies", synonyms: ["film", "feature", "picture", "title"], nameLabel: "title",
   size: 5000,
   id: D.coded("tt0", 6, "digits", "title ID", "tt0111161"),
-  name: (e) => V.title(e.h("title")),
+  name: (e, attempt) => V.title(D.draw(e, attempt, "title")),
+  uniqueNames: true,
   attrs: [
     D.count("year", "release year", 1950, 2024),
     D.count("runtime_min", "runtime in minutes", 72, 195, { unit: "min" }),
@@ -168,7 +169,8 @@ export const tvShow: EntityDef = {
   type: "tv_show", noun: "TV show", plural: "TV shows", synonyms: ["series", "TV series", "show", "programme"], nameLabel: "title",
   size: 1500,
   id: D.coded("tt1", 6, "digits", "title ID", "tt1475582"),
-  name: (e) => V.title(e.h("title")),
+  name: (e, attempt) => V.title(D.draw(e, attempt, "title")),
+  uniqueNames: true,
   attrs: [
     D.count("seasons", "number of seasons", 1, 14),
     D.count("episodes", "number of episodes", 6, 260),
@@ -188,7 +190,8 @@ export const artist: EntityDef = {
   type: "artist", noun: "artist", plural: "artists", synonyms: ["musician", "band", "singer", "performer", "act"], nameLabel: "name",
   size: 2500,
   id: D.coded("", 22, "base64", "artist ID", "0TnOYISbd1XYRBk9myaseg"),
-  name: (e) => e.h("band") % 3 === 0 ? `The ${V.pick(W.titleAdjectives, e.h("a"))} ${V.pick(W.titleNouns, e.h("n"))}s` : V.personName(e.h("name")),
+  name: (e, attempt) => D.draw(e, attempt, "band") % 3 === 0 ? `The ${V.pick(W.titleAdjectives, D.draw(e, attempt, "a"))} ${V.pick(W.titleNouns, D.draw(e, attempt, "n"))}s` : V.personName(D.draw(e, attempt, "name")),
+  uniqueNames: true,
   attrs: [
     D.cat("genre", "genre", W.musicGenres),
     artistCountry,
@@ -243,7 +246,8 @@ export const channel: EntityDef = {
   type: "channel", noun: "channel", plural: "channels", synonyms: ["creator channel", "video channel", "YouTuber"], nameLabel: "name",
   size: 2500,
   id: D.coded("UC", 22, "base64", "channel ID", "UCX6OQ3DkcsbYNE6H8uQQuVA"),
-  name: (e) => e.h("style") % 2 === 0 ? `${V.pick(W.firstNames, e.h("n"))} ${V.pick(["Cooks", "Plays", "Explains", "Builds", "Travels", "Reviews", "TV", "Vlogs"], e.h("k"))}` : `${V.compound(e.h("c"))} ${V.pick(["Studio", "Media", "Academy", "Labs", "Channel"], e.h("k"))}`,
+  name: (e, attempt) => D.draw(e, attempt, "style") % 2 === 0 ? `${V.pick(W.firstNames, D.draw(e, attempt, "n"))} ${V.pick(["Cooks", "Plays", "Explains", "Builds", "Travels", "Reviews", "TV", "Vlogs"], D.draw(e, attempt, "k"))}` : `${V.compound(D.draw(e, attempt, "c"))} ${V.pick(["Studio", "Media", "Academy", "Labs", "Channel"], D.draw(e, attempt, "k"))}`,
+  uniqueNames: true,
   attrs: [
     D.logCount("subscribers", "subscribers", 50, 120_000_000),
     D.childCount("video_count", "number of videos", "video"),
@@ -287,7 +291,8 @@ export const book: EntityDef = {
   type: "book", noun: "book", plural: "books", synonyms: ["title", "novel", "publication", "edition"], nameLabel: "title",
   size: 5000,
   id: { label: "ISBN-13", example: "9780143127741", make: (e, attempt) => V.isbn13(e.h(`isbn${attempt}`)) },
-  name: (e) => V.title(e.h("title")),
+  name: (e, attempt) => V.title(D.draw(e, attempt, "title")),
+  uniqueNames: true,
   attrs: [
     D.str("author", "author", (e) => V.personName(e.h("author"))),
     D.str("publisher", "publisher", (e) => `${V.coined(e.h("pub"))} ${V.pick(["Press", "Books", "Publishing", "House"], e.h("pk"))}`),
@@ -306,7 +311,8 @@ export const game: EntityDef = {
   type: "game", noun: "video game", plural: "video games", synonyms: ["game", "title", "gaming title"], nameLabel: "title",
   size: 3000,
   id: D.coded("", 6, "digits", "app ID", "1091500"),
-  name: (e) => `${V.pick(W.titleAdjectives, e.h("a"))} ${V.pick(W.titleNouns, e.h("n"))}${e.h("sub") % 2 === 0 ? `: ${V.pick(["Rebirth", "Origins", "Legacy", "Frontiers", "Reckoning", "Ascension", "Remastered"], e.h("s"))}` : ` ${V.int(e.h("num"), 2, 5)}`}`,
+  name: (e, attempt) => `${V.pick(W.titleAdjectives, D.draw(e, attempt, "a"))} ${V.pick(W.titleNouns, D.draw(e, attempt, "n"))}${D.draw(e, attempt, "sub") % 2 === 0 ? `: ${V.pick(["Rebirth", "Origins", "Legacy", "Frontiers", "Reckoning", "Ascension", "Remastered"], D.draw(e, attempt, "s"))}` : ` ${V.int(D.draw(e, attempt, "num"), 2, 5)}`}`,
+  uniqueNames: true,
   attrs: [
     D.cat("genre", "genre", W.gameGenres),
     D.list("platforms", "platforms", (e) => W.platforms.filter((_, k) => k === e.h("p0") % W.platforms.length || V.chance(e.h(`p${k + 1}`), 0.4))),

@@ -54,7 +54,8 @@ export const city: EntityDef = {
   type: "city", noun: "city", plural: "cities", synonyms: ["town", "municipality", "metro area", "place"], nameLabel: "name",
   size: 3000,
   id: D.numbered("CTY-", 5, "city ID"),
-  name: (e) => V.placeName(e.h("name")),
+  name: (e, attempt) => V.placeName(D.draw(e, attempt, "name")),
+  uniqueNames: true,
   attrs: [
     cityCountry,
     D.refName("country", "country", cityCountry),
@@ -260,17 +261,18 @@ export const hotel: EntityDef = {
   type: "hotel", noun: "hotel", plural: "hotels", synonyms: ["accommodation", "lodging", "property", "stay", "inn"], nameLabel: "name",
   size: 5000,
   id: D.numbered("HTL-", 6, "hotel ID"),
-  name: (e) => {
+  name: (e, attempt) => {
     const c = e.world.name("city", hotelCity.ref?.index(e) ?? 0)
-    switch (e.h("style") % 6) {
+    switch (D.draw(e, attempt, "style") % 6) {
       case 0: return `Grand ${c} Hotel`
-      case 1: return `${V.pick(W.lastNames, e.h("n"))} Inn ${c}`
-      case 2: return `${V.compound(e.h("b"))} Suites ${c}`
-      case 3: return `Hotel ${V.pick(W.titleNouns, e.h("t"))} ${c}`
-      case 4: return `The ${V.pick(W.titleAdjectives, e.h("a"))} ${V.pick(["Lodge", "House", "Residence", "Boutique Hotel"], e.h("k"))}`
-      default: return `${V.coined(e.h("c"))} ${c} ${V.pick(["Resort", "Hotel & Spa", "Plaza", "Central"], e.h("k"))}`
+      case 1: return `${V.pick(W.lastNames, D.draw(e, attempt, "n"))} Inn ${c}`
+      case 2: return `${V.compound(D.draw(e, attempt, "b"))} Suites ${c}`
+      case 3: return `Hotel ${V.pick(W.titleNouns, D.draw(e, attempt, "t"))} ${c}`
+      case 4: return `The ${V.pick(W.titleAdjectives, D.draw(e, attempt, "a"))} ${V.pick(["Lodge", "House", "Residence", "Boutique Hotel"], D.draw(e, attempt, "k"))}`
+      default: return `${V.coined(D.draw(e, attempt, "c"))} ${c} ${V.pick(["Resort", "Hotel & Spa", "Plaza", "Central"], D.draw(e, attempt, "k"))}`
     }
   },
+  uniqueNames: true,
   attrs: [
     hotelCity,
     D.refName("city", "city", hotelCity),
@@ -308,15 +310,16 @@ export const restaurant: EntityDef = {
   type: "restaurant", noun: "restaurant", plural: "restaurants", synonyms: ["eatery", "dining spot", "place to eat", "bistro"], nameLabel: "name",
   size: 5000,
   id: D.coded("rst_", 10, "alnum", "restaurant ID", "rst_8k2j4m0q1z"),
-  name: (e) => {
-    switch (e.h("style") % 5) {
-      case 0: return `${V.pick(W.lastNames, e.h("n"))}'s ${V.pick(["Kitchen", "Bistro", "Grill", "Trattoria", "Table", "Diner"], e.h("k"))}`
-      case 1: return `The ${V.pick(W.titleAdjectives, e.h("a"))} ${V.pick(["Fork", "Spoon", "Olive", "Lantern", "Pepper", "Oak"], e.h("k"))}`
-      case 2: return `${V.pick(W.cuisines, e.h("cuisine"))} House ${V.pick(W.placeRoots, e.h("r"))}`
-      case 3: return `Casa ${V.pick(W.firstNames, e.h("f"))}`
-      default: return `${V.coined(e.h("c"))} ${V.pick(["Eatery", "Cantina", "Izakaya", "Brasserie", "Taverna", "Noodle Bar"], e.h("k"))}`
+  name: (e, attempt) => {
+    switch (D.draw(e, attempt, "style") % 5) {
+      case 0: return `${V.pick(W.lastNames, D.draw(e, attempt, "n"))}'s ${V.pick(["Kitchen", "Bistro", "Grill", "Trattoria", "Table", "Diner"], D.draw(e, attempt, "k"))}`
+      case 1: return `The ${V.pick(W.titleAdjectives, D.draw(e, attempt, "a"))} ${V.pick(["Fork", "Spoon", "Olive", "Lantern", "Pepper", "Oak"], D.draw(e, attempt, "k"))}`
+      case 2: return `${V.pick(W.cuisines, e.h("cuisine"))} House ${V.pick(W.placeRoots, D.draw(e, attempt, "r"))}`
+      case 3: return `Casa ${V.pick(W.firstNames, D.draw(e, attempt, "f"))}`
+      default: return `${V.coined(D.draw(e, attempt, "c"))} ${V.pick(["Eatery", "Cantina", "Izakaya", "Brasserie", "Taverna", "Noodle Bar"], D.draw(e, attempt, "k"))}`
     }
   },
+  uniqueNames: true,
   attrs: [
     restaurantCity,
     D.refName("city", "city", restaurantCity),
@@ -366,16 +369,17 @@ export const poi: EntityDef = {
   type: "poi", noun: "place", plural: "places", synonyms: ["point of interest", "POI", "landmark", "venue", "spot"], nameLabel: "name",
   size: 6000,
   id: D.coded("ChIJ", 23, "base64", "place ID", "ChIJd8BlQ2BZwokRAFUEcm_qrcA"),
-  name: (e) => {
+  name: (e, attempt) => {
     const kind = V.pick(W.poiKinds, e.h("kind"))
     const c = e.world.name("city", poiCity.ref?.index(e) ?? 0)
-    switch (e.h("style") % 4) {
+    switch (D.draw(e, attempt, "style") % 4) {
       case 0: return `${c} ${V.capitalize(kind)}`
-      case 1: return `${V.pick(W.lastNames, e.h("n"))} ${V.capitalize(kind)}`
-      case 2: return `${V.compound(e.h("b"))} ${V.capitalize(kind)}`
-      default: return `${V.capitalize(kind)} ${V.pick(W.titleNouns, e.h("t"))}`
+      case 1: return `${V.pick(W.lastNames, D.draw(e, attempt, "n"))} ${V.capitalize(kind)}`
+      case 2: return `${V.compound(D.draw(e, attempt, "b"))} ${V.capitalize(kind)}`
+      default: return `${V.capitalize(kind)} ${V.pick(W.titleNouns, D.draw(e, attempt, "t"))}`
     }
   },
+  uniqueNames: true,
   attrs: [
     D.cat("kind", "kind of place", W.poiKinds),
     poiCity,
@@ -443,7 +447,8 @@ export const station: EntityDef = {
   size: 0,
   parent: { type: "transit_line", key: "line_id", label: "line", min: 6, max: 18, relation: "stations" },
   id: D.numbered("STN-", 6, "station ID"),
-  name: (e) => `${e.h("s") % 2 === 0 ? V.pick(W.lastNames, e.h("n")) : V.pick(W.placeRoots, e.h("r")) + V.pick(W.placeSuffixes, e.h("x"))} ${V.pick(["Station", "Square", "Central", "Park", "Road"], e.h("k"))}`,
+  name: (e, attempt) => `${D.draw(e, attempt, "s") % 2 === 0 ? V.pick(W.lastNames, D.draw(e, attempt, "n")) : V.pick(W.placeRoots, D.draw(e, attempt, "r")) + V.pick(W.placeSuffixes, D.draw(e, attempt, "x"))} ${V.pick(["Station", "Square", "Central", "Park", "Road"], D.draw(e, attempt, "k"))}`,
+  uniqueNames: true,
   attrs: [
     D.parentId("line_id", "line ID", "transit_line"),
     D.parentName("line", "line", "transit_line"),
@@ -461,7 +466,8 @@ export const venue: EntityDef = {
   type: "venue", noun: "venue", plural: "venues", synonyms: ["arena", "hall", "location"], nameLabel: "name",
   size: 1500,
   id: D.numbered("VEN-", 5, "venue ID"),
-  name: (e) => `${e.h("s") % 2 === 0 ? V.pick(W.lastNames, e.h("n")) : V.compound(e.h("c"))} ${V.pick(W.venueKinds, e.h("kind"))}`,
+  name: (e, attempt) => `${D.draw(e, attempt, "s") % 2 === 0 ? V.pick(W.lastNames, D.draw(e, attempt, "n")) : V.compound(D.draw(e, attempt, "c"))} ${V.pick(W.venueKinds, e.h("kind"))}`,
+  uniqueNames: true,
   attrs: [
     venueCity,
     D.refName("city", "city", venueCity),

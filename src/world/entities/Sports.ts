@@ -89,7 +89,8 @@ export const player: EntityDef = {
   size: 0,
   parent: { type: "team", key: "team_id", label: "team", min: 14, max: 24, relation: "players" },
   id: D.numbered("PL-", 6, "player ID"),
-  name: (e) => V.personName(e.h("name")),
+  name: (e, attempt) => V.personName(D.draw(e, attempt, "name"), attempt >= 4),
+  uniqueNames: true,
   attrs: [
     D.parentId("team_id", "team ID", "team"),
     D.parentName("team", "team", "team"),

@@ -177,7 +177,13 @@ export const chemical: EntityDef = {
       return `${body.slice(0, -2)}-${body.slice(-2)}-${sum % 10}`
     }
   },
-  name: (e) => `${V.int(e.h("pos"), 1, 6)}-${V.pick(W.chemPrefixes, e.h("pre"))}${V.pick(W.chemParents, e.h("parent"))}`,
+  name: (e, attempt) => {
+    const first = `${V.int(D.draw(e, attempt, "pos"), 1, 6)}-${V.pick(W.chemPrefixes, D.draw(e, attempt, "pre"))}`
+    // Later draws add a second substituent: the space of names grows from about 1,000 to about 100,000.
+    const second = attempt >= 2 ? `${V.int(D.draw(e, attempt, "pos2"), 2, 8)}-${V.pick(W.chemPrefixes, D.draw(e, attempt, "pre2"))}` : ""
+    return second === "" ? `${first}${V.pick(W.chemParents, D.draw(e, attempt, "parent"))}` : `${first}-${second}${V.pick(W.chemParents, D.draw(e, attempt, "parent"))}`
+  },
+  uniqueNames: true,
   attrs: [
     D.str("formula", "molecular formula", (e) => formulaCounts(e).map((n, k) => (n === 0 ? "" : `${elementMass[k]?.[0] ?? ""}${n === 1 ? "" : n}`)).join("")),
     D.num("molar_mass", "molar mass (g/mol)", (e) => Math.round(formulaCounts(e).reduce((acc, n, k) => acc + n * (elementMass[k]?.[1] ?? 0), 0) * 1000) / 1000, { filter: "range", unit: "g/mol" }),
