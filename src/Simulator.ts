@@ -123,5 +123,8 @@ export const makeEngine = (config: SimulatorConfig): Effect.Effect<Engine, never
 export const layer = (config: Partial<SimulatorConfig> = {}): Layer.Layer<Simulator, ConfigError, ToolLibrary> =>
   Layer.effect(Simulator, Effect.gen(function*() {
     const decoded = yield* decodeConfig(config)
+    if (decoded.render === "llm") {
+      return yield* new ConfigError({ field: "render", value: "llm", message: "LLM rendering needs an endpoint: use SimulatorLlm.layer (layers/SimulatorLlm.ts)" })
+    }
     return fromEngine(yield* makeEngine(decoded))
   }))

@@ -285,6 +285,8 @@ describe("simulator: transient faults", () => {
       const error = yield* Effect.flip(Simulator.decodeConfig({ faultRate: 1.5 }))
       expect(error._tag).toBe("ConfigError")
       expect(error.message).toContain("faultRate")
+      const llm = yield* Effect.flip(Layer.build(simulator({ render: "llm" })).pipe(Effect.scoped))
+      expect(llm.field).toBe("render")
     }))
 })
 
