@@ -188,7 +188,11 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
           if (target === undefined || t === undefined) return undefined
           if (u.referrers(op.type, p.key ?? "", t).length === 0) return undefined
           args[p.name] = u.name(target.type, t)
-          phrase = `${placeTypes.has(target.type) ? "in" : "for"} the ${target.noun} ${quote(u.name(target.type, t))}`
+          // `in the city "X"` when the reference is just "the city"; `with origin city "X"` when it has a role.
+          const role = (u.attrDef(op.type, p.key ?? "")?.label ?? target.noun).replace(/ (ID|id|code)$/, "")
+          phrase = role === target.noun || role === `${target.noun} ID`
+            ? `${placeTypes.has(target.type) ? "in" : "for"} the ${target.noun} ${quote(u.name(target.type, t))}`
+            : `with ${role} ${quote(u.name(target.type, t))}`
         }
         return exec(d, spec, op, args, `the first of the ${def?.plural ?? "items"} ${phrase}`, op.type)
       }
@@ -219,7 +223,9 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
         if (util === undefined) return undefined
         for (const p of op.params) {
           const input = util.inputs.find((i) => i.key === p.key)
-          if (input !== undefined && (p.required || rng.next() < 0.3)) args[p.name] = input.example(rng.int(4294967296))
+          // Optional inputs sometimes; a utility with only optional inputs always gets its first one, so the request states it.
+          const wanted = p.required || rng.next() < 0.3 || (Object.keys(args).length === 0 && op.params.every((q) => !q.required))
+          if (input !== undefined && wanted) args[p.name] = input.example(rng.int(4294967296))
         }
         return exec(d, spec, op, args, util.topic, "")
       }
@@ -402,11 +408,11 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
         const util = utility(op.utility ?? "")
         const f = op.fields[0]
         if (util === undefined || f === undefined) return
-        const input = op.params.find((p) => p.required)
+        const input = op.params.find((p) => p.required) ?? op.params.find((p) => c.args[p.name] !== undefined)
         const given = input === undefined ? "" : fmt(c.args[input.name])
         fact(`${util.outputs.find((o) => f.source.kind === "out" && o.key === f.source.key)?.label ?? f.out} (${util.topic})`, itemPath(f.out))
         const others = op.params.filter((p) => p.required && p !== input).map((p) => `${p.schema.description ?? p.name}: ${fmt(c.args[p.name])}`)
-        d.clauses.push(`${util.label} for ${quote(given)}${others.length > 0 ? ` (${others.join(", ")})` : ""}.`)
+        d.clauses.push(input === undefined ? `${util.label}.` : `${util.label}: ${quote(given)}${others.length > 0 ? ` (${others.join(", ")})` : ""}.`)
         return
       }
       case "action": {
