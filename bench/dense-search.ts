@@ -1,11 +1,17 @@
 /**
  * Exact top-k over 46,800 unit vectors, side by side: a plain JavaScript loop against the ONNX Gemm + TopK graph
- * (onnxruntime-node, one thread), per query, for several widths. Run: `npx tsx bench/dense-search.ts [--rows 46800]`.
+ * (onnxruntime-node, one thread), per query, for several widths; then the dense layer's start-up over the generated
+ * 50,011-tool library without and with the document cache. Run: `npx tsx bench/dense-search.ts [--rows 46800]`.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect } from "effect"
+import { Console, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import { rng } from "../src/math/Random.ts"
+import { ToolLibrary } from "../src/ToolLibrary.ts"
+import * as World from "../src/world/World.ts"
 
 const argument = (name: string, fallback: number): number => {
   const at = process.argv.indexOf(`--${name}`)
@@ -53,6 +59,25 @@ const program = Effect.scoped(Effect.gen(function*() {
         `${(percentile(a.ms, 0.5) / percentile(b.ms, 0.5)).toFixed(1).padStart(13)}×   ${same}`
     )
   }
+
+  const library = World.make({}).library
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "paraagent-dense-cache-"))
+  const startUp = (options: Omit<RetrieverOnnx.DenseOptions, "model">) =>
+    Effect.scoped(Effect.gen(function*() {
+      const start = performance.now()
+      yield* Layer.build(RetrieverOnnx.layer({ model: RetrieverOnnx.shippedModel, ...options }).pipe(
+        Layer.provide(Layer.succeed(ToolLibrary, library))
+      ))
+      return performance.now() - start
+    }))
+  const cold = yield* startUp({})
+  const miss = yield* startUp({ cacheDir })
+  const hit = yield* startUp({ cacheDir })
+  fs.rmSync(cacheDir, { recursive: true, force: true })
+  yield* Console.log(
+    `\ndense layer start-up over ${library.tools.length} generated tools (shipped encoder): no cache ${(cold / 1000).toFixed(2)} s, ` +
+      `cache miss (embeds and writes) ${(miss / 1000).toFixed(2)} s, cache hit ${(hit / 1000).toFixed(2)} s (${(cold / hit).toFixed(1)}× faster)`
+  )
 }))
 
 NodeRuntime.runMain(program)
