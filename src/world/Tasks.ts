@@ -292,10 +292,21 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
       args[quoteParam.name] = rng.pick(others)
       return exec(d, spec, op, args, `the ${money.label} of ${from.subject} in ${String(args[quoteParam.name])}`, "")
     }
+    // A relation that leads back to the same single entity (a stock → its company → its one stock) asks nothing new.
+    const loopsBack = (call: DraftCall): boolean => {
+      if (op.result !== "list" || op.type !== from.type) return false
+      const items = Refs.select(call.payload, [...op.envelope.path])
+      return items.ok && Array.isArray(items.value) && items.value.length === 1 && firstId(call) === firstId(from)
+    }
     const subject = op.kind === "children" ? `the ${relationLabel(op)} of ${refSubject}`
       : op.kind === "list" ? `the ${entityDefs.get(op.type)?.plural ?? "items"} of ${refSubject}`
       : op.kind === "record" ? from.subject : refSubject
-    return exec(d, spec, op, args, subject, op.type)
+    const made = exec(d, spec, op, args, subject, op.type)
+    if (made !== undefined && loopsBack(made)) {
+      d.calls.pop()
+      return undefined
+    }
+    return made
   }
 
   /** Candidate hard edges leaving a call whose field holds a usable value. */
