@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import type { Observation } from "../src/domain/Call.ts"
+import * as Facts from "../src/math/Facts.ts"
+import * as Reward from "../src/math/Reward.ts"
 import * as Paradigm from "../src/Paradigm.ts"
 import * as Rollout from "../src/Rollout.ts"
 import type { PolicyContext } from "../src/Policy.ts"
@@ -102,7 +104,7 @@ describe("Rollout", () => {
       assert.strictEqual(seen[3]?.controller, "Answer")
     }))
 
-  it.effect("a malformed turn is recorded with its protocol error and the rollout continues", () =>
+  it.effect("a malformed turn is recorded with its protocol error, scores r_base = 0, and the rollout continues", () =>
     Effect.gen(function*() {
       const log = yield* makeLog()
       const rollout = yield* Effect.provide(Rollout.Rollout, rolloutLayer(["<search>[oops</search>", search, answer], {}, log))
@@ -113,6 +115,8 @@ describe("Rollout", () => {
       assert.strictEqual(t.steps[1]?.searches.length, 1)
       assert.strictEqual(t.stop, "answer")
       assert.strictEqual(t.answer, "done")
+      const scored = Reward.score(Facts.fromTrajectory(t))
+      assert.deepStrictEqual(scored.steps.map((s) => s.rBase), [0, 1, 1])
     }))
 
   it.effect("refuses calls to tools the agent has not retrieved, and `$ref`s to calls of the same round", () =>
