@@ -92,7 +92,7 @@ export interface RolloutService {
    * Many rollouts through a bounded pool of `concurrency` fibers; `onDone` sees each trajectory as it finishes
    * (to persist it at once). Results come back in job order.
    */
-  readonly runAll: <E, R>(
+  readonly runAll: <E = never, R = never>(
     jobs: ReadonlyArray<Job>,
     options: { readonly concurrency: number; readonly onDone?: (trajectory: Trajectory, job: Job) => Effect.Effect<void, E, R> }
   ) => Effect.Effect<ReadonlyArray<Trajectory>, E, R>
