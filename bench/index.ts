@@ -1,0 +1,61 @@
+/**
+ * Runs the benchmarks one after another in fresh processes (so one's heap does not weigh on the next) and prints
+ * each one's output under a header. `npm run bench` runs the quick set; `npm run bench -- --all` adds the slow ones
+ * (retrieval against minisearch ≈ 20 min, tuning); `npm run bench -- <name>...` runs the named ones.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { dataPathIfPresent, repoRoot } from "../src/DataPath.ts"
+
+interface Bench {
+  readonly name: string
+  readonly args: ReadonlyArray<string>
+  readonly nodeFlags?: ReadonlyArray<string>
+  /** Needs this path under the data folder. */
+  readonly data?: string
+  readonly slow?: boolean
+}
+
+const benches: ReadonlyArray<Bench> = [
+  { name: "world-build", args: ["3"], nodeFlags: ["--expose-gc"] },
+  { name: "simulator", args: ["3"] },
+  { name: "rollout", args: [] },
+  { name: "advantage", args: [] },
+  { name: "openai-client", args: [] },
+  { name: "dense-search", args: [] },
+  { name: "teacher-prompts", args: [] },
+  { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },
+  { name: "retrieval-ablation", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
+  { name: "retrieval-minisearch", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
+  { name: "retrieval-tune", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true }
+]
+
+const argv = process.argv.slice(2)
+const all = argv.includes("--all")
+const named = argv.filter((a) => !a.startsWith("--"))
+const unknown = named.filter((n) => !benches.some((b) => b.name === n))
+if (unknown.length > 0) {
+  console.error(`unknown bench ${unknown.join(", ")}; known: ${benches.map((b) => b.name).join(", ")}`)
+  process.exit(2)
+}
+const chosen = benches.filter((b) => (named.length > 0 ? named.includes(b.name) : all || !b.slow))
+let failed = 0
+for (const b of chosen) {
+  console.log(`\n=== bench/${b.name}.ts ${b.args.join(" ")}`)
+  if (b.data !== undefined && dataPathIfPresent(b.data) === undefined) {
+    console.log(`skipped: the data folder has no ${b.data} (set PARAAGENT_DATA)`)
+    continue
+  }
+  const file = join(repoRoot, "bench", `${b.name}.ts`)
+  if (!existsSync(file)) {
+    console.log(`skipped: ${file} is missing`)
+    continue
+  }
+  const run = spawnSync(process.execPath, [...(b.nodeFlags ?? []), "--import", "tsx", file, ...b.args], { cwd: repoRoot, stdio: "inherit" })
+  if (run.status !== 0) {
+    failed++
+    console.log(`bench/${b.name}.ts exited with ${run.status ?? run.signal}`)
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1
