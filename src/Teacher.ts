@@ -360,7 +360,7 @@ const breakArguments = (args: JsonObject, spec: ToolSpec | undefined): JsonObjec
  * so an answer reads "the funds in X: A, B, C" instead of numbering what the tools did not number.
  */
 export const factLabel = (key: string): string => {
-  const listed = /^\S+ \d+ of (.+)$/.exec(key)
+  const listed = /^[^"]+? \d+ of (.+)$/.exec(key)
   return listed?.[1] ?? key
 }
 

@@ -449,3 +449,11 @@ describe("the scripted teacher on generated-world tasks", () => {
       }
     }), 120_000)
 })
+
+describe("Teacher.factLabel", () => {
+  it("folds list positions away so answers do not number what the tools did not number", () => {
+    assert.strictEqual(Teacher.factLabel('support ticket 2 of the support tickets with priority "low"'), 'the support tickets with priority "low"')
+    assert.strictEqual(Teacher.factLabel('fund 1 of the funds in "Fund 3 of X"'), 'the funds in "Fund 3 of X"')
+    assert.strictEqual(Teacher.factLabel("priority of the new ticket"), "priority of the new ticket")
+  })
+})
