@@ -6,21 +6,12 @@
  */
 import type { Json } from "../domain/Json.ts"
 import { hash32 } from "../math/Random.ts"
+import type { ActionInput } from "./Model.ts"
 import * as V from "./Values.ts"
 import * as W from "./Words.ts"
 
-/** An input of a utility. */
-export interface UtilityInput {
-  readonly key: string
-  readonly label: string
-  readonly type: "string" | "number" | "integer" | "boolean"
-  readonly format?: "date" | "email" | "uri"
-  readonly values?: ReadonlyArray<string>
-  readonly minimum?: number
-  readonly maximum?: number
-  readonly required: boolean
-  readonly example: (h: number) => Json
-}
+/** An input of a utility: the same shape as an action's input. */
+export type UtilityInput = ActionInput
 
 /** An output field of a utility. */
 export interface UtilityOutput {
