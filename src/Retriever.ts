@@ -36,7 +36,10 @@ export class Retriever extends Context.Service<Retriever, {
       })
     )
 
-  /** BM25F with the tuned configuration ({@link Bm25.defaultConfig}) over the library's tools. */
+  /**
+   * BM25F with the tuned configuration ({@link Bm25.defaultConfig}: provider evidence and sentence fusion) over the
+   * library's tools; `layerBm25With(Bm25.apiConfig)` is round 1's per-API BM25F, `Bm25.plainConfig` the baseline.
+   */
   static readonly layerBm25: Layer.Layer<Retriever, never, ToolLibrary> = Retriever.layerBm25With(Bm25.defaultConfig)
 }
 

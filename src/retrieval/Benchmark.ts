@@ -10,6 +10,7 @@ import * as StableToolBench from "../importers/StableToolBench.ts"
 import * as ToolBench from "../importers/ToolBench.ts"
 import { unitHash } from "../math/Random.ts"
 import * as Stats from "../math/Stats.ts"
+import * as Document from "./Document.ts"
 import * as Metrics from "./Metrics.ts"
 
 /** One benchmark query with its relevant pairs matched against the merged library. */
@@ -93,6 +94,137 @@ export const subset = (set: QuerySet, name: string, keep: (query: JudgedQuery) =
   name,
   queries: set.queries.filter(keep)
 })
+
+const connectors = ["Additionally,", "Also,", "Furthermore,", "Besides that,"] as const
+
+// A connective a clause starts with, dropped when the clause is joined with another connective.
+const leadingConnective = /^(?:additionally|also|furthermore|moreover|besides that|finally|lastly|then|and)\b[,:]?\s*/iu
+
+/**
+ * Single-API requests cut out of multi-API ones, for tuning: for each relevant API of a query (one with at least two
+ * relevant APIs), the query's sentence (`clauses`) that contains a word of that API's name or description that no
+ * other relevant API of the query has, and no such word of another — when exactly one sentence qualifies. The request
+ * is that sentence, after the query's first sentence when that one names no API (the asker's context); its relevant
+ * pair is that API alone. `tokens` is the tokeniser the words are compared with, `clauses` the sentence splitter.
+ */
+export const singleIntents = (
+  set: QuerySet,
+  tools: ReadonlyArray<ToolSpec>,
+  tokens: (text: string) => ReadonlyArray<string>,
+  clauses: (text: string) => ReadonlyArray<string>
+): QuerySet => {
+  const byName = new Map(tools.map((t) => [t.name as string, t]))
+  const wordsOf = (names: ReadonlySet<string>): Set<string> => {
+    const out = new Set<string>()
+    for (const name of names) {
+      const t = byName.get(name)
+      if (t !== undefined) for (const w of tokens(`${t.apiName} ${t.description}`)) out.add(w)
+    }
+    return out
+  }
+  const queries: Array<JudgedQuery> = []
+  for (const q of set.queries) {
+    const relevant = q.matched.relevant
+    if (relevant.length < 2) continue
+    const words = relevant.map(wordsOf)
+    const sentences = clauses(q.query)
+    const sentenceWords = sentences.map((c) => new Set(tokens(c)))
+    const distinctive = words.map((own, i) => new Set([...own].filter((w) => words.every((other, j) => j === i || !other.has(w)))))
+    const names = (c: number): Set<string> => sentenceWords[c] as Set<string>
+    relevant.forEach((pair, r) => {
+      const matches = sentences.flatMap((_, c) =>
+        [...(distinctive[r] as Set<string>)].some((w) => names(c).has(w)) &&
+          distinctive.every((other, j) => j === r || ![...other].some((w) => names(c).has(w)))
+          ? [c]
+          : []
+      )
+      if (matches.length !== 1) return
+      const at = matches[0] as number
+      const context = at > 0 && distinctive.every((d) => ![...d].some((w) => names(0).has(w))) ? `${sentences[0]} ` : ""
+      queries.push({
+        id: `${q.id}#${r}`,
+        query: `${context}${sentences[at]}`,
+        matched: { relevant: [pair], unmatched: [] }
+      })
+    })
+  }
+  return { ...set, name: `${set.name}[single]`, queries }
+}
+
+const upperFirst = (s: string): string => `${s.charAt(0).toUpperCase()}${s.slice(1)}`
+
+const lowerFirst = (s: string): string => (/^[A-Z][a-z]/u.test(s) ? `${s.charAt(0).toLowerCase()}${s.slice(1)}` : s)
+
+/**
+ * Multi-intent requests made from single-provider ones, for tuning without the multi-tool test files: each query of
+ * `set` (in a seeded order) is joined with `arity - 1` later ones whose relevant APIs belong to other providers
+ * ("… Additionally, can you …"), and its relevant pairs are the union. ToolBench's I2/I3 requests have this shape:
+ * one request per tool, joined by connectives. `tools` maps relevant tool names to their providers.
+ */
+export const multiIntent = (
+  set: QuerySet,
+  tools: ReadonlyArray<ToolSpec>,
+  arity: number,
+  seed = 11
+): QuerySet => {
+  const providerOf = new Map(tools.map((t) => [t.name as string, Document.groupKey(t)]))
+  const providers = (q: JudgedQuery): Set<string> =>
+    new Set(q.matched.relevant.flatMap((names) => [...names].map((name) => providerOf.get(name) ?? name)))
+  const order = [...set.queries].sort((a, b) => unitHash(seed, "multi-intent", a.id) - unitHash(seed, "multi-intent", b.id) || (a.id < b.id ? -1 : 1))
+  const queries = order.map((head, i): JudgedQuery => {
+    const parts = [head]
+    const taken = providers(head)
+    // partners are the next queries in the seeded order, skipping those that share a provider
+    for (let step = 1; parts.length < arity && step < order.length; step++) {
+      const candidate = order[(i + step) % order.length] as JudgedQuery
+      const own = providers(candidate)
+      if (parts.includes(candidate) || [...own].some((p) => taken.has(p))) continue
+      parts.push(candidate)
+      for (const p of own) taken.add(p)
+    }
+    return {
+      id: parts.map((p) => p.id).join("+"),
+      query: parts.map((p, j) => {
+        const text = p.query.replace(leadingConnective, "")
+        return j === 0 ? upperFirst(text) : `${connectors[(i + j) % connectors.length]} ${lowerFirst(text)}`
+      }).join(" "),
+      matched: {
+        relevant: parts.flatMap((p) => p.matched.relevant),
+        unmatched: parts.flatMap((p) => p.matched.unmatched)
+      }
+    }
+  })
+  return { ...set, name: `${set.name}×${arity}`, queries }
+}
+
+/**
+ * The tuning sets of round 2 made from one set of single-provider requests: the set itself, its requests joined two
+ * and three at a time across providers ({@link multiIntent}), and its single-API sentences ({@link singleIntents})
+ * joined two and three at a time — the shapes of ToolBench's I1, and of I2/I3 with several or one API per provider.
+ */
+export const tuningSets = (
+  set: QuerySet,
+  tools: ReadonlyArray<ToolSpec>,
+  tokens: (text: string) => ReadonlyArray<string>,
+  clauses: (text: string) => ReadonlyArray<string>
+): ReadonlyArray<QuerySet> => {
+  const single = singleIntents(set, tools, tokens, clauses)
+  return [set, multiIntent(set, tools, 2), multiIntent(set, tools, 3), multiIntent(single, tools, 2), multiIntent(single, tools, 3)]
+}
+
+/** The tuning objective of one set's results: (NDCG@5 + Recall@10) / 2, in percent. */
+export const objectiveOf = (result: FileResult): number => (result.ndcg5 + result.recall10) / 2
+
+/**
+ * The tuning objective over {@link tuningSets}: half the first set's objective (single-provider requests) plus half
+ * the mean of the others' (multi-intent requests); with one set, its objective.
+ */
+export const combinedObjective = (objectives: ReadonlyArray<number>): number => {
+  const [first, ...rest] = objectives
+  if (first === undefined) return 0
+  if (rest.length === 0) return first
+  return first / 2 + rest.reduce((sum, x) => sum + x, 0) / rest.length / 2
+}
 
 /** A relevant pair of a query that no library entry matched. */
 export interface Unmatched {

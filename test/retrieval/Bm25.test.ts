@@ -28,82 +28,188 @@ const tool = (
   source: { kind: "user", ref: name }
 })
 
-/** BM25F written straight from the formula, with maps, for one query: the oracle of the optimised index. */
-const referenceScores = (tools: ReadonlyArray<ToolSpec>, config: Bm25.Config, query: string): Array<number> => {
-  const index = Bm25.build([], config) // only for its tokenizer options
-  const tokenize = index.tokenizer.tokens
-  const docs = tools.map((t) => {
-    const fields = Document.fromTool(t).fields
-    return config.fields.map((spec) => spec.parts.flatMap((part) => tokenize(fields[part])))
+/** The tokens of each index field of each tool under a configuration's field specs. */
+const fieldTokens = (tools: ReadonlyArray<ToolSpec>, fields: ReadonlyArray<Bm25.FieldSpec>, tokenize: (s: string) => Array<string>) =>
+  tools.map((t) => {
+    const doc = Document.fromTool(t).fields
+    return fields.map((spec) => spec.parts.flatMap((part) => tokenize(doc[part])))
   })
-  const n = tools.length
-  const average = config.fields.map((_, f) => docs.reduce((sum, d) => sum + (d[f] as Array<string>).length, 0) / n)
+
+/** BM25F written straight from the formula, with maps, for weighted query terms: the oracle of the optimised index. */
+const bm25fScores = (
+  docs: ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>>,
+  fields: ReadonlyArray<Bm25.FieldSpec>,
+  k1: number,
+  queryWeights: ReadonlyMap<string, number>
+): Array<number> => {
+  const n = docs.length
+  const average = fields.map((_, f) => docs.reduce((sum, d) => sum + (d[f] as ReadonlyArray<string>).length, 0) / n)
   const df = new Map<string, number>()
   for (const d of docs) for (const term of new Set(d.flat())) df.set(term, (df.get(term) ?? 0) + 1)
-  const queryCounts = new Map<string, number>()
-  for (const term of tokenize(query)) if (df.has(term)) queryCounts.set(term, (queryCounts.get(term) ?? 0) + 1)
   return docs.map((d) => {
     let score = 0
-    for (const [term, count] of queryCounts) {
-      const idf = Math.log(1 + (n - (df.get(term) as number) + 0.5) / ((df.get(term) as number) + 0.5))
+    for (const [term, weight] of queryWeights) {
+      const documentFrequency = df.get(term)
+      if (documentFrequency === undefined) continue
+      const idf = Math.log(1 + (n - documentFrequency + 0.5) / (documentFrequency + 0.5))
       let tf = 0
-      config.fields.forEach((spec, f) => {
-        const tokens = d[f] as Array<string>
-        const avg = average[f] as number
+      fields.forEach((spec, f) => {
+        const tokens = d[f] as ReadonlyArray<string>
         const occurrences = tokens.filter((t) => t === term).length
-        if (occurrences > 0) tf += (spec.weight * occurrences) / (1 - spec.b + spec.b * (tokens.length / avg))
+        if (occurrences > 0) tf += (spec.weight * occurrences) / (1 - spec.b + spec.b * (tokens.length / (average[f] as number)))
       })
-      if (tf > 0) score += count * Math.pow(idf, config.query.idfExponent) * ((idf * tf) / (config.k1 + tf))
+      if (tf > 0) score += weight * ((idf * tf) / (k1 + tf))
     }
     return score
+  })
+}
+
+/** Query words counted (only words of the corpus), weighted by idf^e over the API documents. */
+const queryWeights = (
+  docs: ReadonlyArray<ReadonlyArray<ReadonlyArray<string>>>,
+  tokens: ReadonlyArray<string>,
+  idfExponent: number
+): Map<string, number> => {
+  const n = docs.length
+  const df = new Map<string, number>()
+  for (const d of docs) for (const term of new Set(d.flat())) df.set(term, (df.get(term) ?? 0) + 1)
+  const counts = new Map<string, number>()
+  for (const term of tokens) if (df.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1)
+  return new Map([...counts].map(([term, count]) => {
+    const d = df.get(term) as number
+    return [term, count * Math.pow(Math.log(1 + (n - d + 0.5) / (d + 0.5)), idfExponent)]
+  }))
+}
+
+/**
+ * The group evidence from its definition: a provider's document has its shared fields once (from its first API) and
+ * the other fields' tokens of all its APIs in order; score(api) = s_api + λ · s_group.
+ */
+const withGroupScores = (
+  tools: ReadonlyArray<ToolSpec>,
+  config: Bm25.Config,
+  apiScores: ReadonlyArray<number>,
+  weights: ReadonlyMap<string, number>,
+  tokenize: (s: string) => Array<string>
+): Array<number> => {
+  const group = config.group
+  if (group === undefined) return [...apiScores]
+  const keys = [...new Set(tools.map((t) => `${t.category}\u0000${t.group}`))]
+  const members = keys.map((key) => tools.filter((t) => `${t.category}\u0000${t.group}` === key).map((t) => Document.fromTool(t).fields))
+  const groupDocs = members.map((docs) =>
+    group.fields.map((spec) =>
+      spec.parts.flatMap((part) =>
+        (Document.sharedFields.includes(part) ? docs.slice(0, 1) : docs).flatMap((d) => tokenize(d[part]))
+      )
+    )
+  )
+  const groupScores = bm25fScores(groupDocs, group.fields, group.k1, weights)
+  const keyOf = (i: number) => `${(tools[i] as ToolSpec).category}\u0000${(tools[i] as ToolSpec).group}`
+  // the provider's best `members` APIs by own score (ties: lower index) get the share
+  const sharing = (i: number): boolean => {
+    if (group.members === undefined) return true
+    const siblings = tools.map((_, j) => j).filter((j) => keyOf(j) === keyOf(i))
+    const ranked = siblings.sort((a, b) => (apiScores[b] as number) - (apiScores[a] as number) || a - b)
+    return ranked.slice(0, Math.floor(group.members)).includes(i)
+  }
+  return apiScores.map((score, i) =>
+    score + (sharing(i) ? group.weight * (groupScores[keys.indexOf(keyOf(i))] as number) : 0)
+  )
+}
+
+/** Reference scores of every tool for a query under a configuration (without clauses and feedback). */
+const referenceScores = (tools: ReadonlyArray<ToolSpec>, config: Bm25.Config, query: string): Array<number> => {
+  const tokenize = Bm25.build([], config).tokenizer.tokens // only for its tokenizer options
+  const docs = fieldTokens(tools, config.fields, tokenize)
+  const weights = queryWeights(docs, tokenize(query), config.query.idfExponent)
+  return withGroupScores(tools, config, bm25fScores(docs, config.fields, config.k1, weights), weights, tokenize)
+}
+
+/** The expected top k of reference scores: positive scores, best first, ties to the lower index. */
+const expectedTop = (reference: ReadonlyArray<number>, k: number) =>
+  reference
+    .map((score, doc) => ({ doc, score }))
+    .filter((h) => h.score > 0)
+    .sort((a, b) => b.score - a.score || a.doc - b.doc)
+    .slice(0, k)
+
+/** Hits agree with a reference: same scores within 1e-9 and, unless two reference scores tie within rounding, same documents. */
+const expectMatchesReference = (
+  hits: ReadonlyArray<Bm25.Hit>,
+  reference: ReadonlyArray<number>,
+  k: number,
+  tools: ReadonlyArray<ToolSpec>
+): void => {
+  const expected = expectedTop(reference, k)
+  expect(hits.length).toBe(expected.length)
+  hits.forEach((hit, i) => {
+    const want = expected[i] as { doc: number; score: number }
+    expect(Math.abs(hit.score - want.score)).toBeLessThan(1e-9)
+    expect(Math.abs((reference[hit.doc] as number) - hit.score)).toBeLessThan(1e-9)
+    const nearTie = reference.some((s, d) => d !== want.doc && Math.abs(s - want.score) < 1e-9)
+    if (!nearTie) expect(hit.doc).toBe(want.doc)
+    expect(hit.tool).toBe(tools[hit.doc]?.name)
   })
 }
 
 const words = ["weather", "forecast", "city", "stock", "price", "crypto", "coin", "joke", "random", "word", "movie", "email", "validate", "zip", "code"]
 const phrase = fc.array(fc.constantFrom(...words), { minLength: 0, maxLength: 6 }).map((ws) => ws.join(" "))
 const arbTools = fc.array(
-  fc.record({ group: phrase, api: phrase, description: phrase, groupDescription: phrase, category: fc.constantFrom("Data", "Finance", "Sports") }),
+  fc.record({
+    group: fc.oneof(phrase, fc.constantFrom("Weather Hub", "Coin Desk", "Joke Box")),
+    api: phrase,
+    description: phrase,
+    groupDescription: phrase,
+    category: fc.constantFrom("Data", "Finance", "Sports")
+  }),
   { minLength: 1, maxLength: 25 }
 ).map((rows) => rows.map((r, i) => tool(`t${i}`, r)))
-const arbConfig = fc.record({
+const arbFields = (weights: ReadonlyArray<number>, bs: ReadonlyArray<number>, merged: boolean): Array<Bm25.FieldSpec> =>
+  merged
+    ? [{ name: "all", parts: Document.plainFields, weight: weights[0] as number, b: bs[0] as number }]
+    : Document.plainFields.map((part, i) => ({ name: part, parts: [part], weight: weights[i] as number, b: bs[i] as number }))
+const arbNumbers = fc.record({
   k1: fc.double({ min: 0.1, max: 3, noNaN: true }),
   weights: fc.array(fc.double({ min: 0.1, max: 5, noNaN: true }), { minLength: 5, maxLength: 5 }),
   bs: fc.array(fc.oneof(fc.constantFrom(0, 1), fc.double({ min: 0, max: 1, noNaN: true })), { minLength: 5, maxLength: 5 }),
-  idfExponent: fc.constantFrom(0, 0.5, 1),
   merged: fc.boolean()
-}).map(({ k1, weights, bs, idfExponent, merged }): Bm25.Config => ({
-  k1,
-  fields: merged
-    ? [{ name: "all", parts: Document.plainFields, weight: weights[0] as number, b: bs[0] as number }]
-    : Document.plainFields.map((part, i) => ({ name: part, parts: [part], weight: weights[i] as number, b: bs[i] as number })),
+})
+const arbConfig = fc.record({
+  api: arbNumbers,
+  idfExponent: fc.constantFrom(0, 0.5, 1),
+  group: fc.option(
+    fc.record({
+      numbers: arbNumbers,
+      lambda: fc.oneof(fc.constant(0), fc.double({ min: 0, max: 8, noNaN: true })),
+      members: fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined })
+    }),
+    { nil: undefined }
+  )
+}).map(({ api, idfExponent, group }): Bm25.Config => ({
+  k1: api.k1,
+  fields: arbFields(api.weights, api.bs, api.merged),
   text: { splitIdentifiers: false, keepCompounds: false, stopWords: false, stem: false },
-  query: { ...Bm25.plainQuery, idfExponent }
+  query: { ...Bm25.plainQuery, idfExponent },
+  ...(group === undefined
+    ? {}
+    : {
+      group: {
+        weight: group.lambda,
+        k1: group.numbers.k1,
+        fields: arbFields(group.numbers.weights, group.numbers.bs, group.numbers.merged),
+        ...(group.members === undefined ? {} : { members: group.members })
+      }
+    })
 }))
 
 describe("Bm25", () => {
-  it("scores every document like the reference BM25F and ranks identically (property)", () => {
+  it("scores every document like the reference BM25F (with and without provider evidence) and ranks identically (property)", () => {
     fc.assert(
       fc.property(arbTools, arbConfig, phrase, fc.integer({ min: 1, max: 30 }), (tools, config, query, k) => {
         const index = Bm25.build(tools, config)
-        const reference = referenceScores(tools, config, query)
-        const hits = Bm25.search(index, query, k)
-        const expected = reference
-          .map((score, doc) => ({ doc, score }))
-          .filter((h) => h.score > 0)
-          .sort((a, b) => b.score - a.score || a.doc - b.doc)
-          .slice(0, k)
-        expect(hits.length).toBe(expected.length)
-        hits.forEach((hit, i) => {
-          const want = expected[i] as { doc: number; score: number }
-          expect(Math.abs(hit.score - want.score)).toBeLessThan(1e-9)
-          // the hit really has that score, and unless two scores tie within rounding, it is the same document
-          expect(Math.abs((reference[hit.doc] as number) - hit.score)).toBeLessThan(1e-9)
-          const nearTie = reference.some((s, d) => d !== want.doc && Math.abs(s - want.score) < 1e-9)
-          if (!nearTie) expect(hit.doc).toBe(want.doc)
-          expect(hit.tool).toBe(tools[hit.doc]?.name)
-        })
+        expectMatchesReference(Bm25.search(index, query, k), referenceScores(tools, config, query), k, tools)
       }),
-      { numRuns: 150 }
+      { numRuns: 200 }
     )
   })
 
@@ -130,22 +236,117 @@ describe("Bm25", () => {
     expect(Bm25.topK(Int32Array.from([0, 2, 1, 3]), 2, scores, 3)).toEqual([{ doc: 2, score: 5 }, { doc: 0, score: 1 }])
   })
 
-  it("reweighting equals rebuilding with the new numbers (property)", () => {
+  it("reweighting equals rebuilding with the new numbers, for the API and the provider index (property)", () => {
     const numbers = fc.record({
       k1: fc.double({ min: 0.1, max: 3, noNaN: true }),
       weight: fc.double({ min: 0, max: 5, noNaN: true }),
-      b: fc.double({ min: 0, max: 1, noNaN: true })
+      b: fc.double({ min: 0, max: 1, noNaN: true }),
+      apiSide: fc.boolean()
     })
     fc.assert(
-      fc.property(arbTools, arbConfig, numbers, (tools, first, { k1, weight, b }) => {
-        const second: Bm25.Config = { ...first, k1, fields: first.fields.map((f, i) => (i === 0 ? { ...f, weight, b } : f)) }
+      fc.property(arbTools, arbConfig, numbers, phrase, (tools, first, { k1, weight, b, apiSide }, query) => {
+        const group = first.group
+        const second: Bm25.Config = apiSide || group === undefined
+          ? { ...first, k1, fields: first.fields.map((f, i) => (i === 0 ? { ...f, weight, b } : f)) }
+          : { ...first, group: { ...group, k1, weight: weight * 2, fields: group.fields.map((f, i) => (i === 0 ? { ...f, weight, b } : f)) } }
         const built = Bm25.build(tools, first)
         expect(Bm25.canReweight(built, second)).toBe(true)
-        expect(Array.from(Bm25.reweight(built, second).impacts)).toEqual(Array.from(Bm25.build(tools, second).impacts))
+        const reweighted = Bm25.reweight(built, second)
+        const rebuilt = Bm25.build(tools, second)
+        expect(Array.from(reweighted.impacts)).toEqual(Array.from(rebuilt.impacts))
+        expect(Array.from(reweighted.group?.impacts ?? [])).toEqual(Array.from(rebuilt.group?.impacts ?? []))
+        expect(Bm25.search(reweighted, query, 10)).toEqual(Bm25.search(rebuilt, query, 10))
       }),
-      { numRuns: 60 }
+      { numRuns: 80 }
     )
     expect(Bm25.canReweight(Bm25.build([], Bm25.defaultConfig), Bm25.plainConfig)).toBe(false)
+    // provider evidence and feedback need the postings they read
+    const plainGroup: Bm25.Config = { ...Bm25.plainConfig, group: { weight: 1, k1: 1.2, fields: Bm25.plainConfig.fields } }
+    expect(Bm25.canReweight(Bm25.build([], Bm25.plainConfig), plainGroup)).toBe(false)
+    expect(Bm25.canReweight(Bm25.build([], plainGroup), Bm25.plainConfig)).toBe(true)
+    const feedback: Bm25.Config = { ...Bm25.plainConfig, query: { ...Bm25.plainQuery, feedback: { docs: 2, terms: 2, weight: 0.5 } } }
+    expect(Bm25.canReweight(Bm25.build([], Bm25.plainConfig), feedback)).toBe(false)
+    expect(Bm25.canReweight(Bm25.build([], feedback), Bm25.plainConfig)).toBe(true)
+  })
+
+  it("pseudo-relevance feedback adds the terms the reference votes for and scores like the reference (property)", () => {
+    const arbFeedback = fc.record({
+      docs: fc.integer({ min: 1, max: 4 }),
+      terms: fc.integer({ min: 1, max: 4 }),
+      weight: fc.double({ min: 0.05, max: 2, noNaN: true })
+    })
+    fc.assert(
+      fc.property(arbTools, arbConfig, arbFeedback, phrase, fc.integer({ min: 1, max: 30 }), (tools, base, feedback, query, k) => {
+        const config: Bm25.Config = { ...base, query: { ...base.query, feedback } }
+        const index = Bm25.build(tools, config)
+        const tokenize = index.tokenizer.tokens
+        const docs = fieldTokens(tools, config.fields, tokenize)
+        // term ids in order of first appearance: documents in order, fields in order (the tie-break of the votes)
+        const firstSeen = new Map<string, number>()
+        for (const d of docs) for (const term of d.flat()) if (!firstSeen.has(term)) firstSeen.set(term, firstSeen.size)
+        const weights = queryWeights(docs, tokenize(query), config.query.idfExponent)
+        const first = withGroupScores(tools, config, bm25fScores(docs, config.fields, config.k1, weights), weights, tokenize)
+        const top = expectedTop(first, feedback.docs)
+        const n = tools.length
+        const df = new Map<string, number>()
+        for (const d of docs) for (const term of new Set(d.flat())) df.set(term, (df.get(term) ?? 0) + 1)
+        const votes = new Map<string, number>()
+        for (const hit of top) {
+          const tokens = (docs[hit.doc] as ReadonlyArray<ReadonlyArray<string>>).flat()
+          for (const term of new Set(tokens)) {
+            if (weights.has(term)) continue
+            const d = df.get(term) as number
+            const tf = tokens.filter((t) => t === term).length
+            const vote = ((hit.score / (top[0] as { score: number }).score) * tf / tokens.length) * Math.log(1 + (n - d + 0.5) / (d + 0.5))
+            votes.set(term, (votes.get(term) ?? 0) + vote)
+          }
+        }
+        const chosen = [...votes]
+          .sort((a, b) => b[1] - a[1] || (firstSeen.get(a[0]) as number) - (firstSeen.get(b[0]) as number))
+          .slice(0, feedback.terms)
+        const expanded = new Map(weights)
+        const strongest = chosen[0]?.[1] ?? 0
+        if (strongest > 0) for (const [term, vote] of chosen) expanded.set(term, (feedback.weight * vote) / strongest)
+        const reference = withGroupScores(tools, config, bm25fScores(docs, config.fields, config.k1, expanded), expanded, tokenize)
+        expectMatchesReference(Bm25.search(index, query, k), reference, k, tools)
+      }),
+      { numRuns: 150 }
+    )
+  })
+
+  it("feedback brings in a document that shares no word with the query but shares words with the best hits", () => {
+    const tools = [
+      tool("forecast", { api: "Weather Forecast", description: "weather forecast temperature humidity" }),
+      tool("humidity", { api: "Humidity Now", description: "humidity temperature readings" }),
+      tool("joke", { api: "Random Joke", description: "a joke" })
+    ]
+    const plain = Bm25.build(tools, Bm25.plainConfig)
+    const expanded = Bm25.build(tools, { ...Bm25.plainConfig, query: { ...Bm25.plainQuery, feedback: { docs: 1, terms: 2, weight: 1 } } })
+    expect(Bm25.search(plain, "weather forecast", 3).map((h) => h.tool)).toEqual(["forecast"])
+    expect(Bm25.search(expanded, "weather forecast", 3).map((h) => h.tool)).toEqual(["forecast", "humidity"])
+    // off when the weight is 0: the query's own terms only
+    const off = Bm25.build(tools, { ...Bm25.plainConfig, query: { ...Bm25.plainQuery, feedback: { docs: 1, terms: 2, weight: 0 } } })
+    expect(Bm25.search(off, "weather forecast", 3).map((h) => h.tool)).toEqual(["forecast"])
+  })
+
+  it("provider evidence lifts the API of the provider that covers the whole request", () => {
+    const tools = [
+      tool("golf_rankings", { group: "Live Golf", api: "World Ranking", description: "world rankings of a year", category: "Sports" }),
+      tool("golf_points", { group: "Live Golf", api: "Points", description: "fedexcup points per player", category: "Sports" }),
+      tool("golf_scorecards", { group: "Live Golf", api: "Scorecards", description: "scorecards of a round", category: "Sports" }),
+      tool("tennis_rankings", { group: "Tennis Live", api: "World Rankings", description: "world rankings tennis rankings", category: "Sports" })
+    ]
+    const query = "the world rankings and the scorecards"
+    const apiOnly = Bm25.search(Bm25.build(tools, Bm25.plainConfig), query, 4).map((h) => h.tool)
+    const withGroup = Bm25.search(
+      Bm25.build(tools, { ...Bm25.plainConfig, group: { weight: 2, k1: 1.2, fields: Bm25.plainConfig.fields } }),
+      query,
+      4
+    ).map((h) => h.tool)
+    // alone, the tennis API matches "rankings" twice and wins; the golf provider's document matches the whole request,
+    // which lifts both golf APIs the request names above it (and the provider's third API into the list)
+    expect(apiOnly).toEqual(["tennis_rankings", "golf_scorecards", "golf_rankings"])
+    expect(withGroup).toEqual(["golf_scorecards", "golf_rankings", "tennis_rankings", "golf_points"])
   })
 
   it("field weights move a document up or down as expected", () => {
@@ -155,7 +356,7 @@ describe("Bm25", () => {
       tool("other", { api: "Stock Price", description: "quotes" })
     ]
     const weighted = (api: number, description: number): Bm25.Config => ({
-      ...Bm25.defaultConfig,
+      ...Bm25.apiConfig,
       fields: [
         { name: "api", parts: ["api"], weight: api, b: 0.75 },
         { name: "description", parts: ["description"], weight: description, b: 0.75 }
@@ -209,14 +410,16 @@ describe("Bm25", () => {
       ...words.map((w) => tool(`filler_${w}`, { description: `${w} service` }))
     ]
     const query = "Give me the weather forecast and weather alerts for Paris. Also tell me a joke."
-    const bag = Bm25.search(Bm25.build(tools, Bm25.defaultConfig), query, 2).map((h) => h.tool)
-    const fused = Bm25.search(
-      Bm25.build(tools, { ...Bm25.defaultConfig, query: { ...Bm25.defaultConfig.query, clauses: true, wholeWeight: 0.5, rrfK: 1 } }),
-      query,
-      2
-    ).map((h) => h.tool)
+    const bag = Bm25.search(Bm25.build(tools, Bm25.apiConfig), query, 2).map((h) => h.tool)
+    const fused = Bm25.search(Bm25.build(tools, { ...Bm25.apiConfig, query: { ...Bm25.apiConfig.query, clauses: true, wholeWeight: 0.5, rrfK: 1 } }), query, 2)
+      .map((h) => h.tool)
+    // the defaults fuse sentences too (whole request weighted 1), with provider evidence lifting the weather provider:
+    // the joke comes third, after the two weather APIs both rankings put first
+    const byDefault = Bm25.search(Bm25.build(tools, Bm25.defaultConfig), query, 3).map((h) => h.tool)
+    expect(Bm25.apiConfig.query.clauses).toBe(false)
     expect(bag).not.toContain("joke")
     expect(fused).toContain("joke")
+    expect(byDefault).toEqual(["weather_one", "weather_two", "joke"])
     expect(Bm25.clauses(query)).toEqual(["Give me the weather forecast and weather alerts for Paris.", "Also tell me a joke."])
   })
 })

@@ -125,7 +125,7 @@ describe("programs/retrieval-eval", () => {
   const realData = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
   const g1 = dataPathIfPresent("stabletoolbench", "solvable_queries", "test_instruction", "G1_instruction.json")
   it.skipIf(realData === undefined || g1 === undefined)(
-    "on ToolEnv2404 + G1_instruction, our BM25 beats the issue's plain-BM25 NDCG@5 of 44.5 (skipped without the data folder)",
+    "on ToolEnv2404 + G1_instruction, our BM25 reaches the issue's hybrid target NDCG@5 of 59.5 within a small margin (skipped without the data folder)",
     async () => {
       const { stdout } = await run(tsx, [program, "--library", realData as string, "--queries", g1 as string, "--json"], {
         cwd: repoRoot,
@@ -135,8 +135,9 @@ describe("programs/retrieval-eval", () => {
       const file = JSON.parse(lines[lines.length - 1] as string).files["G1_instruction.json"]
       expect(file.queries).toBe(163)
       expect(file.unmatched).toBe(0)
-      // measured 48.75 with the tuned defaults (docs/retrieval.md); the plain BM25 reached 44.5
-      expect(file.ndcg5).toBeGreaterThanOrEqual(47.5)
+      // measured 59.75 with the round-2 defaults (docs/retrieval.md; round 1: 48.75); the plain BM25 reached 44.5
+      expect(file.ndcg5).toBeGreaterThanOrEqual(58.5)
+      expect(file.recall10).toBeGreaterThanOrEqual(73)
     },
     180_000
   )
