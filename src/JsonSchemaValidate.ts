@@ -275,11 +275,25 @@ export const compile = (schema: JsonSchema, mode: Mode = "strict"): Validator =>
   return validator
 }
 
-/** Validates a call's arguments against a tool's parameter schema, with the lenient coercions above. */
-export const validateArguments = (spec: { readonly parameters: ParametersSchema }, args: unknown): Validation => {
-  const { value, issues } = compile(spec.parameters, "arguments")(args)
-  return issues.length === 0 ? { ok: true, value: value as JsonObject } : { ok: false, errors: issues }
+const argumentValidators = new WeakMap<object, (args: unknown) => Validation>()
+
+/** The argument validator of a parameter schema, compiled once (cached per schema object): what validateArguments runs. */
+export const argumentsValidator = (parameters: ParametersSchema): ((args: unknown) => Validation) => {
+  const hit = argumentValidators.get(parameters)
+  if (hit !== undefined) return hit
+  const check = parameters.type === "object" ? compileObject(parameters, "arguments", true) : compileNode(parameters, "arguments")
+  const validator = (args: unknown): Validation => {
+    const issues: Array<Issue> = []
+    const value = check(args, "", issues)
+    return issues.length === 0 ? { ok: true, value: value as JsonObject } : { ok: false, errors: issues }
+  }
+  argumentValidators.set(parameters, validator)
+  return validator
 }
+
+/** Validates a call's arguments against a tool's parameter schema, with the lenient coercions above. */
+export const validateArguments = (spec: { readonly parameters: ParametersSchema }, args: unknown): Validation =>
+  argumentsValidator(spec.parameters)(args)
 
 /** Checks that a value conforms to a schema as it is (no coercion): used on rendered and LLM-written payloads. */
 export const conforms = (schema: JsonSchema, value: Json): ReadonlyArray<Issue> => compile(schema, "strict")(value).issues

@@ -7,7 +7,6 @@ import { errorOutcome, type CallOutcome, type ErrorKind, type ToolCall } from ".
 import type { Json, JsonObject } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import * as Validate from "../JsonSchemaValidate.ts"
-import { callKey } from "../math/CanonicalJson.ts"
 import { hash32 } from "../math/Random.ts"
 import type { EpisodeSpec } from "../Simulator.ts"
 import type { Library } from "../ToolLibrary.ts"
@@ -16,6 +15,7 @@ import type { World } from "../world/World.ts"
 import * as Faults from "./Faults.ts"
 import * as Generated from "./Generated.ts"
 import * as Generic from "./Generic.ts"
+import * as Identity from "./Identity.ts"
 
 /** Configuration of the core. */
 export interface EngineConfig {
@@ -35,8 +35,10 @@ export interface EpisodeState {
   readonly request: string
   readonly faults: boolean
   readonly base: number
-  /** Ids returned by completed calls. */
+  /** Ids returned by completed calls (with those still in `pending`). */
   readonly known: Set<string>
+  /** Ids of completed calls not yet moved into `known`: they are moved when an id is next checked. */
+  readonly pending: Array<ReadonlyArray<string>>
   /** Attempts per call identity (tool + canonical arguments). */
   readonly attempts: Map<string, number>
   /** Records created by actions. */
@@ -61,20 +63,52 @@ interface IdCheck {
   readonly param: string
   readonly type: string
   readonly noun: string
-  readonly public: boolean
 }
 
 interface CompiledTool {
   readonly spec: ToolSpec
+  readonly validate: (args: unknown) => Validate.Validation
+  /** The id parameters L2 checks (public ids excluded). */
   readonly ids: ReadonlyArray<IdCheck>
   readonly run: (args: JsonObject, ctx: Generated.ExecContext) => Generated.Result
 }
 
+/** One attempted call: its outcome and what committing it registers (no closure, no latency: the hot path's result). */
+interface Attempt {
+  readonly outcome: CallOutcome
+  readonly attempt: number
+  readonly key: string
+  readonly tool: CompiledTool | undefined
+  readonly args: JsonObject | undefined
+  readonly produced: ReadonlyArray<string> | undefined
+  readonly record: Generated.CreatedRecord | undefined
+}
+
 const noop = (): void => {}
+
+const failed = (key: string, attempt: number, tool: CompiledTool | undefined, args: JsonObject | undefined, kind: ErrorKind, message: string): Attempt =>
+  ({ outcome: errorOutcome(kind, message), attempt, key, tool, args, produced: undefined, record: undefined })
+
+/** Whether an id was returned by a completed call of the episode (moving pending ids into the set first). */
+const isKnown = (state: EpisodeState, id: string): boolean => {
+  const pending = state.pending
+  if (pending.length > 0) {
+    const known = state.known
+    for (let i = 0; i < pending.length; i++) for (const v of pending[i] as ReadonlyArray<string>) known.add(v)
+    pending.length = 0
+  }
+  return state.known.has(id)
+}
+
+const commitAttempt = (state: EpisodeState, a: Attempt): void => {
+  if (a.produced !== undefined && a.produced.length > 0) state.pending.push(a.produced)
+  if (a.record !== undefined) state.records.set(a.record.id, a.record)
+}
 
 /** The simulator core over a library (and the generated world, when the library is generated). */
 export class Engine {
-  private readonly compiled = new Map<string, CompiledTool>()
+  /** Compiled tools by the name calls use (filled on first call of each tool). */
+  private readonly tools = new Map<string, CompiledTool>()
 
   constructor(readonly library: Library, readonly world: World | undefined, readonly config: EngineConfig) {}
 
@@ -87,21 +121,26 @@ export class Engine {
       faults: spec.faults ?? true,
       base: Faults.episodeBase(hash32(String(spec.seed), this.config.seed), spec.taskId),
       known: new Set(),
+      pending: [],
       attempts: new Map(),
       records: new Map()
     }
   }
 
-  private compile(spec: ToolSpec): CompiledTool {
-    const hit = this.compiled.get(spec.name)
+  /** The compiled tool a call names, or undefined when the library has no such tool. */
+  private tool(name: string): CompiledTool | undefined {
+    const hit = this.tools.get(name)
     if (hit !== undefined) return hit
+    const spec = this.library.get(name)
+    if (spec === undefined) return undefined
     const ids: Array<IdCheck> = []
     for (const [param, schema] of Object.entries(spec.parameters.properties)) {
       const entity = schema["x-entity"]
       if (entity === undefined || !entity.endsWith(".id")) continue
       const type = entity.slice(0, -3)
       const def = entityDefs.get(type)
-      ids.push({ param, type, noun: def?.noun ?? type.replace(/_/g, " "), public: def?.publicIds === true })
+      if (def?.publicIds === true) continue
+      ids.push({ param, type, noun: def?.noun ?? type.replace(/_/g, " ") })
     }
     const op = spec.source.kind === "generated" ? this.world?.ops.get(spec.name) : undefined
     let run: CompiledTool["run"]
@@ -111,8 +150,8 @@ export class Engine {
       const render = Generic.compileRenderer(spec, this.config.seed, this.world?.universe)
       run = (args, ctx) => ({ ok: true, payload: render(args, ctx.produced) })
     }
-    const c: CompiledTool = { spec, ids, run }
-    this.compiled.set(spec.name, c)
+    const c: CompiledTool = { spec, validate: Validate.argumentsValidator(spec.parameters), ids, run }
+    this.tools.set(name, c)
     return c
   }
 
@@ -122,55 +161,55 @@ export class Engine {
     return kind === "timeout" ? latency.timeoutMs : Faults.callLatency(latency, this.config.seed, state.base, tool, key, attempt)
   }
 
-  private failure(state: EpisodeState, call: ToolCall, key: string, attempt: number, spec: ToolSpec | undefined, args: JsonObject | undefined, kind: ErrorKind, message: string): Step {
-    return { outcome: errorOutcome(kind, message), attempt, latencyMs: this.latencyMs(state, call.tool, key, attempt, kind), spec, args, commit: noop }
-  }
-
-  /** Runs one call (with `$ref`s already resolved) and returns its outcome; nothing is committed yet. */
-  step(state: EpisodeState, call: ToolCall): Step {
-    const key = callKey(call.tool, call.arguments)
+  /** Faults, L1, L2 and L3 for one call; counts the attempt but commits nothing else. */
+  private attempt(state: EpisodeState, call: ToolCall): Attempt {
+    const key = Identity.callKey(call.tool, call.arguments)
     const attempt = (state.attempts.get(key) ?? 0) + 1
     state.attempts.set(key, attempt)
-    const spec = this.library.get(call.tool)
-    if (spec === undefined) return this.failure(state, call, key, attempt, spec, undefined, "unknown_tool", `404 Not Found: no endpoint named '${call.tool}' in this API catalogue`)
+    const tool = this.tool(call.tool)
+    if (tool === undefined) return failed(key, attempt, tool, undefined, "unknown_tool", `404 Not Found: no endpoint named '${call.tool}' in this API catalogue`)
     if (state.faults) {
       const fault = Faults.faultFor(state.base, key, attempt, this.config.faultRate)
-      if (fault !== undefined) return this.failure(state, call, key, attempt, spec, undefined, fault, Faults.faultMessage[fault] ?? fault)
+      if (fault !== undefined) return failed(key, attempt, tool, undefined, fault, Faults.faultMessage[fault] ?? fault)
     }
-    const validation = Validate.validateArguments(spec, call.arguments)
-    if (!validation.ok) return this.failure(state, call, key, attempt, spec, undefined, "invalid_arguments", `400 Bad Request: ${Validate.describe(validation.errors)}`)
+    const validation = tool.validate(call.arguments)
+    if (!validation.ok) return failed(key, attempt, tool, undefined, "invalid_arguments", `400 Bad Request: ${Validate.describe(validation.errors)}`)
     const args = validation.value
-    const tool = this.compile(spec)
-    for (const check of tool.ids) {
+    const ids = tool.ids
+    for (let i = 0; i < ids.length; i++) {
+      const check = ids[i] as IdCheck
       const v = args[check.param]
-      if (v === undefined || check.public) continue
+      if (v === undefined) continue
       const text = typeof v === "string" ? v : JSON.stringify(v)
-      if (!state.known.has(text) && !state.request.includes(text.toLowerCase())) {
-        return this.failure(state, call, key, attempt, spec, args, "not_found", `404 Not Found: ${check.noun} '${text}' does not exist`)
+      if (!isKnown(state, text) && !state.request.includes(text.toLowerCase())) {
+        return failed(key, attempt, tool, args, "not_found", `404 Not Found: ${check.noun} '${text}' does not exist`)
       }
     }
     const produced: Array<string> = []
     const result = tool.run(args, { records: state.records, produced })
-    if (!result.ok) return this.failure(state, call, key, attempt, spec, args, result.kind, result.message)
-    const record = result.record
+    if (!result.ok) return failed(key, attempt, tool, args, result.kind, result.message)
+    return { outcome: { _tag: "ok", payload: result.payload }, attempt, key, tool, args, produced, record: result.record }
+  }
+
+  /** Runs one call (with `$ref`s already resolved) and returns its outcome; nothing is committed yet. */
+  step(state: EpisodeState, call: ToolCall): Step {
+    const a = this.attempt(state, call)
+    const kind = a.outcome._tag === "error" ? a.outcome.error.kind : undefined
     return {
-      outcome: { _tag: "ok", payload: result.payload },
-      attempt,
-      latencyMs: this.latencyMs(state, call.tool, key, attempt, undefined),
-      spec,
-      args,
-      commit: () => {
-        for (const v of produced) state.known.add(v)
-        if (record !== undefined) state.records.set(record.id, record)
-      }
+      outcome: a.outcome,
+      attempt: a.attempt,
+      latencyMs: this.latencyMs(state, call.tool, a.key, a.attempt, kind),
+      spec: a.tool?.spec,
+      args: a.args,
+      commit: a.produced === undefined && a.record === undefined ? noop : () => commitAttempt(state, a)
     }
   }
 
   /** Runs one call and commits it at once (no latency): the in-process hot path of benchmarks and gold runs. */
   run(state: EpisodeState, call: ToolCall): { readonly outcome: CallOutcome; readonly attempt: number } {
-    const s = this.step(state, call)
-    s.commit()
-    return { outcome: s.outcome, attempt: s.attempt }
+    const a = this.attempt(state, call)
+    commitAttempt(state, a)
+    return a
   }
 }
 
