@@ -11,6 +11,7 @@ import { repoRoot } from "../src/DataPath.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
 import { Retriever, RetrieverError } from "../src/Retriever.ts"
+import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
@@ -65,6 +66,12 @@ export interface DenseOptions {
   readonly clauses?: { readonly wholeWeight: number; readonly rrfK: number }
   /** Candidates per query before clause fusion (default 100). */
   readonly depth?: number
+  /**
+   * Provider evidence: each API's score gains `weight` (λ) times the cosine of the query with its provider's document
+   * (`Document.groupDocument`). Folded into the index — a row is a + λ·g, since q·a + λ·q·g = q·(a + λ·g) — so a
+   * query costs the same. Absent or 0 = none.
+   */
+  readonly group?: { readonly weight: number }
 }
 
 const fail = (message: string) => new RetrieverError({ message })
@@ -411,9 +418,20 @@ export const embedDocuments = Effect.fn("RetrieverOnnx.embedDocuments")(function
   return matrix
 })
 
-/** The sentences of a request (split at `.`, `?`, `!`, `;` and newlines). */
-export const clauses = (text: string): Array<string> =>
-  text.split(/(?<=[.?!;])\s+|\n+/u).map((s) => s.trim()).filter((s) => s !== "")
+/** The sentences of a request (`Bm25.clauses`: at `.`, `?`, `!`, `;` and line breaks, not after abbreviations). */
+export const clauses = (text: string): Array<string> => Bm25.clauses(text)
+
+/**
+ * Adds λ times each provider document's embedding to the rows of its APIs (in place): the rows of
+ * {@link DenseOptions.group}. `groupMatrix` has one row per group of `groups`.
+ */
+export const addGroupRows = (matrix: Float32Array, groupMatrix: Float32Array, groups: Document.Groups, dim: number, weight: number): Float32Array => {
+  for (let t = 0; t < groups.groupOf.length; t++) {
+    const g = groups.groupOf[t] as number
+    for (let j = 0; j < dim; j++) matrix[t * dim + j] = (matrix[t * dim + j] as number) + weight * (groupMatrix[g * dim + j] as number)
+  }
+  return matrix
+}
 
 /** A Dense retriever over a library with an open encoder. */
 export const make = Effect.fn("RetrieverOnnx.make")(function*(
@@ -423,7 +441,21 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
 ) {
   const tools: ReadonlyArray<ToolName> = library.tools.map((t) => t.name)
   const texts = library.tools.map((t) => Document.toolText(t, options.fields ?? Document.fieldNames))
-  const matrix = yield* embedDocuments(encoder, texts, options.cacheDir)
+  const embedded = yield* embedDocuments(encoder, texts, options.cacheDir)
+  const groupWeight = options.group?.weight ?? 0
+  let matrix = embedded
+  if (groupWeight !== 0) {
+    const groups = Document.groups(library.tools)
+    const documents = library.tools.map((t) => Document.fromTool(t))
+    const groupTexts = Array.from({ length: groups.count }, (_, g) => {
+      const members = Array.from(groups.members.subarray(groups.memberStart[g], groups.memberStart[g + 1]), (t) => documents[t] as Document.ToolDocument)
+      const fields = Document.groupDocument(members)
+      return Document.text({ tool: members[0]?.tool ?? ("" as ToolName), fields }, options.fields ?? Document.fieldNames)
+    })
+    const groupMatrix = yield* embedDocuments(encoder, groupTexts, options.cacheDir)
+    // a copy: the cached matrix stays the plain API rows
+    matrix = addGroupRows(Float32Array.from(embedded), groupMatrix, groups, encoder.dim, groupWeight)
+  }
   const index = yield* vectorIndex(matrix, encoder.dim, options.scorer ?? "onnx", options.threads ?? 1)
   const depth = options.depth ?? 100
   const clauseOptions = options.clauses
@@ -472,11 +504,20 @@ export const layer = (options: DenseOptions): Layer.Layer<Retriever, RetrieverEr
     })
   )
 
-/** The Dense retriever with the shipped encoder and default options. */
-export const layerShipped: Layer.Layer<Retriever, RetrieverError, ToolLibrary> = layer({ model: shippedModel })
+/**
+ * The dense options tuned with `programs/tune-fusion.ts --on split` (on the BM25 tuning data): provider evidence
+ * λ = 0.5, and each sentence's ranking fused with the whole request's (RRF, k = 5). Best alone and in the hybrid.
+ */
+export const tunedDense: Omit<DenseOptions, "model"> = { group: { weight: 0.5 }, clauses: { wholeWeight: 1, rrfK: 5 } }
 
-/** Hybrid of the tuned BM25 and a dense retriever; by default fused as tuned on Seal-Tools dev ({@link Hybrid.tunedFusion}). */
+/** The Dense retriever with the shipped encoder and the tuned options ({@link tunedDense}). */
+export const layerShipped: Layer.Layer<Retriever, RetrieverError, ToolLibrary> = layer({ model: shippedModel, ...tunedDense })
+
+/**
+ * Hybrid of the tuned BM25 (`Retriever.layerBm25`) and a dense retriever (by default the shipped encoder with
+ * {@link tunedDense}), fused by {@link Hybrid.tunedFusion} (RRF k 30, dense weight 0.2).
+ */
 export const layerHybrid = (
-  options: DenseOptions = { model: shippedModel },
+  options: DenseOptions = { model: shippedModel, ...tunedDense },
   fusion: Hybrid.FusionConfig = Hybrid.tunedFusion
 ): Layer.Layer<Retriever, RetrieverError, ToolLibrary> => Hybrid.layer(Retriever.layerBm25, layer(options), fusion)

@@ -1,6 +1,7 @@
 /**
  * `npm run retrieval-eval -- [--library <dir>] [--queries <file>]... [--retriever bm25|dense|hybrid] [--k 10] [--json]`
- * (`--bm25-plain` for the baseline; `--model` with `--vocab` or `--tokenizer` for another dense encoder):
+ * (`--bm25-plain` / `--bm25-config plain|api|default`, `--dense-config tuned|plain`, `--fusion tuned|seal-tools` for
+ * the baselines and round 1; `--model` with `--vocab` or `--tokenizer` for another dense encoder):
  * NDCG@1/5, Recall@5/10 and latency per query file over the whole library (tools + the query files' api_lists).
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
@@ -13,6 +14,7 @@ import { ConfigError } from "../src/domain/Errors.ts"
 import { summary } from "../src/importers/Report.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
+import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import { Retriever, type RetrieverError } from "../src/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
 
@@ -40,8 +42,20 @@ const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(
 const k = Flag.Int("k").pipe(Flag.withDescription("hits retrieved per query (at least 10, for Recall@10)"), Flag.withDefault(10))
 const json = Flag.Boolean("json").pipe(Flag.withDescription("end the output with one JSON line of the results"), Flag.withDefault(false))
 const bm25Plain = Flag.Boolean("bm25-plain").pipe(
-  Flag.withDescription("bm25 only: the plain baseline (one text of tool name, API name, descriptions, category; lowercase words; k1 1.2, b 0.75)"),
+  Flag.withDescription("bm25 only: the plain baseline (one text of tool name, API name, descriptions, category; lowercase words; k1 1.2, b 0.75); same as --bm25-config plain"),
   Flag.withDefault(false)
+)
+const bm25Config = Flag.Literals("bm25-config", ["default", "api", "plain"]).pipe(
+  Flag.withDescription("bm25 and hybrid: default = Bm25.defaultConfig (round 2: provider evidence, sentence fusion); api = Bm25.apiConfig (round 1); plain = the baseline (bm25 only)"),
+  Flag.withDefault("default")
+)
+const denseConfig = Flag.Literals("dense-config", ["tuned", "plain"]).pipe(
+  Flag.withDescription("dense and hybrid: tuned = RetrieverOnnx.tunedDense (provider evidence λ 0.5, sentence fusion); plain = neither (round 1)"),
+  Flag.withDefault("tuned")
+)
+const fusion = Flag.Literals("fusion", ["tuned", "seal-tools"]).pipe(
+  Flag.withDescription("hybrid: tuned = Hybrid.tunedFusion (RRF k 30, dense 0.2; round 2); seal-tools = Hybrid.sealToolsFusion (score fusion, dense 0.2; round 1)"),
+  Flag.withDefault("tuned")
 )
 
 const model = Flag.File("model", { mustExist: true }).pipe(
@@ -69,28 +83,41 @@ const modelSource = (
   return Effect.fail(new ConfigError({ field: "--model", value: onnx, message: "give exactly one of --vocab (static encoder) or --tokenizer (transformer)" }))
 }
 
+/** What the flags choose besides the retriever kind. */
+interface Choice {
+  readonly bm25: "default" | "api" | "plain"
+  readonly dense: "tuned" | "plain"
+  readonly fusion: "tuned" | "seal-tools"
+}
+
 /** The Retriever layer the flags name. Dense and hybrid are the dense retriever's layers (layers/RetrieverOnnx.ts). */
 const retrieverLayer = (
   kind: "bm25" | "dense" | "hybrid",
-  plain: boolean,
+  choice: Choice,
   source: RetrieverOnnx.ModelSource
 ): Effect.Effect<Layer.Layer<Retriever, RetrieverError, ToolLibrary>, ConfigError> => {
-  if (plain && kind !== "bm25") {
-    return Effect.fail(new ConfigError({ field: "--bm25-plain", value: kind, message: "--bm25-plain applies to --retriever bm25 only" }))
+  if (choice.bm25 === "plain" && kind !== "bm25") {
+    return Effect.fail(new ConfigError({ field: "--bm25-plain", value: kind, message: "--bm25-plain / --bm25-config plain applies to --retriever bm25 only" }))
   }
+  const bm25 = choice.bm25 === "plain"
+    ? Retriever.layerBm25With(Bm25.plainConfig, "bm25-plain")
+    : choice.bm25 === "api"
+    ? Retriever.layerBm25With(Bm25.apiConfig, "bm25-api")
+    : Retriever.layerBm25
+  const dense = RetrieverOnnx.layer({ model: source, ...(choice.dense === "tuned" ? RetrieverOnnx.tunedDense : {}) })
   switch (kind) {
     case "bm25":
-      return Effect.succeed(plain ? Retriever.layerBm25With(Bm25.plainConfig, "bm25-plain") : Retriever.layerBm25)
+      return Effect.succeed(bm25)
     case "dense":
-      return Effect.succeed(RetrieverOnnx.layer({ model: source }))
+      return Effect.succeed(dense)
     case "hybrid":
-      return Effect.succeed(RetrieverOnnx.layerHybrid({ model: source }))
+      return Effect.succeed(Hybrid.layer(bm25, dense, choice.fusion === "tuned" ? Hybrid.tunedFusion : Hybrid.sealToolsFusion))
   }
 }
 
 const command = Command.make(
   "retrieval-eval",
-  { library, queries, moreQueries, retriever, k, json, bm25Plain, model, vocab, tokenizer },
+  { library, queries, moreQueries, retriever, k, json, bm25Plain, bm25Config, denseConfig, fusion, model, vocab, tokenizer },
   Effect.fn(function*(flags) {
     if (flags.k < 10 || flags.k > 10_000) {
       return yield* new ConfigError({ field: "--k", value: String(flags.k), message: "--k must be between 10 and 10000" })
@@ -105,7 +132,11 @@ const command = Command.make(
       return yield* new ConfigError({ field: "--queries", value: "", message: "no --queries given and no StableToolBench test files in the data folder" })
     }
     const source = yield* modelSource(Option.getOrUndefined(flags.model), Option.getOrUndefined(flags.vocab), Option.getOrUndefined(flags.tokenizer))
-    const layer = yield* retrieverLayer(flags.retriever, flags.bm25Plain, source)
+    if (flags.bm25Plain && flags.bm25Config !== "default" && flags.bm25Config !== "plain") {
+      return yield* new ConfigError({ field: "--bm25-plain", value: flags.bm25Config, message: `--bm25-plain contradicts --bm25-config ${flags.bm25Config}` })
+    }
+    const choice: Choice = { bm25: flags.bm25Plain ? "plain" : flags.bm25Config, dense: flags.denseConfig, fusion: flags.fusion }
+    const layer = yield* retrieverLayer(flags.retriever, choice, source)
 
     const setup = yield* Benchmark.load(libraryDir, files)
     yield* Console.log(summary(setup.libraryReport, 3))

@@ -1,7 +1,9 @@
 /**
- * `npx tsx programs/tune-fusion.ts [--onnx models/paraagent-static.onnx --vocab models/paraagent-static.vocab.json]`:
- * tunes the Hybrid fusion (method, dense weight, RRF k) on Seal-Tools' dev queries over Seal-Tools' own 4,076-tool
- * library — data disjoint from the StableToolBench queries the retrieval benchmark reports.
+ * `npx tsx programs/tune-fusion.ts [--on seal-tools|split] [--onnx models/paraagent-static.onnx --vocab models/paraagent-static.vocab.json]`:
+ * tunes the Hybrid fusion (method, dense weight, RRF k). `seal-tools` (default): Seal-Tools' dev queries over
+ * Seal-Tools' own 4,076-tool library — data disjoint from the StableToolBench queries the retrieval benchmark reports.
+ * `split`: the tuning part of G1_category and the multi-intent sets made from it (`Benchmark.tuningSets`, the BM25
+ * tuning data), over ToolEnv2404; also tunes the dense retriever's provider evidence and sentence fusion.
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Context, Effect, Layer, Result, Schema } from "effect"
@@ -12,8 +14,11 @@ import * as DepGraph from "../src/DepGraph.ts"
 import { toolId, toolName } from "../src/domain/Ids.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
+import * as Benchmark from "../src/retrieval/Benchmark.ts"
+import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import * as Metrics from "../src/retrieval/Metrics.ts"
+import * as Text from "../src/retrieval/Text.ts"
 import { Retriever } from "../src/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
 
@@ -67,16 +72,18 @@ const toSpec = (t: typeof SealTool.Type): ToolSpec => ({
   source: { kind: "user", ref: `seal-tools/tool.jsonl#${t.api_name}` }
 })
 
-const program = Effect.gen(function*() {
+const staticModel = (): RetrieverOnnx.ModelSource => ({
+  kind: "static",
+  onnx: argument("onnx", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.onnx : ""),
+  vocab: argument("vocab", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.vocab : "")
+})
+
+const onSealTools = Effect.gen(function*() {
   const dir = dataPath("seal-tools", "Seal-Tools_Dataset")
   const tools = (yield* readLines(`${dir}/tool.jsonl`, SealTool)).map(toSpec)
   const queries = yield* readLines(`${dir}/dev.jsonl`, SealQuery)
   const library = makeLibrary("seal-tools", tools, DepGraph.make([]))
-  const model: RetrieverOnnx.ModelSource = {
-    kind: "static",
-    onnx: argument("onnx", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.onnx : ""),
-    vocab: argument("vocab", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.vocab : "")
-  }
+  const model = staticModel()
   yield* Console.log(`Seal-Tools: ${tools.length} tools, ${queries.length} dev queries; dense model ${model.onnx}`)
   const depth = 100
   const rankings = yield* Effect.scoped(Effect.gen(function*() {
@@ -113,5 +120,66 @@ const program = Effect.gen(function*() {
   const best = results.reduce((a, b) => (b.score > a.score ? b : a))
   yield* Console.log(`best: ${JSON.stringify(best.config)} NDCG@5 ${best.score.toFixed(2)}`)
 })
+
+
+/** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 1.5. */
+const fusionGrid: ReadonlyArray<Hybrid.FusionConfig> = (["rrf", "score"] as const).flatMap((method) =>
+  (method === "rrf" ? [10, 30, 60] : [60]).flatMap((rrfK) =>
+    [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5].map((w): Hybrid.FusionConfig => ({ method, rrfK, weights: [1, w], depth: 100 }))
+  )
+)
+
+const onTuningSplit = Effect.gen(function*() {
+  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
+    dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
+  ])
+  const all = setup.sets[0] as Benchmark.QuerySet
+  const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
+  const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
+  const texts = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
+  const model = staticModel()
+  yield* Console.log(`tuning sets: ${sets.map((set) => `${set.name} (${set.queries.length})`).join(", ")}; ${setup.tools.length} APIs; dense model ${model.onnx}`)
+  const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
+  const libraryLayer = Layer.succeed(ToolLibrary, library)
+  const depth = 100
+  const listsOf = (layer: Layer.Layer<Retriever, unknown, ToolLibrary>) =>
+    Effect.scoped(Effect.gen(function*() {
+      const retriever = Context.get(yield* Layer.build(layer.pipe(Layer.provide(libraryLayer))), Retriever)
+      const lists = yield* retriever.search(texts, depth)
+      return new Map(texts.map((text, i) => [text, lists[i] ?? []] as const))
+    }))
+  const bm25 = yield* listsOf(Retriever.layerBm25)
+  const score = (rank: (query: string) => ReadonlyArray<SearchHit>): { readonly objective: number; readonly perSet: ReadonlyArray<number> } => {
+    const perSet = sets.map((set) => Benchmark.objectiveOf(Benchmark.evaluateSync(set, (q) => rank(q).slice(0, 10).map((h) => h.tool))))
+    return { objective: Benchmark.combinedObjective(perSet), perSet }
+  }
+  const show = (r: { readonly objective: number; readonly perSet: ReadonlyArray<number> }) =>
+    `objective ${r.objective.toFixed(2)} (${r.perSet.map((x) => x.toFixed(1)).join(" · ")})`
+  yield* Console.log(`BM25 alone (Retriever.layerBm25): ${show(score((q) => bm25.get(q) ?? []))}`)
+  let best: { readonly label: string; readonly objective: number } | undefined
+  const cacheDir = argument("cache", ".cache/dense")
+  for (const group of [0, 0.5, 1, 2]) {
+    for (const clauses of [false, true]) {
+      const options: RetrieverOnnx.DenseOptions = {
+        model,
+        cacheDir,
+        ...(group === 0 ? {} : { group: { weight: group } }),
+        ...(clauses ? { clauses: { wholeWeight: 1, rrfK: 5 } } : {})
+      }
+      const dense = yield* listsOf(RetrieverOnnx.layer(options))
+      const label = `dense group λ ${group}, sentence fusion ${clauses ? "on (whole 1, rrf 5)" : "off"}`
+      yield* Console.log(`${label}: alone ${show(score((q) => dense.get(q) ?? []))}`)
+      for (const config of fusionGrid) {
+        const r = score((q) => Hybrid.fuse(config, [{ hits: bm25.get(q) ?? [], weight: 1 }, { hits: dense.get(q) ?? [], weight: config.weights[1] ?? 1 }], 10))
+        const name = `${label}; ${config.method}${config.method === "rrf" ? ` k=${config.rrfK}` : ""} dense weight ${config.weights[1]}`
+        yield* Console.log(`  ${config.method.padEnd(5)} k=${String(config.rrfK).padStart(2)} dense weight ${(config.weights[1] ?? 0).toFixed(2)}: ${show(r)}`)
+        if (best === undefined || r.objective > best.objective) best = { label: name, objective: r.objective }
+      }
+    }
+  }
+  if (best !== undefined) yield* Console.log(`best: ${best.label}, objective ${best.objective.toFixed(2)}`)
+})
+
+const program = argument("on", "seal-tools") === "split" ? onTuningSplit : onSealTools
 
 NodeRuntime.runMain(program)

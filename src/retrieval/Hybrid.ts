@@ -28,10 +28,18 @@ export interface FusionConfig {
 export const defaultFusion: FusionConfig = { method: "rrf", rrfK: 60, weights: [1, 1], depth: 100 }
 
 /**
- * BM25 + the shipped dense encoder as tuned by `programs/tune-fusion.ts` on Seal-Tools dev (700 queries over its
- * own 4,076 tools; never the StableToolBench queries reported): weighted min–max score fusion, dense weight 0.2.
+ * Round 1's fusion of BM25 and the shipped dense encoder, tuned by `programs/tune-fusion.ts` on Seal-Tools dev (700
+ * queries over its own 4,076 tools; never the StableToolBench queries reported): weighted min–max score fusion, dense
+ * weight 0.2.
  */
-export const tunedFusion: FusionConfig = { method: "score", rrfK: 60, weights: [1, 0.2], depth: 100 }
+export const sealToolsFusion: FusionConfig = { method: "score", rrfK: 60, weights: [1, 0.2], depth: 100 }
+
+/**
+ * The fusion of the hybrid layer (round 2): reciprocal rank, k = 30, dense weight 0.2, 100 candidates each — tuned by
+ * `programs/tune-fusion.ts --on split` on the BM25 tuning data (the tuning part of G1_category and the multi-intent
+ * requests made from it), with the round-2 BM25 and the dense retriever's provider evidence and sentence fusion.
+ */
+export const tunedFusion: FusionConfig = { method: "rrf", rrfK: 30, weights: [1, 0.2], depth: 100 }
 
 const ordered = (scores: ReadonlyMap<string, number>, firstSeen: ReadonlyMap<string, number>, k: number): Array<SearchHit> =>
   [...scores.entries()]

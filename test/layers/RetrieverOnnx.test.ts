@@ -119,6 +119,33 @@ describe("RetrieverOnnx static encoder", () => {
       }
     }))
 
+  it.effect("with provider evidence, scores every API as cos(q, api) + λ · cos(q, its provider's document)", () =>
+    Effect.gen(function*() {
+      const lambda = 0.7
+      const groups = Document.groups(tools)
+      const documents = tools.map((t) => Document.fromTool(t))
+      const groupText = (g: number) =>
+        Document.text({
+          tool: tools[0]?.name ?? toolName("x"),
+          fields: Document.groupDocument(Array.from(groups.members.subarray(groups.memberStart[g], groups.memberStart[g + 1]), (t) => documents[t] as Document.ToolDocument))
+        })
+      const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, j) => sum + x * (b[j] ?? 0), 0)
+      const results = yield* searchWith(RetrieverOnnx.layer({ model: staticSource, group: { weight: lambda } }), queries, tools.length)
+      queries.forEach((query, qi) => {
+        const q = staticEmbed(query)
+        const expected = tools
+          .map((t, i) => ({
+            tool: t.name as string,
+            i,
+            score: dot(q, staticEmbed(docTexts[i] ?? "")) + lambda * dot(q, staticEmbed(groupText(groups.groupOf[i] as number)))
+          }))
+          .sort((a, b) => b.score - a.score || a.i - b.i)
+        const got = results[qi] ?? []
+        expect(got.map((h) => h.tool)).toEqual(expected.map((e) => e.tool))
+        got.forEach((h, i) => expect(Math.abs(h.score - (expected[i]?.score ?? NaN))).toBeLessThan(1e-5))
+      })
+    }))
+
   it.effect("encodes unit-norm vectors, and the zero vector for a text with no tokens", () =>
     Effect.scoped(Effect.gen(function*() {
       const encoder = yield* RetrieverOnnx.openEncoder(staticSource)

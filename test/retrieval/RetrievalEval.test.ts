@@ -99,6 +99,10 @@ describe("programs/retrieval-eval", () => {
     expect(file.p50_ms).toBeGreaterThan(0)
     expect(stdout).toContain("library: 4 APIs (3 from")
     expect(stdout).toContain("query 2: [Nowhere, Nothing]")
+    // round 1's per-API configuration by name
+    const roundOne = await run(tsx, [program, "--library", library, "--queries", queries, "--bm25-config", "api", "--json"], { cwd: repoRoot })
+    const roundOneLines = roundOne.stdout.trimEnd().split("\n")
+    expect(JSON.parse(roundOneLines[roundOneLines.length - 1] as string).retriever).toBe("bm25-api")
   })
 
   it("fails with an error naming the flag for bad values and combinations", async () => {
@@ -109,17 +113,20 @@ describe("programs/retrieval-eval", () => {
         () => ({ code: 0, output: "" }),
         (error: { code?: number; stderr?: string; stdout?: string }) => ({ code: error.code, output: `${error.stderr}${error.stdout}` })
       )
-    const [smallK, plainDense, vocabAlone] = await Promise.all([
+    const [smallK, plainDense, vocabAlone, contradiction] = await Promise.all([
       failure(["--k", "3"]),
       failure(["--retriever", "dense", "--bm25-plain"]),
-      failure(["--retriever", "dense", "--vocab", queries])
+      failure(["--retriever", "dense", "--vocab", queries]),
+      failure(["--bm25-plain", "--bm25-config", "api"])
     ])
     expect(smallK.code).toBe(1)
     expect(smallK.output).toContain("--k must be between 10 and 10000")
     expect(plainDense.code).toBe(1)
-    expect(plainDense.output).toContain("--bm25-plain applies to --retriever bm25 only")
+    expect(plainDense.output).toContain("--bm25-plain / --bm25-config plain applies to --retriever bm25 only")
     expect(vocabAlone.code).toBe(1)
     expect(vocabAlone.output).toContain("--vocab / --tokenizer need --model")
+    expect(contradiction.code).toBe(1)
+    expect(contradiction.output).toContain("--bm25-plain contradicts --bm25-config api")
   })
 
   const realData = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
