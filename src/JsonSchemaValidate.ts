@@ -217,32 +217,44 @@ const compileObject = (schema: JsonSchema, mode: Mode, root: boolean): Check => 
   const rejectUnknown = lenient
     ? schema.additionalProperties !== true && (root || names.length > 0)
     : schema.additionalProperties === false
+  const accepted = names.join(", ")
+  /** The keys before `stop` as the checks keep them (unchanged so far): known ones with a value, unknown ones if allowed. */
+  const copyBefore = (record: Record<string, unknown>, stop: string): Record<string, unknown> => {
+    const out: Record<string, unknown> = {}
+    for (const key in record) {
+      if (key === stop) break
+      const v = record[key]
+      if (!checks.has(key)) {
+        if (!rejectUnknown) out[key] = v
+      } else if (!(v === undefined || (lenient && v === null))) out[key] = v
+    }
+    return out
+  }
   return (value, path, issues) => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       issues.push({ path: path === "" ? "(arguments)" : path, kind: "type", message: root ? `Invalid arguments: expected a JSON object, got ${typeName(value)}` : `Invalid value for ${label(path)}: expected object, got ${typeName(value)} ${show(value)}` })
       return value
     }
     const record = value as Record<string, unknown>
-    const out: Record<string, unknown> = {}
-    // When nothing is coerced or dropped the input object itself is returned (no copy on the hot path).
-    let same = true
+    // The input object itself is returned when nothing is coerced or dropped; the copy starts at the first change.
+    let out: Record<string, unknown> | undefined
     for (const key in record) {
       const v = record[key]
       const check = checks.get(key)
       if (check === undefined) {
         if (rejectUnknown) {
           const sub = path === "" ? key : `${path}.${key}`
-          issues.push({ path: sub, kind: "unknown", message: `Unknown ${label(sub)}${names.length > 0 ? `; accepted parameters: ${names.join(", ")}` : ""}` })
-        } else out[key] = v
+          issues.push({ path: sub, kind: "unknown", message: `Unknown ${label(sub)}${names.length > 0 ? `; accepted parameters: ${accepted}` : ""}` })
+        } else if (out !== undefined) out[key] = v
         continue
       }
       if (v === undefined || (lenient && v === null)) {
-        same = false
+        out ??= copyBefore(record, key)
         continue
       }
       const checked = check(v, path === "" ? key : `${path}.${key}`, issues)
-      if (checked !== v) same = false
-      out[key] = checked
+      if (out === undefined && checked !== v) out = copyBefore(record, key)
+      if (out !== undefined) out[key] = checked
     }
     for (const key of required) {
       if (record[key] === undefined || (lenient && record[key] === null)) {
@@ -250,7 +262,7 @@ const compileObject = (schema: JsonSchema, mode: Mode, root: boolean): Check => 
         issues.push({ path: sub, kind: "missing", message: `Missing required ${label(sub)}` })
       }
     }
-    return same ? record : out
+    return out ?? record
   }
 }
 

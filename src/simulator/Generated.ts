@@ -44,55 +44,94 @@ const badRequest = (message: string): Result => ({ ok: false, kind: "invalid_arg
 
 const actionByKey = (key: string | undefined): ActionDef | undefined => allActions.find((a) => a.action.key === key)?.action
 
-/** Item renderer: turns an entity (or record) into the endpoint's item object, noting the ids it carries. */
-type ItemSource = { readonly entity: Entity } | { readonly record: CreatedRecord }
+/** How an item field gets its value: null, the entity's id, its name, or its attribute's generator. */
+type Take = "null" | "id" | "name" | "attr"
 
-const compileFields = (u: Universe, type: string, fields: ReadonlyArray<Field>) => {
-  const getters = fields.map((f) => {
-    const isId = (f.schema["x-entity"] ?? f.schema.items?.["x-entity"])?.endsWith(".id") === true
+/** Item renderers of one op: an entity (or a created record) as the endpoint's item object, noting the ids it carries. */
+interface ItemRenderer {
+  readonly entity: (e: Entity, produced: Array<string>) => { [key: string]: Json }
+  readonly record: (r: CreatedRecord, produced: Array<string>) => { [key: string]: Json }
+}
+
+/** Notes the ids a field value carries (a string, or the strings of a list). */
+const noteIds = (v: Json, produced: Array<string>): void => {
+  if (typeof v === "string") {
+    if (v !== "") produced.push(v)
+  } else if (Array.isArray(v)) for (const x of v) if (typeof x === "string") produced.push(x)
+}
+
+const compileFields = (u: Universe, type: string, fields: ReadonlyArray<Field>): ItemRenderer => {
+  // Parallel arrays, one slot per field, so rendering an item allocates nothing but the item.
+  const n = fields.length
+  const outs: Array<string> = []
+  const takes: Array<Take> = []
+  const keys: Array<string> = []
+  const fromAttr: Array<boolean> = []
+  const gens: Array<((e: Entity) => Json) | undefined> = []
+  const isId: Array<boolean> = []
+  for (const f of fields) {
+    outs.push(f.out)
+    isId.push((f.schema["x-entity"] ?? f.schema.items?.["x-entity"])?.endsWith(".id") === true)
     const src = f.source
-    if (src.kind !== "attr") return { out: f.out, isId, get: (_s: ItemSource): Json => null }
-    const key = src.key
-    const def = u.attrDef(type, key)
-    const get = (s: ItemSource): Json => {
-      if ("record" in s) return key === "id" ? s.record.id : s.record.value[key] ?? null
-      const e = s.entity
-      if (key === "id") return e.id
-      if (key === "name") return e.name
-      return def === undefined ? null : def.gen(e)
+    fromAttr.push(src.kind === "attr")
+    if (src.kind !== "attr") {
+      takes.push("null")
+      keys.push("")
+      gens.push(undefined)
+      continue
     }
-    return { out: f.out, isId, get }
-  })
-  return (s: ItemSource, produced: Array<string>): { [key: string]: Json } => {
-    const o: { [key: string]: Json } = {}
-    for (const g of getters) {
-      const v = g.get(s)
-      o[g.out] = v
-      if (g.isId) {
-        if (typeof v === "string" && v !== "") produced.push(v)
-        else if (Array.isArray(v)) for (const x of v) if (typeof x === "string") produced.push(x)
+    const gen = src.key === "id" || src.key === "name" ? undefined : u.attrDef(type, src.key)?.gen
+    takes.push(src.key === "id" ? "id" : src.key === "name" ? "name" : gen === undefined ? "null" : "attr")
+    keys.push(src.key)
+    gens.push(gen)
+  }
+  return {
+    entity: (e, produced) => {
+      const o: { [key: string]: Json } = {}
+      for (let i = 0; i < n; i++) {
+        const take = takes[i]
+        const v: Json = take === "id" ? e.id : take === "name" ? e.name : take === "attr" ? (gens[i] as (e: Entity) => Json)(e) : null
+        o[outs[i] as string] = v
+        if (isId[i] === true) noteIds(v, produced)
       }
+      return o
+    },
+    record: (r, produced) => {
+      const o: { [key: string]: Json } = {}
+      for (let i = 0; i < n; i++) {
+        // A record answers every attribute field from its own values (the entity's generators do not apply).
+        const v: Json = fromAttr[i] !== true ? null : takes[i] === "id" ? r.id : r.value[keys[i] as string] ?? null
+        o[outs[i] as string] = v
+        if (isId[i] === true) noteIds(v, produced)
+      }
+      return o
     }
-    return o
   }
 }
 
 const isObject = (v: Json): v is { readonly [key: string]: Json } => v !== null && typeof v === "object" && !Array.isArray(v)
 
-/** Wraps a payload in the op's envelope. */
-const envelope = (op: Op, payload: Json, meta: { total: number; returned: number; limit: number }): Json => {
+/** An op's envelope, compiled: wraps a payload (built fresh by this module) with the op's path and meta fields. */
+type Wrap = (payload: Json, total: number, returned: number, limit: number) => Json
+
+const compileEnvelope = (op: Op): Wrap => {
   const path = op.envelope.path
-  if (path.length === 0 && op.envelope.meta.length === 0) return payload
-  let inner: Json = payload
-  for (let i = path.length - 1; i >= 1; i--) inner = { [path[i] as string]: inner }
-  const root: { [key: string]: Json } = path.length === 0 && isObject(payload)
-    ? { ...payload }
-    : { [path[0] as string]: inner }
-  for (const m of op.envelope.meta) {
-    root[m.out] = m.value === "total" ? meta.total : m.value === "returned" ? meta.returned : m.value === "limit" ? meta.limit
-      : m.value === "page" ? 1 : m.value === "ok" ? "success" : true
+  const meta = op.envelope.meta
+  if (path.length === 0 && meta.length === 0) return (payload) => payload
+  const head = path[0] as string
+  return (payload, total, returned, limit) => {
+    let inner: Json = payload
+    for (let i = path.length - 1; i >= 1; i--) inner = { [path[i] as string]: inner }
+    // A bare object payload takes the meta fields beside its own: it is fresh, so it is extended rather than copied.
+    const root: { [key: string]: Json } = path.length === 0 && isObject(payload)
+      ? payload as { [key: string]: Json }
+      : { [head]: inner }
+    for (const m of meta) {
+      root[m.out] = m.value === "total" ? total : m.value === "returned" ? returned : m.value === "limit" ? limit
+        : m.value === "page" ? 1 : m.value === "ok" ? "success" : true
+    }
+    return root
   }
-  return root
 }
 
 const num = (v: Json | undefined): number | undefined => (typeof v === "number" ? v : undefined)
@@ -102,24 +141,29 @@ const str = (v: Json | undefined): string | undefined => (typeof v === "string" 
 export const compile = (op: Op, u: Universe): Compiled => {
   const def = entityDefs.get(op.type)
   const render = compileFields(u, op.type, op.fields)
+  const item = render.entity
+  const wrap = compileEnvelope(op)
   const param = (role: string) => op.params.find((p) => p.role === role)
   const idName = param("id")?.name
   const limitName = param("limit")?.name
   const defaultLimit = op.defaultLimit ?? 10
   const limitOf = (args: JsonObject): number => Math.max(1, Math.min(50, num(limitName === undefined ? undefined : args[limitName]) ?? defaultLimit))
-  const list = (args: JsonObject, ctx: ExecContext, indexes: ReadonlyArray<number>, extra?: (o: { [key: string]: Json }, k: number) => void): Result => {
+  /** The first `limit` items of `indexes` (or of the range [start, start + count) when `indexes` is undefined). */
+  const list = (args: JsonObject, ctx: ExecContext, indexes: ReadonlyArray<number> | undefined, start: number, count: number, extra?: (o: { [key: string]: Json }, k: number) => void): Result => {
     const limit = limitOf(args)
-    const items: Array<Json> = []
-    const n = Math.min(limit, indexes.length)
+    const total = indexes === undefined ? count : indexes.length
+    const n = Math.min(limit, total)
+    const items: Array<Json> = new Array(n)
     for (let k = 0; k < n; k++) {
-      const o = render({ entity: u.entity(op.type, indexes[k] as number) }, ctx.produced)
+      const o = item(u.entity(op.type, indexes === undefined ? start + k : indexes[k] as number), ctx.produced)
       if (extra !== undefined) extra(o, k)
-      items.push(o)
+      items[k] = o
     }
-    return { ok: true, payload: envelope(op, items, { total: indexes.length, returned: items.length, limit }) }
+    return { ok: true, payload: wrap(items, total, n, limit) }
   }
+  const listOf = (args: JsonObject, ctx: ExecContext, indexes: ReadonlyArray<number>): Result => list(args, ctx, indexes, 0, 0)
   const one = (ctx: ExecContext, type: string, index: number): Result =>
-    ({ ok: true, payload: envelope(op, render({ entity: u.entity(type, index) }, ctx.produced), { total: 1, returned: 1, limit: 1 }) })
+    ({ ok: true, payload: wrap(item(u.entity(type, index), ctx.produced), 1, 1, 1) })
   /** The entity an id argument names, or a 404. */
   const target = (args: JsonObject, type: string, name: string | undefined): number | Result => {
     const v = name === undefined ? undefined : args[name]
@@ -175,7 +219,6 @@ export const compile = (op: Op, u: Universe): Compiled => {
     return out
   }
   const isResult = (x: ReadonlyArray<number> | undefined | Result): x is Result => x !== undefined && "ok" in x
-  const allOf = (x: ReadonlyArray<number> | undefined): ReadonlyArray<number> => x ?? Array.from({ length: u.size(op.type) }, (_, i) => i)
   const dayRange = (args: JsonObject): { from: number; to: number } | Result => {
     const fromName = param("from")?.name
     const toName = param("to")?.name
@@ -195,7 +238,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         const text = str(args[q]) ?? ""
         const hits = u.search(op.type, text, 10_000).matches
         const f = filtered(args, hits)
-        return isResult(f) ? f : list(args, ctx, f ?? hits)
+        return isResult(f) ? f : listOf(args, ctx, f ?? hits)
       }
     }
     case "lookup": {
@@ -222,7 +265,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
     case "list":
       return (args, ctx) => {
         const f = filtered(args, undefined)
-        return isResult(f) ? f : list(args, ctx, allOf(f))
+        return isResult(f) ? f : f === undefined ? list(args, ctx, undefined, 0, u.size(op.type)) : listOf(args, ctx, f)
       }
     case "top": {
       const metric = op.metric ?? ""
@@ -238,7 +281,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
           if (keep === undefined || keep.has(i)) order.push(i)
         }
         const rankOut = op.fields.find((x) => x.source.kind === "rank")?.out
-        return list(args, ctx, order, (o, k) => {
+        return list(args, ctx, order, 0, 0, (o, k) => {
           if (rankOut !== undefined) o[rankOut] = k + 1
         })
       }
@@ -251,9 +294,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
         if (typeof i !== "number") return i
         if (rel.via === "parent") {
           const c = u.children(op.type, i)
-          return list(args, ctx, Array.from({ length: c.count }, (_, k) => c.start + k))
+          return list(args, ctx, undefined, c.start, c.count)
         }
-        return list(args, ctx, u.inverse(op.type, rel.name, rel.from, i))
+        return listOf(args, ctx, u.inverse(op.type, rel.name, rel.from, i))
       }
     }
     case "series":
@@ -266,17 +309,17 @@ export const compile = (op: Op, u: Universe): Compiled => {
         const i = target(args, op.type, idName)
         if (typeof i !== "number") return i
         if (op.kind === "latest") {
-          const o = render({ entity: u.entity(op.type, i) }, ctx.produced)
+          const o = item(u.entity(op.type, i), ctx.produced)
           if (valueOut !== undefined) o[valueOut] = u.seriesValue(op.type, i, metric, V.today)
           if (dateOut !== undefined) o[dateOut] = V.isoDate(V.today)
-          return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+          return { ok: true, payload: wrap(o, 1, 1, 1) }
         }
         const range = dayRange(args)
         if ("ok" in range) return range
         const values = u.seriesRange(op.type, i, metric, range.from, range.to)
         if (op.kind === "series") {
           const items = values.map((v, k) => ({ [dateOut ?? "date"]: V.isoDate(range.from + k), [valueOut ?? "value"]: v }))
-          return { ok: true, payload: envelope(op, items, { total: items.length, returned: items.length, limit: items.length }) }
+          return { ok: true, payload: wrap(items, items.length, items.length, items.length) }
         }
         const first = values[0] ?? 0
         const last = values[values.length - 1] ?? 0
@@ -288,7 +331,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         }
         const o: { [key: string]: Json } = {}
         for (const f of op.fields) if (f.source.kind === "stat") o[f.out] = stats[f.source.stat] ?? 0
-        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+        return { ok: true, payload: wrap(o, 1, 1, 1) }
       }
     }
     case "action": {
@@ -314,8 +357,8 @@ export const compile = (op: Op, u: Universe): Compiled => {
         const id = action.recordId(h)
         const record: CreatedRecord = { type: action.creates, id, value: action.compute(entity, values, h) }
         ctx.produced.push(id)
-        const o = render({ record }, ctx.produced)
-        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }), record }
+        const o = render.record(record, ctx.produced)
+        return { ok: true, payload: wrap(o, 1, 1, 1), record }
       }
     }
     case "record":
@@ -323,7 +366,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         const v = idName === undefined ? undefined : args[idName]
         const rec = typeof v === "string" ? ctx.records.get(v) : undefined
         if (rec === undefined || rec.type !== op.type) return notFound(def?.noun ?? op.type, v ?? null)
-        return { ok: true, payload: envelope(op, render({ record: rec }, ctx.produced), { total: 1, returned: 1, limit: 1 }) }
+        return { ok: true, payload: wrap(render.record(rec, ctx.produced), 1, 1, 1) }
       }
     case "convert": {
       const amountName = param("amount")?.name ?? "amount"
@@ -348,7 +391,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
           o[fl.out] = fl.source.kind === "out" ? outs[fl.source.key] ?? null : fl.source.kind === "arg" ? (str(args[fl.source.param]) ?? "").toUpperCase() : null
         }
         ctx.produced.push(b.toUpperCase(), q.toUpperCase())
-        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+        return { ok: true, payload: wrap(o, 1, 1, 1) }
       }
     }
     case "utility": {
@@ -364,7 +407,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         const res = util.run(values, hash32(canonicalJson({ utility: util.key, inputs: values }), u.seed))
         const o: { [key: string]: Json } = {}
         for (const f of op.fields) o[f.out] = f.source.kind === "out" ? res[f.source.key] ?? null : null
-        return { ok: true, payload: envelope(op, o, { total: 1, returned: 1, limit: 1 }) }
+        return { ok: true, payload: wrap(o, 1, 1, 1) }
       }
     }
   }

@@ -42,6 +42,28 @@ const contains = (list: ReadonlyArray<number>, x: number): boolean => {
   return false
 }
 
+/** The items of ascending `small` that ascending `large` contains, in order (each search starts where the last ended). */
+const intersect = (small: ReadonlyArray<number>, large: ReadonlyArray<number>): Array<number> => {
+  const out: Array<number> = []
+  let from = 0
+  for (let s = 0; s < small.length && from < large.length; s++) {
+    const x = small[s] as number
+    let lo = from
+    let hi = large.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if ((large[mid] as number) < x) lo = mid + 1
+      else hi = mid - 1
+    }
+    // lo is the first position holding a value >= x.
+    if (lo < large.length && large[lo] === x) {
+      out.push(x)
+      from = lo + 1
+    } else from = lo
+  }
+  return out
+}
+
 class Handle implements Entity {
   constructor(
     readonly world: Universe,
@@ -368,16 +390,15 @@ export class Universe implements WorldView {
       if (list === undefined) return { matches: [], total: 0 }
       lists.push(list)
     }
-    // Posting lists are sorted by index: intersect by walking the shortest and binary-searching the others.
-    lists = lists.sort((a, b) => a.length - b.length)
-    const shortest = lists[0] ?? []
-    const hits: Array<number> = []
-    for (const i of shortest) {
-      let all = true
-      for (let k = 1; k < lists.length && all; k++) all = contains(lists[k] as ReadonlyArray<number>, i)
-      if (all) hits.push(i)
+    // Posting lists are sorted by index: intersect them shortest first, each step walking the (shrinking) result and
+    // searching forward in the next list; a token repeated in the query adds nothing.
+    if (lists.length > 1) lists = lists.sort((a, b) => a.length - b.length)
+    let hits: Array<number> = [...(lists[0] ?? [])]
+    for (let k = 1; k < lists.length && hits.length > 0; k++) {
+      const list = lists[k] as ReadonlyArray<number>
+      if (list !== lists[k - 1]) hits = intersect(hits, list)
     }
-    const exact = this.exactIndex.get(type)?.get(normalize(query)) ?? []
+    const exact = this.exactIndex.get(type)?.get(qs.join(" ")) ?? []
     const names = this.table(type).names
     const isExact = (i: number): number => (exact.length > 0 && contains(exact, i) ? 1 : 0)
     if (hits.length > 1) hits.sort((a, b) => isExact(b) - isExact(a) || (names[a]?.length ?? 0) - (names[b]?.length ?? 0) || a - b)

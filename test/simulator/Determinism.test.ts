@@ -23,7 +23,7 @@ import * as World from "../../src/world/World.ts"
 const expected = {
   fingerprint: "02217ffe3a656c9c",
   tasks: "bb760e3387b376ee",
-  outcomes: "82f7be341a4be6a3",
+  outcomes: "57a69140e8750c8d",
   strict: "2b14e3c3073d20ba"
 }
 
@@ -92,6 +92,20 @@ const variants = (spec: ToolSpec | undefined, call: ToolCall): ReadonlyArray<Too
     const v = args[param]
     if (schema["x-entity"]?.endsWith(".id") === true && typeof v === "string") out.push(withArgs(call, { ...args, [param]: `${v}9` }))
   }
+  // Only the required arguments (an unfiltered list, a default limit), and every absent optional filter given.
+  const properties = spec?.parameters.properties ?? {}
+  const requiredOnly: { [key: string]: Json } = {}
+  const filled: { [key: string]: Json } = { ...args }
+  for (const [param, schema] of Object.entries(properties)) {
+    const v = args[param]
+    if (required.includes(param)) {
+      if (v !== undefined) requiredOnly[param] = v
+    } else if (v === undefined) {
+      if (schema.enum !== undefined && schema.enum.length > 1) filled[param] = schema.enum[1] as Json
+      else if (schema.type === "integer" || schema.type === "number") filled[param] = 3
+    }
+  }
+  out.push(withArgs(call, requiredOnly), withArgs(call, filled))
   out.push({ ...call, tool: toolName(`${call.tool}_v2`) })
   return out
 }

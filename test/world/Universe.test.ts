@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { entityDefs } from "../../src/world/Entities.ts"
-import { Universe } from "../../src/world/Universe.ts"
+import { tokens, Universe } from "../../src/world/Universe.ts"
 import * as V from "../../src/world/Values.ts"
 
 const u = new Universe(7, entityDefs)
@@ -48,6 +48,22 @@ describe("universe: one consistent world per seed", () => {
       expect(r.total).toBe(r.matches.length)
     }
     expect(u.search("team", "zzzz qqqq", 5)).toEqual({ matches: [], total: 0 })
+  })
+
+  it("matches exactly the names holding every query word, however many words repeat (property, against a scan)", () => {
+    const type = "player"
+    const n = u.size(type)
+    const words = Array.from({ length: n }, (_, i) => new Set(tokens(u.name(type, i))))
+    fc.assert(fc.property(fc.nat(n - 1), fc.nat(n - 1), fc.nat(3), fc.boolean(), (a, b, take, repeat) => {
+      // Words of one player's name, possibly mixed with a word of another's: long and short posting lists meet.
+      const own = [...(words[a] ?? [])].slice(0, take + 1)
+      const query = [...own, ...(take === 3 ? [...(words[b] ?? [])].slice(0, 1) : []), ...(repeat ? own.slice(0, 1) : [])]
+      const expected: Array<number> = []
+      for (let i = 0; i < n; i++) if (query.every((w) => words[i]?.has(w) === true)) expected.push(i)
+      const r = u.search(type, query.join(" "), n)
+      expect(r.total).toBe(expected.length)
+      expect([...r.matches].sort((x, y) => x - y)).toEqual(expected)
+    }), { numRuns: 60 })
   })
 
   it("keeps relations consistent both ways: block children, references and their inverses", () => {
