@@ -5,6 +5,7 @@
  * Run: `npx tsx bench/simulator.ts [seconds-per-measurement]`.
  */
 import { Effect } from "effect"
+import * as os from "node:os"
 import type { ToolCall } from "../src/domain/Call.ts"
 import type { TaskId } from "../src/domain/Ids.ts"
 import type { Json } from "../src/domain/Json.ts"
@@ -50,6 +51,26 @@ const prepared: Array<{ readonly id: TaskId; readonly request: string; readonly 
 }
 const totalCalls = prepared.reduce((a, p) => a + p.calls.length, 0)
 console.log(`${tasks.length} tasks, ${totalCalls} gold calls per pass; ${seconds} s per measurement; faults 5%`)
+// The mix of one pass (calls per operation kind, payload bytes): a change of throughput across commits is a workload
+// change when this line changes too, a hot-path change when it does not.
+{
+  const kinds = new Map<string, number>()
+  let bytes = 0
+  const probe = new Engine(world.library, world, { seed: 0, faultRate: 0, latency: undefined })
+  for (const p of prepared) {
+    const state = probe.open({ taskId: p.id, seed: 0, request: p.request, faults: false })
+    for (const c of p.calls) {
+      const kind = world.ops.get(c.tool)?.kind ?? "imported"
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
+      const r = probe.run(state, c)
+      if (r.outcome._tag === "ok") bytes += JSON.stringify(r.outcome.payload).length
+    }
+  }
+  const mix = [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${n} ${k}`).join(", ")
+  console.log(`mix per pass: ${mix}; ${(bytes / 1000).toFixed(0)} kB of payloads`)
+}
+const load = (): string => os.loadavg().map((x) => x.toFixed(2)).join(" ")
+console.log(`load average before: ${load()}`)
 
 const engine = new Engine(world.library, world, { seed: 0, faultRate: 0.05, latency: undefined })
 
@@ -99,4 +120,5 @@ for (const [i, [a, b]] of results.entries()) {
 }
 const bestCore = Math.max(...results.map((x) => x[0].cpu))
 const bestEffect = Math.max(...results.map((x) => x[1].cpu))
+console.log(`load average after: ${load()}`)
 console.log(`best per core: core ${bestCore.toFixed(0)} calls/s = ${(bestCore / target).toFixed(2)}× the ${target / 1000}k/s target; Episode.execute ${bestEffect.toFixed(0)} calls/s = ${(bestEffect / target).toFixed(2)}× target; core/effect = ${(bestCore / bestEffect).toFixed(2)}`)

@@ -209,7 +209,7 @@ export class Engine {
   run(state: EpisodeState, call: ToolCall): { readonly outcome: CallOutcome; readonly attempt: number } {
     const a = this.attempt(state, call)
     commitAttempt(state, a)
-    return a
+    return { outcome: a.outcome, attempt: a.attempt }
   }
 }
 

@@ -153,13 +153,13 @@ export const compile = (op: Op, u: Universe): Compiled => {
     const limit = limitOf(args)
     const total = indexes === undefined ? count : indexes.length
     const n = Math.min(limit, total)
-    const items: Array<Json> = new Array(n)
+    const items: Array<Json> = []
     for (let k = 0; k < n; k++) {
       const o = item(u.entity(op.type, indexes === undefined ? start + k : indexes[k] as number), ctx.produced)
       if (extra !== undefined) extra(o, k)
-      items[k] = o
+      items.push(o)
     }
-    return { ok: true, payload: wrap(items, total, n, limit) }
+    return { ok: true, payload: wrap(items, total, items.length, limit) }
   }
   const listOf = (args: JsonObject, ctx: ExecContext, indexes: ReadonlyArray<number>): Result => list(args, ctx, indexes, 0, 0)
   const one = (ctx: ExecContext, type: string, index: number): Result =>
