@@ -35,9 +35,9 @@ export interface EpisodeState {
   readonly request: string
   readonly faults: boolean
   readonly base: number
-  /** Ids returned by completed calls (with those still in `pending`). */
+  /** Ids returned by completed calls: this set and `pending` together. */
   readonly known: Set<string>
-  /** Ids of completed calls not yet moved into `known`: they are moved when an id is next checked. */
+  /** Ids of completed calls not (yet) in `known`: a few are scanned, many are moved into the set (most episodes never need it). */
   readonly pending: Array<ReadonlyArray<string>>
   /** Attempts per call identity (tool + canonical arguments). */
   readonly attempts: Map<string, number>
@@ -89,15 +89,24 @@ const noop = (): void => {}
 const failed = (key: string, attempt: number, tool: CompiledTool | undefined, args: JsonObject | undefined, kind: ErrorKind, message: string): Attempt =>
   ({ outcome: errorOutcome(kind, message), attempt, key, tool, args, produced: undefined, record: undefined })
 
-/** Whether an id was returned by a completed call of the episode (moving pending ids into the set first). */
+/** Pending ids beyond this many are moved into the known set at the next miss (a scan stays short, a set stays O(1)). */
+const pendingScanLimit = 64
+
+/** Whether an id was returned by a completed call of the episode: in the known set or among the pending ids. */
 const isKnown = (state: EpisodeState, id: string): boolean => {
+  if (state.known.has(id)) return true
   const pending = state.pending
-  if (pending.length > 0) {
-    const known = state.known
-    for (let i = 0; i < pending.length; i++) for (const v of pending[i] as ReadonlyArray<string>) known.add(v)
+  let count = 0
+  for (let i = 0; i < pending.length; i++) {
+    const ids = pending[i] as ReadonlyArray<string>
+    count += ids.length
+    for (let j = 0; j < ids.length; j++) if (ids[j] === id) return true
+  }
+  if (count > pendingScanLimit) {
+    for (let i = 0; i < pending.length; i++) for (const v of pending[i] as ReadonlyArray<string>) state.known.add(v)
     pending.length = 0
   }
-  return state.known.has(id)
+  return false
 }
 
 const commitAttempt = (state: EpisodeState, a: Attempt): void => {

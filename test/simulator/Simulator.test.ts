@@ -124,6 +124,26 @@ describe("simulator: L2 consistency and determinism", () => {
       const [fake] = yield* runAll([call(teamDetails?.name ?? "", { [idParam]: "TM-00000X" })], "team TM-00000X")
       expect(errorOf(fake)?.kind).toBe("not_found")
     }).pipe(Effect.provide(simulator())))
+
+  it("keeps every produced id known however many calls produced them (few ids scanned, many moved into a set)", () => {
+    // Team searches by league word return up to 50 teams each: well over the few ids the episode scans before it
+    // moves them into its set. Every team of every search stays known, before and after a miss triggers the move.
+    const engine = new Engine(world.library, world, { seed: 0, faultRate: 0, latency: undefined })
+    const state = engine.open({ taskId: taskId("t-known"), seed: 0, request: "", faults: false })
+    const limitParam = Object.keys(teamSearch?.parameters.properties ?? {}).find((p) => world.ops.get(teamSearch?.name ?? "")?.params.find((x) => x.name === p)?.role === "limit")
+    const found: Array<string> = []
+    for (const word of ["united", "city", "rovers"]) {
+      const r = engine.run(state, call(teamSearch?.name ?? "", { [queryParam]: word, ...(limitParam === undefined ? {} : { [limitParam]: 50 }) }))
+      const text = r.outcome._tag === "ok" ? JSON.stringify(r.outcome.payload) : ""
+      found.push(...[...text.matchAll(/"(TM-\d+)"/g)].map((m) => m[1] ?? ""))
+    }
+    expect(found.length).toBeGreaterThan(64)
+    const details = (id: string) => engine.run(state, call(teamDetails?.name ?? "", { [idParam]: id })).outcome
+    expect(details(found[0] ?? "")._tag).toBe("ok")
+    expect(errorOf(details("TM-00000X"))?.kind).toBe("not_found")
+    for (const id of [found[0] ?? "", found[40] ?? "", found[found.length - 1] ?? ""]) expect(details(id)._tag, id).toBe("ok")
+    expect(errorOf(details("TM-00000Y"))?.kind).toBe("not_found")
+  })
 })
 
 describe("simulator: actions and utilities across providers", () => {
