@@ -15,7 +15,7 @@ import type { World } from "../world/World.ts"
 import * as Faults from "./Faults.ts"
 import * as Generated from "./Generated.ts"
 import * as Generic from "./Generic.ts"
-import * as Identity from "./Identity.ts"
+import { callKey } from "../math/CanonicalJson.ts"
 
 /** Configuration of the core. */
 export interface EngineConfig {
@@ -172,7 +172,7 @@ export class Engine {
 
   /** Faults, L1, L2 and L3 for one call; counts the attempt but commits nothing else. */
   private attempt(state: EpisodeState, call: ToolCall): Attempt {
-    const key = Identity.callKey(call.tool, call.arguments)
+    const key = callKey(call.tool, call.arguments)
     const attempt = (state.attempts.get(key) ?? 0) + 1
     state.attempts.set(key, attempt)
     const tool = this.tool(call.tool)
