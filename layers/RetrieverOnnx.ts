@@ -123,17 +123,21 @@ export const normalizeRows = (matrix: Float32Array, dim: number): Float32Array =
   return matrix
 }
 
-/** Runs `encodeBatch` over batches of texts taken in order of length (less padding), results in input order. */
+/**
+ * The `encode` of an encoder: `encodeBatch` over batches of texts taken in order of length (less padding), results in
+ * input order; an empty list encodes to an empty matrix without running the model.
+ */
 const batched = <E>(
-  texts: ReadonlyArray<string>,
   dim: number,
   batchSize: number,
-  length: (text: string) => number,
   encodeBatch: (batch: ReadonlyArray<string>) => Effect.Effect<Float32Array, E>
-): Effect.Effect<Float32Array, E> =>
-  Effect.gen(function*() {
+) =>
+(texts: ReadonlyArray<string>): Effect.Effect<Float32Array, E> => {
+  if (texts.length === 0) return Effect.succeed(new Float32Array(0))
+  if (texts.length <= batchSize) return encodeBatch(texts)
+  return Effect.gen(function*() {
     const out = new Float32Array(texts.length * dim)
-    const order = texts.map((t, i) => ({ i, n: length(t) })).sort((a, b) => a.n - b.n || a.i - b.i)
+    const order = texts.map((t, i) => ({ i, n: t.length })).sort((a, b) => a.n - b.n || a.i - b.i)
     for (let s = 0; s < order.length; s += batchSize) {
       const slice = order.slice(s, s + batchSize)
       const vectors = yield* encodeBatch(slice.map(({ i }) => texts[i] ?? ""))
@@ -141,6 +145,7 @@ const batched = <E>(
     }
     return out
   })
+}
 
 /** The shipped kind of encoder: a ParaAgent static encoder (`*.onnx` + `*.vocab.json`). */
 export const staticEncoder = Effect.fn("RetrieverOnnx.staticEncoder")(function*(
@@ -172,12 +177,7 @@ export const staticEncoder = Effect.fn("RetrieverOnnx.staticEncoder")(function*(
     kind: "static",
     dim,
     fingerprint: sha256(bytes, vocabText),
-    encode: (texts) =>
-      texts.length === 0
-        ? Effect.succeed(new Float32Array(0))
-        : texts.length <= batchSize
-        ? encodeBatch(texts)
-        : batched(texts, dim, batchSize, (t) => t.length, encodeBatch)
+    encode: batched(dim, batchSize, encodeBatch)
   }
   return encoder
 })
@@ -276,12 +276,7 @@ export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(
     kind: "transformer",
     dim,
     fingerprint: sha256(bytes, tokenizerText, String(tokenizer.maxLength), pooling),
-    encode: (texts) =>
-      texts.length === 0
-        ? Effect.succeed(new Float32Array(0))
-        : texts.length <= batchSize
-        ? encodeBatch(texts)
-        : batched(texts, dim, batchSize, (t) => t.length, encodeBatch)
+    encode: batched(dim, batchSize, encodeBatch)
   }
   return encoder
 })
