@@ -20,7 +20,6 @@ import {
   hasTags,
   formatPath,
   parseTags,
-  printPlan,
   printTurn,
   type TagName,
   type TagParts,
@@ -157,11 +156,8 @@ export const searchCallId = (index: number): string => `search-${index + 1}`
 
 /** The `content` of the assistant message of a turn: think, plan and answer tags (null when there are none). */
 export const turnContent = (turn: Turn): string | null => {
-  const blocks: Array<string> = []
-  if (turn.think !== undefined) blocks.push(`<think>\n${turn.think}\n</think>`)
-  if (turn.plan !== undefined) blocks.push(`<plan>\n${printPlan(turn.plan)}\n</plan>`)
-  if (turn.answer !== undefined) blocks.push(`<answer>\n${turn.answer}\n</answer>`)
-  return blocks.length === 0 ? null : blocks.join("\n")
+  const text = printTurn({ ...turn, searches: [], calls: [] })
+  return text === "" ? null : text
 }
 
 /** A turn as the assistant message of native tool calling: searches and calls become `tool_calls`, in that order. */
