@@ -13,6 +13,7 @@ import type { SearchQuery, Turn } from "./domain/Turn.ts"
 import { canonicalJson } from "./math/CanonicalJson.ts"
 import {
   assignCallIds,
+  assignSlots,
   checkActions,
   closeTag,
   decodeItem,
@@ -281,13 +282,7 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
     if (slots.has(s.slot)) return fail("search", 0, `tool_calls[${s.index}]: slot ${JSON.stringify(s.slot)} appears twice; one query per slot`)
     slots.add(s.slot)
   }
-  let n = 1
-  const queries: Array<SearchQuery> = searches.map((s) => {
-    if (s.slot !== undefined) return { slot: s.slot, query: s.query }
-    while (slots.has(`s${n}`)) n++
-    slots.add(`s${n}`)
-    return { slot: `s${n}`, query: s.query }
-  })
+  const queries = assignSlots(searches)
 
   const draft = { searches: queries, calls, ...(parts.answer !== undefined ? { answer: parts.answer } : {}) }
   const lastTag: TagName = parts.answer !== undefined ? "answer" : parts.plan !== undefined ? "plan" : "think"

@@ -331,14 +331,21 @@ const decodeSearches = (read: JsonRead, lenient: boolean): Result.Result<Readonl
     }
     slots.add(d.slot)
   }
+  return Result.succeed(assignSlots(drafts))
+}
+
+/** Gives every query without a slot the first free `s<n>`, skipping the slots the other queries name. */
+export const assignSlots = (drafts: ReadonlyArray<{ readonly slot?: string; readonly query: string }>): ReadonlyArray<SearchQuery> => {
+  const used = new Set<string>()
+  for (const d of drafts) if (d.slot !== undefined) used.add(d.slot)
   let n = 1
-  return Result.succeed(drafts.map((d) => {
+  return drafts.map((d) => {
     if (d.slot !== undefined) return { slot: d.slot, query: d.query }
-    while (slots.has(`s${n}`)) n++
+    while (used.has(`s${n}`)) n++
     const slot = `s${n}`
-    slots.add(slot)
+    used.add(slot)
     return { slot, query: d.query }
-  }))
+  })
 }
 
 /** In lenient mode, call `arguments` given as a JSON string are read as JSON. */

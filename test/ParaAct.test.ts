@@ -3,6 +3,7 @@ import { Result } from "effect"
 import fc from "fast-check"
 import type { Turn } from "../src/domain/Turn.ts"
 import {
+  assignSlots,
   examples,
   instructions,
   type ParseOptions,
@@ -87,6 +88,11 @@ describe("parseTurn: valid turns", () => {
     expect(ok(text, { usedCallIds: ["c1", "c3"] }).calls.map((c) => c.id)).toEqual(["c2", "c4", "c5"])
     expect(ok(text, { nextCallIndex: 10 }).calls.map((c) => c.id)).toEqual(["c10", "c11", "c12"])
     expect(ok(text, { nextCallIndex: Number.NaN }).calls.map((c) => c.id)).toEqual(["c1", "c2", "c3"])
+  })
+
+  it("generated slots skip every slot a query names, wherever it stands", () => {
+    const slots = assignSlots([{ query: "a" }, { slot: "s1", query: "b" }, { query: "c" }, { slot: "s3", query: "d" }])
+    expect(slots).toEqual([{ slot: "s2", query: "a" }, { slot: "s1", query: "b" }, { slot: "s4", query: "c" }, { slot: "s3", query: "d" }])
   })
 
   it("reads an answer, trimming free text and keeping tag-like text inside it", () => {
