@@ -4,7 +4,7 @@
  */
 import { Result, Schema } from "effect"
 import type { Observation } from "./domain/Call.ts"
-import { ProtocolError } from "./domain/Errors.ts"
+import type { ProtocolError } from "./domain/Errors.ts"
 import type { CallId, ToolName } from "./domain/Ids.ts"
 import type { Json, JsonObject, JsonSchema } from "./domain/Json.ts"
 import type { ToolSpec } from "./domain/Tool.ts"
@@ -18,6 +18,7 @@ import {
   closeTag,
   decodeItem,
   type DraftCall,
+  fail,
   hasTags,
   formatPath,
   parseTags,
@@ -196,9 +197,6 @@ export interface MessageOptions {
    */
   readonly reasoning?: string
 }
-
-const fail = (tag: TagName, offset: number, message: string): Result.Result<never, ProtocolError> =>
-  Result.fail(new ProtocolError({ tag, offset, message }))
 
 /** Reads one `function.arguments` string: `""` is `{}`; anything else must be a JSON object. */
 const readArguments = (

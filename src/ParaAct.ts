@@ -97,7 +97,8 @@ const isJsonObject = Schema.is(JsonObject)
 // ---------------------------------------------------------------------------------------------------------------
 // Errors
 
-const fail = (tag: TagName, offset: number, message: string): Result.Result<never, ProtocolError> =>
+/** A failed parse: a ProtocolError naming the tag and the character offset. */
+export const fail = (tag: TagName, offset: number, message: string): Result.Result<never, ProtocolError> =>
   Result.fail(new ProtocolError({ tag, offset, message }))
 
 /** A path like `[1].arguments.city` for messages. */
