@@ -275,20 +275,13 @@ const scan = (text: string, lenient: boolean): Result.Result<ReadonlyArray<Segme
 // ---------------------------------------------------------------------------------------------------------------
 // Decoding the JSON tags
 
-const listItems = (read: JsonRead, single: boolean): ReadonlyArray<Located> =>
-  Array.isArray(read.value)
-    ? read.value.map((value, i) => ({ value, path: [i] }))
-    : single
-    ? [{ value: read.value, path: [] }]
-    : []
-
 const expectList = (tag: TagName, read: JsonRead, lenient: boolean, what: string): Result.Result<ReadonlyArray<Located>, ProtocolError> => {
   const v = read.value
   const single = lenient && v !== null && (typeof v === "object" || (tag === "search" && typeof v === "string"))
   if (!Array.isArray(v) && !single) {
     return fail(tag, read.span.start, `<${tag}> holds a JSON list of ${what}, got ${preview(v)}`)
   }
-  const items = listItems(read, true)
+  const items: ReadonlyArray<Located> = Array.isArray(v) ? v.map((value, i) => ({ value, path: [i] })) : [{ value: v, path: [] }]
   if (items.length === 0) return fail(tag, read.span.start, `<${tag}> holds an empty list: give at least one of ${what} or leave the tag out`)
   return Result.succeed(items)
 }
