@@ -293,10 +293,9 @@ const argumentValidators = new WeakMap<object, (args: unknown) => Validation>()
 export const argumentsValidator = (parameters: ParametersSchema): ((args: unknown) => Validation) => {
   const hit = argumentValidators.get(parameters)
   if (hit !== undefined) return hit
-  const check = parameters.type === "object" ? compileObject(parameters, "arguments", true) : compileNode(parameters, "arguments")
+  const check = compile(parameters, "arguments")
   const validator = (args: unknown): Validation => {
-    const issues: Array<Issue> = []
-    const value = check(args, "", issues)
+    const { value, issues } = check(args)
     return issues.length === 0 ? { ok: true, value: value as JsonObject } : { ok: false, errors: issues }
   }
   argumentValidators.set(parameters, validator)
