@@ -2,7 +2,7 @@
  * The bridge from a recorded trajectory to the plain fact records the reward functions score: phases, and per
  * step / call / search / phase what happened relative to the history. Pure; every judgement lives in Reward.ts.
  */
-import type { ErrorKind } from "../domain/Call.ts"
+import type { ErrorKind, Observation } from "../domain/Call.ts"
 import type { CallId } from "../domain/Ids.ts"
 import type { Plan } from "../domain/Plan.ts"
 import type { DepKind } from "../domain/Tool.ts"
@@ -175,15 +175,8 @@ export const spans = (phases: ReadonlyArray<Phase>): ReadonlyArray<Span> => {
 /** The phase spans of a list of steps (what the runtime stores in `Trajectory.phases`). */
 export const segment = (steps: ReadonlyArray<Step>): ReadonlyArray<Span> => spans(phasesOf(steps))
 
-/** A call with what its facts are computed from. */
-interface RawCall {
-  readonly id: CallId
-  readonly tool: string
-  readonly step: number
-  readonly result: CallResult
-  readonly repeated: boolean
-  readonly grounded: boolean
-  readonly outOfOrder: boolean
+/** A call's facts but its layer, with what the layer is computed from. */
+interface RawCall extends Omit<CallFact, "layer"> {
   readonly refs: ReadonlyArray<string>
   readonly declaredDeps: ReadonlyArray<string>
 }
@@ -197,10 +190,22 @@ interface RawSearch {
 
 const normaliseSlot = (slot: string): string => slot.trim().toLowerCase().replace(/\s+/g, " ")
 
+/** One call of a step as {@link callsOf} reads it. */
+interface StepCall {
+  readonly id: CallId
+  readonly tool: string
+  readonly result: CallResult
+  readonly refs: ReadonlyArray<string>
+}
+
+/** A recorded observation as a step call (the tool that actually ran, its outcome, the refs it consumed). */
+const observed = (id: CallId, obs: Observation): StepCall =>
+  ({ id, tool: obs.tool, result: obs.outcome._tag === "ok" ? "ok" : obs.outcome.error.kind, refs: obs.refs })
+
 /** The calls of one step, each with its observation (matched by id, first unused), and observations no call claims. */
-const callsOf = (step: Step): ReadonlyArray<{ id: CallId; tool: string; result: CallResult; refs: ReadonlyArray<string> }> => {
+const callsOf = (step: Step): ReadonlyArray<StepCall> => {
   const used = new Set<number>()
-  const out: Array<{ id: CallId; tool: string; result: CallResult; refs: ReadonlyArray<string> }> = []
+  const out: Array<StepCall> = []
   for (const call of step.turn?.calls ?? []) {
     const at = step.observations.findIndex((o, i) => !used.has(i) && o.callId === call.id)
     const obs = step.observations[at]
@@ -209,11 +214,10 @@ const callsOf = (step: Step): ReadonlyArray<{ id: CallId; tool: string; result: 
       continue
     }
     used.add(at)
-    out.push({ id: call.id, tool: obs.tool, result: obs.outcome._tag === "ok" ? "ok" : obs.outcome.error.kind, refs: obs.refs })
+    out.push(observed(call.id, obs))
   }
   step.observations.forEach((obs, i) => {
-    if (used.has(i)) return
-    out.push({ id: obs.callId, tool: obs.tool, result: obs.outcome._tag === "ok" ? "ok" : obs.outcome.error.kind, refs: obs.refs })
+    if (!used.has(i)) out.push(observed(obs.callId, obs))
   })
   return out
 }
@@ -332,16 +336,8 @@ export const fromSteps = (
           if (depends) layer = Math.max(layer, earlier.layer + 1)
         }
         callLayers.push({ raw, layer })
-        const fact: CallFact = {
-          id: raw.id,
-          tool: raw.tool,
-          step: raw.step,
-          result: raw.result,
-          repeated: raw.repeated,
-          grounded: raw.grounded,
-          outOfOrder: raw.outOfOrder,
-          layer
-        }
+        const { refs: _refs, declaredDeps: _declaredDeps, ...known } = raw
+        const fact: CallFact = { ...known, layer }
         calls.push(fact)
         callFacts[k]?.push(fact)
         acting.add(k)
