@@ -16,11 +16,6 @@ export class DecodeError extends Schema.TaggedError<DecodeError>()("DecodeError"
   message: Schema.String
 }) {}
 
-/** A tool name that is not in the library. */
-export class UnknownToolError extends Schema.TaggedError<UnknownToolError>()("UnknownToolError", {
-  tool: Schema.String
-}) {}
-
 /** A configuration or flag value that is out of range or malformed. */
 export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
   field: Schema.String,

@@ -24,6 +24,3 @@ export const Turn = Schema.Struct({
 })
 /** A parsed model turn. */
 export type Turn = typeof Turn.Type
-
-/** The turn with nothing in it. */
-export const emptyTurn: Turn = { searches: [], calls: [] }

@@ -16,9 +16,6 @@ import * as PlanMath from "./Plan.ts"
  */
 export type PlanStatus = "none" | "invalid" | "stale" | "repeated" | "new"
 
-/** All plan statuses, in classification order. */
-export const planStatuses: ReadonlyArray<PlanStatus> = ["none", "invalid", "stale", "repeated", "new"]
-
 /** All controller states. */
 export const states: ReadonlyArray<ControllerState> = ["Need", "May", "No", "Answer"]
 
