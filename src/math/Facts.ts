@@ -141,11 +141,8 @@ export const phaseOf = (turn: Turn | undefined, previous: Phase | undefined): Ph
  * The phase of a recorded step: as {@link phaseOf}, counting what actually ran too (observations are calls,
  * search results are searches), so a step recorded without a parsed turn still lands in the right phase.
  */
-export const phaseOfStep = (step: Step, previous: Phase | undefined): Phase => {
-  if ((step.turn?.calls.length ?? 0) > 0 || step.observations.length > 0) return "execute"
-  if ((step.turn?.searches.length ?? 0) > 0 || step.searches.length > 0) return "explore"
-  return previous ?? "explore"
-}
+export const phaseOfStep = (step: Step, previous: Phase | undefined): Phase =>
+  step.observations.length > 0 ? "execute" : phaseOf(step.turn, step.searches.length > 0 ? "explore" : previous)
 
 /** The phase of every step (see {@link phaseOfStep}). */
 export const phasesOf = (steps: ReadonlyArray<Step>): ReadonlyArray<Phase> => {

@@ -60,6 +60,43 @@ describe("Facts phases", () => {
     expect(Facts.segment([])).toEqual([])
     expect(Facts.segment(makeSteps([{ answer: "at once" }]))).toEqual([{ kind: "explore", start: 0, end: 1 }])
   })
+
+  it("a recorded step's phase counts what ran as well as what the turn asked, for every combination", () => {
+    const [base] = makeSteps([{ answer: "x" }])
+    if (base === undefined) throw new Error("fixture")
+    const [withCall] = makeSteps([{ calls: [{ id: "c1", tool: "t" }] }])
+    const [withSearch] = makeSteps([{ searches: [{ slot: "s", hits: ["t"] }] }])
+    const observation = withCall?.observations[0]
+    const search = withSearch?.searches[0]
+    if (observation === undefined || search === undefined) throw new Error("fixture")
+    for (const turnCalls of [undefined, false, true]) {
+      for (const turnSearches of [false, true]) {
+        for (const ran of [false, true]) {
+          for (const searched of [false, true]) {
+            for (const previous of [undefined, "explore", "execute"] as const) {
+              const step = {
+                ...base,
+                ...(turnCalls === undefined ? { turn: undefined } : {
+                  turn: {
+                    searches: turnSearches ? [{ slot: "s", query: "q" }] : [],
+                    calls: turnCalls ? [{ id: callId("c1"), tool: toolName("t"), arguments: {} }] : []
+                  }
+                }),
+                observations: ran ? [observation] : [],
+                searches: searched ? [search] : []
+              } as typeof base
+              const expected = turnCalls === true || ran
+                ? "execute"
+                : (turnCalls !== undefined && turnSearches) || searched
+                ? "explore"
+                : previous ?? "explore"
+              expect(Facts.phaseOfStep(step, previous)).toBe(expected)
+            }
+          }
+        }
+      }
+    }
+  })
 })
 
 describe("Facts of a clean ParaAct trajectory", () => {
