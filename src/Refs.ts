@@ -35,6 +35,9 @@ export type ParsedRef = { readonly ok: true; readonly target: RefTarget } | { re
 
 const idChar = /[A-Za-z0-9_]/
 
+/** An array index in a reference path: a decimal without leading zeros. */
+const indexPattern = /^(0|[1-9][0-9]*)$/
+
 /**
  * Parses `c1`, `c1.items.0.id` or `c1.items[0].id`. Segments after the id are separated by `.`; `[n]` is
  * accepted as a synonym of `.n` because models write both. A key that itself contains `.` or `[` cannot be addressed.
@@ -58,7 +61,7 @@ export const parseRef = (ref: string): ParsedRef => {
     } else if (c === "[") {
       const close = ref.indexOf("]", i)
       const index = close < 0 ? "" : ref.slice(i + 1, close)
-      if (!/^(0|[1-9][0-9]*)$/.test(index)) {
+      if (!indexPattern.test(index)) {
         return { ok: false, error: { offset: i, message: "expected an array index like [0]" } }
       }
       path.push(index)
@@ -169,7 +172,7 @@ export const select = (
     const object = asObject(current)
     let next: Json | undefined
     if (Array.isArray(current)) {
-      const index = /^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : -1
+      const index = indexPattern.test(segment) ? Number(segment) : -1
       next = index >= 0 ? current[index] : undefined
       if (next === undefined) {
         const message = index < 0
