@@ -60,9 +60,11 @@ export interface Cell {
 export const aggregate = (perTask: ReadonlyArray<ReadonlyArray<Outcome>>): Cell => {
   const tasks = perTask.filter((o) => o.length > 0)
   const per = <K extends keyof Outcome>(k: K) => mean(tasks.map((os) => mean(os.map((o) => Number(o[k])))))
+  // k is capped at a task's rollout count, so a single-rollout task counts its pass@1 as its pass@2
+  const passAt = (k: number) => mean(tasks.map((os) => passAtK(os.length, os.filter((o) => o.success).length, Math.min(k, os.length))))
   return {
-    pass1: mean(tasks.map((os) => passAtK(os.length, os.filter((o) => o.success).length, 1))),
-    pass2: mean(tasks.map((os) => passAtK(os.length, os.filter((o) => o.success).length, Math.min(2, os.length)))),
+    pass1: passAt(1),
+    pass2: passAt(2),
     path: per("path"),
     rounds: per("rounds"),
     calls: per("calls"),

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Evaluation from "../../src/math/Evaluation.ts"
+
+const outcome = (success: boolean, path = 1, rounds = 2, calls = 3, searches = 1): Evaluation.Outcome => ({ success, path, rounds, calls, searches })
+
+describe("Evaluation.aggregate", () => {
+  it("averages each task's rollouts first, pass@k unbiased per task, a single rollout's pass@2 equal to its pass@1", () => {
+    const cell = Evaluation.aggregate([
+      [outcome(true, 1, 2, 4, 2), outcome(false, 0.5, 4, 2, 0), outcome(false, 0, 2, 2, 2), outcome(false, 0.5, 4, 4, 0)],
+      [outcome(true, 1, 3, 3, 1)],
+      []
+    ])
+    expect(cell.pass1).toBeCloseTo((0.25 + 1) / 2, 12)
+    // task 1: 1 − C(3,2)/C(4,2) = 0.5; task 2: one rollout, pass@2 = pass@1 = 1
+    expect(cell.pass2).toBeCloseTo((0.5 + 1) / 2, 12)
+    expect(cell.path).toBeCloseTo((0.5 + 1) / 2, 12)
+    expect(cell.rounds).toBeCloseTo((3 + 3) / 2, 12)
+    expect(cell.calls).toBeCloseTo((3 + 3) / 2, 12)
+    expect(cell.searches).toBeCloseTo((1 + 1) / 2, 12)
+    expect(cell.tasks).toBe(2)
+    expect(cell.rollouts).toBe(5)
+  })
+})
