@@ -12,7 +12,6 @@ import type { ProtocolIssue, SearchResult, Step } from "./domain/Trajectory.ts"
 import type { SearchQuery, Turn } from "./domain/Turn.ts"
 import { canonicalJson } from "./math/CanonicalJson.ts"
 import {
-  assignCallIds,
   assignSlots,
   checkActions,
   closeTag,
@@ -22,6 +21,7 @@ import {
   hasTags,
   formatPath,
   parseTags,
+  partsToTurn,
   printTurn,
   type TagName,
   type TagParts,
@@ -286,15 +286,9 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
   const lastTag: TagName = parts.answer !== undefined ? "answer" : parts.plan !== undefined ? "plan" : "think"
   const checked = checkActions(draft, { answer: parts.at.answer ?? 0, call: 0, end: content.length }, lastTag)
   if (Result.isFailure(checked)) return Result.fail(checked.failure)
-  const taken = new Set([...used, ...kept])
-  for (const node of parts.plan?.nodes ?? []) taken.add(node.id)
-  return Result.succeed({
-    ...(parts.think !== undefined ? { think: parts.think } : {}),
-    ...(parts.plan !== undefined ? { plan: parts.plan } : {}),
-    searches: queries,
-    calls: assignCallIds(calls, taken, options.nextCallIndex),
-    ...(parts.answer !== undefined ? { answer: parts.answer } : {})
-  })
+  // the kept ids are the calls' own, which assignCallIds skips anyway
+  const ids = { usedCallIds: used, ...(options.nextCallIndex !== undefined ? { nextCallIndex: options.nextCallIndex } : {}) }
+  return Result.succeed(partsToTurn({ ...parts, searches: queries, calls }, ids))
 }
 
 // ---------------------------------------------------------------------------------------------------------------

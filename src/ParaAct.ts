@@ -482,16 +482,26 @@ export const parseTurn = (text: string, options: ParseOptions = {}): Result.Resu
   const offsets = { answer: parts.at.answer ?? text.length, call: parts.at.call ?? text.length, end: text.length }
   const checked = checkActions(parts, offsets, lastTagOf(parts.at))
   if (Result.isFailure(checked)) return Result.fail(checked.failure)
+  return Result.succeed(partsToTurn(parts, options))
+}
+
+/**
+ * The turn of checked parts: each call without an id gets a fresh `c<n>` (see {@link assignCallIds}) that is
+ * neither one of `usedCallIds` nor a node id of the turn's plan.
+ */
+export const partsToTurn = (
+  parts: Pick<TagParts, "think" | "plan" | "searches" | "calls" | "answer">,
+  options: Pick<ParseOptions, "usedCallIds" | "nextCallIndex">
+): Turn => {
   const taken = new Set(options.usedCallIds ?? [])
   for (const node of parts.plan?.nodes ?? []) taken.add(node.id)
-  const turn: Turn = {
+  return {
     ...(parts.think !== undefined ? { think: parts.think } : {}),
     ...(parts.plan !== undefined ? { plan: parts.plan } : {}),
     searches: parts.searches,
     calls: assignCallIds(parts.calls, taken, options.nextCallIndex),
     ...(parts.answer !== undefined ? { answer: parts.answer } : {})
   }
-  return Result.succeed(turn)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
