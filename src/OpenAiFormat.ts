@@ -19,6 +19,7 @@ import {
   type DraftCall,
   fail,
   hasTags,
+  lastTagOf,
   formatPath,
   parseTags,
   partsToTurn,
@@ -283,8 +284,7 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
   const queries = assignSlots(searches)
 
   const draft = { searches: queries, calls, ...(parts.answer !== undefined ? { answer: parts.answer } : {}) }
-  const lastTag: TagName = parts.answer !== undefined ? "answer" : parts.plan !== undefined ? "plan" : "think"
-  const checked = checkActions(draft, { answer: parts.at.answer ?? 0, call: 0, end: content.length }, lastTag)
+  const checked = checkActions(draft, { answer: parts.at.answer ?? 0, call: 0, end: content.length }, lastTagOf(parts.at))
   if (Result.isFailure(checked)) return Result.fail(checked.failure)
   // the kept ids are the calls' own, which assignCallIds skips anyway
   const ids = { usedCallIds: used, ...(options.nextCallIndex !== undefined ? { nextCallIndex: options.nextCallIndex } : {}) }

@@ -468,7 +468,7 @@ export const checkActions = (
 }
 
 /** The last tag present in the parts, or `think` when there is none. */
-const lastTagOf = (at: Readonly<Partial<Record<TagName, number>>>): TagName =>
+export const lastTagOf = (at: Readonly<Partial<Record<TagName, number>>>): TagName =>
   tagNames.filter((t) => at[t] !== undefined).at(-1) ?? "think"
 
 /**

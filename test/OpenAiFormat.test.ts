@@ -199,6 +199,17 @@ describe("assistant message -> turn", () => {
     })
   })
 
+  it("a message without action is an error at the end of the content, naming its last tag", () => {
+    const planOnly = "<think>\nfirst the team\n</think>\n<plan>\n{\"nodes\":[{\"id\":\"c1\",\"deps\":[]}]}\n</plan>"
+    for (const [content, tag] of [[planOnly, "plan"], ["<think>\nhmm\n</think>", "think"], [null, "think"], ["", "think"]] as const) {
+      const e = err(message(content))
+      expect({ tag: e.tag, offset: e.offset }).toEqual({ tag, offset: (content ?? "").length })
+      expect(e.message).toContain("the turn has no action")
+    }
+    const reasoned = err(message(null), { reasoning: "thinking it over" })
+    expect({ tag: reasoned.tag, offset: reasoned.offset }).toEqual({ tag: "think", offset: 0 })
+  })
+
   it("errors name the call and the offset inside its arguments", () => {
     const bad = err(message(null, [["call_1", "forecast", "{\"city\": \"Paris\",}"]]))
     expect({ tag: bad.tag, offset: bad.offset }).toEqual({ tag: "call", offset: 17 })
