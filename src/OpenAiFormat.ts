@@ -281,14 +281,13 @@ export const messageToTurn = (message: AssistantMessage, options: MessageOptions
     if (slots.has(s.slot)) return fail("search", 0, `tool_calls[${s.index}]: slot ${JSON.stringify(s.slot)} appears twice; one query per slot`)
     slots.add(s.slot)
   }
-  const queries = assignSlots(searches)
 
-  const draft = { searches: queries, calls, ...(parts.answer !== undefined ? { answer: parts.answer } : {}) }
-  const checked = checkActions(draft, { answer: parts.at.answer ?? 0, call: 0, end: content.length }, lastTagOf(parts.at))
+  const actions = { ...parts, searches: assignSlots(searches), calls }
+  const checked = checkActions(actions, { answer: parts.at.answer ?? 0, call: 0, end: content.length }, lastTagOf(parts.at))
   if (Result.isFailure(checked)) return Result.fail(checked.failure)
   // the kept ids are the calls' own, which assignCallIds skips anyway
   const ids = { usedCallIds: used, ...(options.nextCallIndex !== undefined ? { nextCallIndex: options.nextCallIndex } : {}) }
-  return Result.succeed(partsToTurn({ ...parts, searches: queries, calls }, ids))
+  return Result.succeed(partsToTurn(actions, ids))
 }
 
 // ---------------------------------------------------------------------------------------------------------------
