@@ -8,7 +8,7 @@ import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32 } from "../math/Random.ts"
 import { allActions, entityDefs } from "../world/Entities.ts"
 import type { ActionDef, Entity } from "../world/Model.ts"
-import type { Field, Op } from "../world/Ops.ts"
+import { type Field, type Op, paramOf } from "../world/Ops.ts"
 import type { Universe } from "../world/Universe.ts"
 import { utility } from "../world/Utilities.ts"
 import * as V from "../world/Values.ts"
@@ -143,9 +143,10 @@ export const compile = (op: Op, u: Universe): Compiled => {
   const render = compileFields(u, op.type, op.fields)
   const item = render.entity
   const wrap = compileEnvelope(op)
-  const param = (role: string) => op.params.find((p) => p.role === role)
-  const idName = param("id")?.name
-  const limitName = param("limit")?.name
+  const idName = paramOf(op, "id")?.name
+  const limitName = paramOf(op, "limit")?.name
+  const fromName = paramOf(op, "from")?.name
+  const toName = paramOf(op, "to")?.name
   const defaultLimit = op.defaultLimit ?? 10
   const limitOf = (args: JsonObject): number => Math.max(1, Math.min(50, num(limitName === undefined ? undefined : args[limitName]) ?? defaultLimit))
   /** The first `limit` items of `indexes` (or of the range [start, start + count) when `indexes` is undefined). */
@@ -220,8 +221,6 @@ export const compile = (op: Op, u: Universe): Compiled => {
   }
   const isResult = (x: ReadonlyArray<number> | undefined | Result): x is Result => x !== undefined && "ok" in x
   const dayRange = (args: JsonObject): { from: number; to: number } | Result => {
-    const fromName = param("from")?.name
-    const toName = param("to")?.name
     const toText = str(toName === undefined ? undefined : args[toName])
     const fromText = str(fromName === undefined ? undefined : args[fromName])
     const to = toText === undefined ? (fromText === undefined ? V.today : Math.min(V.today, V.dayNumber(fromText) + 6)) : V.dayNumber(toText)
@@ -233,7 +232,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
 
   switch (op.kind) {
     case "search": {
-      const q = param("query")?.name ?? "query"
+      const q = paramOf(op, "query")?.name ?? "query"
       return (args, ctx) => {
         const text = str(args[q]) ?? ""
         const hits = u.search(op.type, text, 10_000).matches
@@ -242,7 +241,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     }
     case "lookup": {
-      const q = param("query")?.name ?? "name"
+      const q = paramOf(op, "query")?.name ?? "name"
       return (args, ctx) => {
         const hits = u.byExactName(op.type, str(args[q]) ?? "")
         const first = hits[0]
@@ -255,7 +254,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         return typeof i === "number" ? one(ctx, op.type, i) : i
       }
     case "featured": {
-      const dateName = param("date")?.name
+      const dateName = paramOf(op, "date")?.name
       return (args, ctx) => {
         const d = str(dateName === undefined ? undefined : args[dateName]) ?? V.isoDate(V.today)
         const n = u.size(op.type)
@@ -269,6 +268,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     case "top": {
       const metric = op.metric ?? ""
+      const rankOut = op.fields.find((x) => x.source.kind === "rank")?.out
       return (args, ctx) => {
         const ranked = u.rankedBy(op.type, metric)
         const f = filtered(args, undefined)
@@ -280,7 +280,6 @@ export const compile = (op: Op, u: Universe): Compiled => {
           const i = ranked[k] as number
           if (keep === undefined || keep.has(i)) order.push(i)
         }
-        const rankOut = op.fields.find((x) => x.source.kind === "rank")?.out
         return list(args, ctx, order, 0, 0, (o, k) => {
           if (rankOut !== undefined) o[rankOut] = k + 1
         })
@@ -369,9 +368,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
         return { ok: true, payload: wrap(render.record(rec, ctx.produced), 1, 1, 1) }
       }
     case "convert": {
-      const amountName = param("amount")?.name ?? "amount"
-      const baseName = param("base")?.name ?? "from"
-      const quoteName = param("quote")?.name ?? "to"
+      const amountName = paramOf(op, "amount")?.name ?? "amount"
+      const baseName = paramOf(op, "base")?.name ?? "from"
+      const quoteName = paramOf(op, "quote")?.name ?? "to"
       return (args, ctx) => {
         const amount = num(args[amountName]) ?? 0
         const b = str(args[baseName]) ?? ""
