@@ -88,12 +88,13 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
     return x < shares[0] ? "train" : x < shares[0] + shares[1] ? "validation" : "test"
   }
   const groupSplit = new Map<string, Split>()
-  const splitOfGroup = (spec: ToolSpec): Split => {
-    const k = groupKey(spec)
-    let s = groupSplit.get(k)
-    if (s === undefined) groupSplit.set(k, s = shareSplit(hash32(k, 0x5eed)))
+  /** The split of a provider, by its group key (see {@link TaskOptions.holdoutTools}). */
+  const groupSplitOf = (g: string): Split => {
+    let s = groupSplit.get(g)
+    if (s === undefined) groupSplit.set(g, s = shareSplit(hash32(g, 0x5eed)))
     return s
   }
+  const splitOfGroup = (spec: ToolSpec): Split => groupSplitOf(groupKey(spec))
 
   // Entry tools (callable from the request alone), by provider and by category.
   const entryByGroup = new Map<string, Array<ToolSpec>>()
@@ -479,11 +480,6 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
   const groupsOf = (split: Split | undefined, category?: string): Array<string> => {
     const base = category === undefined ? allGroups : entryGroupsByCategory.get(category) ?? []
     return split === undefined ? base : base.filter((g) => groupSplitOf(g) === split)
-  }
-  const groupSplitOf = (g: string): Split => {
-    let s = groupSplit.get(g)
-    if (s === undefined) groupSplit.set(g, s = shareSplit(hash32(g, 0x5eed)))
-    return s
   }
   const inSplit = (split: Split | undefined) => (t: ToolSpec): boolean => split === undefined || splitOfGroup(t) === split
 
