@@ -11,6 +11,7 @@ import type { DepEdge, ToolSpec } from "../domain/Tool.ts"
 import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32, hashParts, rng as makeRng, type Rng } from "../math/Random.ts"
 import * as Refs from "../Refs.ts"
+import { groupKey } from "../retrieval/Document.ts"
 import { Engine, type EpisodeState } from "../simulator/Engine.ts"
 import { allActions, entityDefs } from "./Entities.ts"
 import type { ActionDef, EntityDef } from "./Model.ts"
@@ -61,8 +62,6 @@ const placeTypes: ReadonlySet<string> = new Set(["city", "country", "venue", "st
 const quote = (s: string): string => `"${s}"`
 
 const fmt = (v: Json | undefined): string => (typeof v === "string" ? v : JSON.stringify(v ?? null))
-
-const groupKey = (spec: ToolSpec): string => `${spec.category}\u0000${spec.group}`
 
 /** The task generator over a world. */
 export interface TaskGenerator {
