@@ -12,12 +12,19 @@ import type { Universe } from "../world/Universe.ts"
 import * as V from "../world/Values.ts"
 import * as W from "../world/Words.ts"
 
+/** The date format an example string shows (`2024-04-15` → date, `2024-04-15T…` → date-time), if any. */
+const dateFormatOf = (example: string): "date" | "date-time" | undefined =>
+  /^\d{4}-\d{2}-\d{2}$/.test(example) ? "date" : /^\d{4}-\d{2}-\d{2}T/.test(example) ? "date-time" : undefined
+
 /** Infers a JSON schema from an example value (objects, arrays, primitives). */
 export const inferSchema = (example: Json): JsonSchema => {
   if (example === null) return { type: "string" }
   if (Array.isArray(example)) return { type: "array", items: example.length > 0 ? inferSchema(example[0] as Json) : { type: "string" } }
   switch (typeof example) {
-    case "string": return { type: "string", ...(/^\d{4}-\d{2}-\d{2}$/.test(example) ? { format: "date" } : /^\d{4}-\d{2}-\d{2}T/.test(example) ? { format: "date-time" } : {}) }
+    case "string": {
+      const format = dateFormatOf(example)
+      return format === undefined ? { type: "string" } : { type: "string", format }
+    }
     case "number": return { type: Number.isInteger(example) ? "integer" : "number" }
     case "boolean": return { type: "boolean" }
     default: {
@@ -83,7 +90,7 @@ const categorical = /^[A-Za-z][A-Za-z _/-]{0,23}$/
 const stringFor = (key: string, schema: JsonSchema, h: number, example: Json | undefined): string => {
   if (schema.enum !== undefined && schema.enum.length > 0) return String(V.pick(schema.enum, h))
   const k = key.toLowerCase()
-  const fmt = schema.format ?? (typeof example === "string" ? (/^\d{4}-\d{2}-\d{2}$/.test(example) ? "date" : /^\d{4}-\d{2}-\d{2}T/.test(example) ? "date-time" : /^https?:\/\//.test(example) ? "uri" : /@/.test(example) ? "email" : undefined) : undefined)
+  const fmt = schema.format ?? (typeof example === "string" ? (dateFormatOf(example) ?? (/^https?:\/\//.test(example) ? "uri" : /@/.test(example) ? "email" : undefined)) : undefined)
   if (fmt === "date") return V.pastDate(h, 0, 1500)
   if (fmt === "date-time") return V.dateTimeOn(h, V.today - (h % 400))
   if (fmt === "email" || /email/.test(k)) return V.email(V.personName(h), V.mailDomain(V.sub(h, "d")), h)
