@@ -546,10 +546,7 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
   const joiners: ReadonlyArray<string> = ["Also, ", "In addition, ", "And ", "Plus, ", "Separately, ", "At the same time, "]
 
   const request = (rng: Rng, d: Draft): string => {
-    const parts = d.clauses.map((c, i) => {
-      const s = i === 0 ? c : `${rng.pick(joiners)}${c}`
-      return s[0] === undefined ? s : s[0].toUpperCase() + s.slice(1)
-    })
+    const parts = d.clauses.map((c, i) => V.capitalize(i === 0 ? c : `${rng.pick(joiners)}${c}`))
     return `${rng.pick(openers)}${parts.join(" ")}`.trim()
   }
 
