@@ -19,7 +19,8 @@ export interface TypeHint {
   readonly note?: string
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+/** Whether a value is a plain (non-array) object. */
+export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Sets `record[key] = value` as an own property even when the key is `__proto__` (plain assignment would

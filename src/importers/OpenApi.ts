@@ -8,7 +8,7 @@ import * as nodePath from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { asJson, convertSchema, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
+import { asJson, convertSchema, isRecord, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
 import { safeName, slugOrHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
 import { parseJson, readText } from "./Read.ts"
 import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
@@ -47,8 +47,6 @@ export interface Options {
   /** The provider name (default: `info.title`, else the file name). */
   readonly group?: string
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Follows `$ref` chains of non-schema objects (parameters, request bodies, responses); a cycle or dangling ref gives undefined. */
 const deref = (u: unknown, resolve: RefResolver): unknown => {
