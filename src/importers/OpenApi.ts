@@ -9,7 +9,7 @@ import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
 import { asJson, convertSchema, isRecord, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
-import { safeName, slugOrHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
+import { safeName, slugOrHash, uniquifyTools } from "./Naming.ts"
 import { parseJson, readText } from "./Read.ts"
 import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
 
@@ -219,7 +219,7 @@ export const convertDocument = (document: unknown, file: string, options: Option
       }
     }
   }
-  const tools = uniquifyNames(uniquifyIds(specs, (t, id) => ({ ...t, id: toolId(id) })))
+  const tools = uniquifyTools(specs)
   return { tools, report: issues.report(file) }
 }
 

@@ -9,7 +9,7 @@ import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { SourceKind, ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
 import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, setOwn, typeHint } from "./JsonSchemaImport.ts"
-import { maxNameLength, shortHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
+import { maxNameLength, shortHash, uniquifyTools } from "./Naming.ts"
 import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
 import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
 
@@ -276,10 +276,6 @@ const loadFile = (dir: string, category: string, file: string): Effect.Effect<Fi
   )
 }
 
-/** Makes ids then names unique over a whole library (deterministic: depends on the content only). */
-export const finalize = (tools: ReadonlyArray<ToolSpec>): Array<ToolSpec> =>
-  uniquifyNames(uniquifyIds(tools, (t, id) => ({ ...t, id: toolId(id) })))
-
 /**
  * Loads a ToolBench-format folder: every `<Category>/*.json` (read {@link readConcurrency} at a time unless
  * `concurrency` says otherwise).
@@ -300,7 +296,7 @@ export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir
   })
   const strayIssues = collector()
   for (const s of strays) strayIssues.issue(s, "file outside a category folder, ignored")
-  const tools = finalize(results.flatMap((r) => r.tools))
+  const tools = uniquifyTools(results.flatMap((r) => r.tools))
   const report = combine(dir, [strayIssues.report(dir), ...results.map((r) => r.report)])
   return { tools, report } satisfies ImportResult
 })
