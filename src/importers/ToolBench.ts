@@ -11,7 +11,7 @@ import { toolId, toolName } from "../domain/Ids.ts"
 import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { maxNameLength, shortHash, uniquifyTools } from "./Naming.ts"
 import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
-import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, combine, ImportError, type ImportResult, oneLine } from "./Report.ts"
 
 /** How many tool files are read at once. */
 export const readConcurrency = 32
@@ -200,25 +200,21 @@ export const toSpec = (record: ApiRecord, kind: SourceKind, ref: string, issues:
   }
 }
 
-interface FileResult {
-  readonly tools: ReadonlyArray<ToolSpec>
-  readonly report: ImportReport
+/** A tool file that yields nothing, with the reason in its report. */
+const skippedFile = (ref: string, reason: string): ImportResult => {
+  const issues = collector()
+  issues.skip(ref, `tool file skipped: ${reason}`)
+  return { tools: [], report: issues.report(ref) }
 }
 
 /** Converts the parsed content of one tool file (exported for tests and for other loaders of the same format). */
-export const convertToolFile = (content: unknown, category: string, ref: string): FileResult => {
-  const issues = collector()
+export const convertToolFile = (content: unknown, category: string, ref: string): ImportResult => {
   const decoded = decodeTool(content)
-  if (Result.isFailure(decoded)) {
-    issues.skip(ref, `tool file skipped: ${oneLine(decoded.failure.message)}`)
-    return { tools: [], report: issues.report(ref) }
-  }
+  if (Result.isFailure(decoded)) return skippedFile(ref, oneLine(decoded.failure.message))
   const tool = decoded.success
   const name = text(tool.tool_name) || text(tool.name) || text(tool.title)
-  if (name.length === 0) {
-    issues.skip(ref, "tool file skipped: no tool_name, name or title")
-    return { tools: [], report: issues.report(ref) }
-  }
+  if (name.length === 0) return skippedFile(ref, "no tool_name, name or title")
+  const issues = collector()
   const tools: Array<ToolSpec> = []
   tool.api_list.forEach((raw, i) => {
     const at = `${ref}#api_list[${i}]`
@@ -256,23 +252,14 @@ export const convertToolFile = (content: unknown, category: string, ref: string)
   return { tools, report: issues.report(ref) }
 }
 
-const loadFile = (dir: string, category: string, file: string): Effect.Effect<FileResult> => {
+const loadFile = (dir: string, category: string, file: string): Effect.Effect<ImportResult> => {
   const ref = `${category}/${file}`
   return readText(path.join(dir, category, file)).pipe(
     Effect.map((content) => {
       const parsed = parseJson(content)
-      if (Result.isFailure(parsed)) {
-        const issues = collector()
-        issues.skip(ref, `tool file skipped: ${parsed.failure}`)
-        return { tools: [], report: issues.report(ref) }
-      }
-      return convertToolFile(parsed.success, category, ref)
+      return Result.isFailure(parsed) ? skippedFile(ref, parsed.failure) : convertToolFile(parsed.success, category, ref)
     }),
-    Effect.catchTag("ImportError", (e) => {
-      const issues = collector()
-      issues.skip(ref, `tool file skipped: ${e.message}`)
-      return Effect.succeed({ tools: [], report: issues.report(ref) })
-    })
+    Effect.catchTag("ImportError", (e) => Effect.succeed(skippedFile(ref, e.message)))
   )
 }
 
