@@ -10,7 +10,7 @@ import * as nodePath from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { setOwn, typeHint } from "./JsonSchemaImport.ts"
+import { schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import * as PyLiteral from "./PyLiteral.ts"
 import { isDirectory, parseJson, readText } from "./Read.ts"
@@ -57,14 +57,7 @@ const fieldSchema = (raw: unknown, where: string, issues: Collector): JsonSchema
   const typeName = typeof f.success.type === "string" ? f.success.type : undefined
   const hint = typeName === undefined ? undefined : typeHint(typeName)
   if (hint === undefined) issues.issue(where, `type ${JSON.stringify(f.success.type ?? null)} unknown, assumed string`)
-  const description = (f.success.description ?? "").trim()
-  const out: { -readonly [K in keyof JsonSchema]: JsonSchema[K] } = {}
-  const type = hint === undefined ? "string" : hint.type
-  if (type !== undefined) out.type = type
-  if (hint?.format !== undefined) out.format = hint.format
-  if (hint?.items !== undefined) out.items = hint.items
-  if (description.length > 0) out.description = description
-  return out
+  return schemaOfHint(hint, (f.success.description ?? "").trim())
 }
 
 /**

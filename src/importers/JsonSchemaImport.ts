@@ -155,6 +155,15 @@ const partsToSchema = (h: TypeHint): JsonSchema => {
   return out
 }
 
+/**
+ * The schema of a field declared by a type name and a description (API-Bank, Seal-Tools and ToolBench fields):
+ * the hint's parts, a string when the name is not a type (`hint` undefined), the description when not empty.
+ */
+export const schemaOfHint = (hint: TypeHint | undefined, description: string): JsonSchema => {
+  const schema = hint === undefined ? { type: "string" as const } : partsToSchema(hint)
+  return description.length > 0 ? { ...schema, description } : schema
+}
+
 /** A schema from a type name, or undefined when the name is not one {@link typeHint} knows. */
 export const schemaOfTypeName = (raw: string): JsonSchema | undefined => {
   const h = typeHint(raw)

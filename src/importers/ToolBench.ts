@@ -8,7 +8,7 @@ import * as path from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { SourceKind, ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, setOwn, typeHint } from "./JsonSchemaImport.ts"
+import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { maxNameLength, shortHash, uniquifyTools } from "./Naming.ts"
 import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
 import { type Collector, collector, combine, ImportError, type ImportResult, oneLine } from "./Report.ts"
@@ -142,16 +142,9 @@ export const convertParameters = (
     if (hint === undefined) {
       issues.issue(where, `parameter ${JSON.stringify(name)}: type ${JSON.stringify(p.type ?? null)} unknown, assumed string`)
     }
-    const type = hint === undefined ? "string" : hint.type
-    const description = [text(p.description), hint?.note ?? ""].filter((s) => s.length > 0).join(" ")
-    const schema: { -readonly [K in keyof JsonSchema]: JsonSchema[K] } = {}
-    if (type !== undefined) schema.type = type
-    if (hint?.format !== undefined) schema.format = hint.format
-    if (hint?.items !== undefined) schema.items = hint.items
-    if (description.length > 0) schema.description = description
-    const value = coerceDefault(p.default, type)
-    if (value !== undefined) schema.default = value
-    setOwn(properties, name, schema)
+    const schema = schemaOfHint(hint, [text(p.description), hint?.note ?? ""].filter((s) => s.length > 0).join(" "))
+    const value = coerceDefault(p.default, schema.type)
+    setOwn(properties, name, value === undefined ? schema : { ...schema, default: value })
     if (isRequired) requiredNames.push(name)
   }
   required.forEach((r, i) => add(r, i, true))
