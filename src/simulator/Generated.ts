@@ -7,8 +7,8 @@ import type { Json, JsonObject } from "../domain/Json.ts"
 import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32 } from "../math/Random.ts"
 import { allActions, entityDefs } from "../world/Entities.ts"
-import type { ActionDef, Entity } from "../world/Model.ts"
-import { type Field, type Op, paramOf } from "../world/Ops.ts"
+import type { Entity } from "../world/Model.ts"
+import { type Field, type Op, type Param, paramOf } from "../world/Ops.ts"
 import type { Universe } from "../world/Universe.ts"
 import { utility } from "../world/Utilities.ts"
 import * as V from "../world/Values.ts"
@@ -41,8 +41,6 @@ export const maxSeriesDays = 31
 
 const notFound = (what: string, value: Json): Result => ({ ok: false, kind: "not_found", message: `404 Not Found: no ${what} matches ${JSON.stringify(value)}` })
 const badRequest = (message: string): Result => ({ ok: false, kind: "invalid_arguments", message: `400 Bad Request: ${message}` })
-
-const actionByKey = (key: string | undefined): ActionDef | undefined => allActions.find((a) => a.action.key === key)?.action
 
 /** How an item field gets its value: null, the entity's id, its name, or its attribute's generator. */
 type Take = "null" | "id" | "name" | "attr"
@@ -132,6 +130,16 @@ const compileEnvelope = (op: Op): Wrap => {
     }
     return root
   }
+}
+
+/** The values of an action's or utility's inputs, by input key (absent arguments left out). */
+const inputValues = (inputs: ReadonlyArray<Param>, args: JsonObject): { [key: string]: Json } => {
+  const values: { [key: string]: Json } = {}
+  for (const p of inputs) {
+    const v = args[p.name]
+    if (v !== undefined && p.key !== undefined) values[p.key] = v
+  }
+  return values
 }
 
 const num = (v: Json | undefined): number | undefined => (typeof v === "number" ? v : undefined)
@@ -334,8 +342,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     }
     case "action": {
-      const action = actionByKey(op.action)
-      const targetDef = action === undefined ? undefined : allActions.find((a) => a.action === action)?.target
+      const entry = allActions.find((a) => a.action.key === op.action)
+      const action = entry?.action
+      const targetDef = entry?.target
       const inputs = op.params.filter((p) => p.role === "input")
       return (args, ctx) => {
         if (action === undefined) return notFound("action", op.action ?? null)
@@ -345,11 +354,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
           if (typeof i !== "number") return i
           entity = u.entity(targetDef, i)
         }
-        const values: { [key: string]: Json } = {}
-        for (const p of inputs) {
-          const v = args[p.name]
-          if (v !== undefined && p.key !== undefined) values[p.key] = v
-        }
+        const values = inputValues(inputs, args)
         // Keyed on what the action means (action, target, inputs by key), not on the provider or its parameter
         // names: the same booking through any provider gets the same confirmation.
         const h = hash32(canonicalJson({ action: action.creates, target: entity?.id ?? null, inputs: values }), u.seed)
@@ -398,11 +403,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       const inputs = op.params.filter((p) => p.role === "input")
       return (args, ctx) => {
         if (util === undefined) return notFound("utility", op.utility ?? null)
-        const values: { [key: string]: Json } = {}
-        for (const p of inputs) {
-          const v = args[p.name]
-          if (v !== undefined && p.key !== undefined) values[p.key] = v
-        }
+        const values = inputValues(inputs, args)
         const res = util.run(values, hash32(canonicalJson({ utility: util.key, inputs: values }), u.seed))
         const o: { [key: string]: Json } = {}
         for (const f of op.fields) o[f.out] = f.source.kind === "out" ? res[f.source.key] ?? null : null
