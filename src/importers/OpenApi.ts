@@ -11,7 +11,7 @@ import { toolId, toolName } from "../domain/Ids.ts"
 import { asJson, convertSchema, isRecord, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
 import { safeName, slugOrHash, uniquifyTools } from "./Naming.ts"
 import { parseJson, readText } from "./Read.ts"
-import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, ImportError, type ImportResult, oneLine, withSource } from "./Report.ts"
 
 const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const
 
@@ -230,5 +230,5 @@ export const loadFile = Effect.fn("OpenApi.loadFile")(function* (path: string, o
   if (Result.isFailure(parsed)) return yield* new ImportError({ source: path, message: `${parsed.failure} (only JSON documents are read)` })
   const result = convertDocument(parsed.success, nodePath.basename(path), options)
   if (result === undefined) return yield* new ImportError({ source: path, message: "not an OpenAPI document: no paths object" })
-  return { tools: result.tools, report: { ...result.report, source: path } } satisfies ImportResult
+  return withSource(result, path)
 })

@@ -10,7 +10,7 @@ import { toolId, toolName } from "../domain/Ids.ts"
 import { schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import { parseJsonLines, readText } from "./Read.ts"
-import { type Collector, collector, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, type ImportResult, oneLine, withSource } from "./Report.ts"
 
 /** One Seal-Tools tool. */
 export const RawSealTool = Schema.Struct({
@@ -93,5 +93,5 @@ export const convertSealTools = (text: string, label: string): ImportResult => {
 export const loadSealTools = Effect.fn("SealTools.loadSealTools")(function* (path: string) {
   const text = yield* readText(path)
   const result = convertSealTools(text, nodePath.basename(path))
-  return { tools: result.tools, report: { ...result.report, source: path } } satisfies ImportResult
+  return withSource(result, path)
 })
