@@ -32,8 +32,12 @@ interface Rate {
 const world = World.make({ seed: World.defaultSeed })
 const tasks = Tasks.make(world).take({ split: "train", count: 300 })
 
-// Resolve each task's gold calls once (refs → values), so the timed loop only simulates.
+// Resolve each task's gold calls once (refs → values), so the timed loop only simulates; the same fault-free run
+// gives the mix of one pass (calls per operation kind, payload bytes): a change of throughput across commits is a
+// workload change when that line changes too, a hot-path change when it does not.
 const prepared: Array<{ readonly id: TaskId; readonly request: string; readonly calls: ReadonlyArray<ToolCall> }> = []
+const kinds = new Map<string, number>()
+let bytes = 0
 {
   const engine = new Engine(world.library, world, { seed: 0, faultRate: 0, latency: undefined })
   for (const t of tasks) {
@@ -42,8 +46,13 @@ const prepared: Array<{ readonly id: TaskId; readonly request: string; readonly 
     const calls: Array<ToolCall> = []
     for (const c of t.gold) {
       const call: ToolCall = { id: c.id, tool: c.tool, arguments: Refs.resolveRefs(c.arguments, (id) => outputs.get(id)).arguments }
+      const kind = world.ops.get(call.tool)?.kind ?? "imported"
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
       const r = engine.run(state, call)
-      if (r.outcome._tag === "ok") outputs.set(c.id, r.outcome.payload)
+      if (r.outcome._tag === "ok") {
+        outputs.set(c.id, r.outcome.payload)
+        bytes += JSON.stringify(r.outcome.payload).length
+      }
       calls.push(call)
     }
     prepared.push({ id: t.id, request: t.request, calls })
@@ -51,24 +60,8 @@ const prepared: Array<{ readonly id: TaskId; readonly request: string; readonly 
 }
 const totalCalls = prepared.reduce((a, p) => a + p.calls.length, 0)
 console.log(`${tasks.length} tasks, ${totalCalls} gold calls per pass; ${seconds} s per measurement; faults 5%`)
-// The mix of one pass (calls per operation kind, payload bytes): a change of throughput across commits is a workload
-// change when this line changes too, a hot-path change when it does not.
-{
-  const kinds = new Map<string, number>()
-  let bytes = 0
-  const probe = new Engine(world.library, world, { seed: 0, faultRate: 0, latency: undefined })
-  for (const p of prepared) {
-    const state = probe.open({ taskId: p.id, seed: 0, request: p.request, faults: false })
-    for (const c of p.calls) {
-      const kind = world.ops.get(c.tool)?.kind ?? "imported"
-      kinds.set(kind, (kinds.get(kind) ?? 0) + 1)
-      const r = probe.run(state, c)
-      if (r.outcome._tag === "ok") bytes += JSON.stringify(r.outcome.payload).length
-    }
-  }
-  const mix = [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${n} ${k}`).join(", ")
-  console.log(`mix per pass: ${mix}; ${(bytes / 1000).toFixed(0)} kB of payloads`)
-}
+const mix = [...kinds].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([k, n]) => `${n} ${k}`).join(", ")
+console.log(`mix per pass: ${mix}; ${(bytes / 1000).toFixed(0)} kB of payloads`)
 const load = (): string => os.loadavg().map((x) => x.toFixed(2)).join(" ")
 console.log(`load average before: ${load()}`)
 

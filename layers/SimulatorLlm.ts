@@ -16,7 +16,6 @@ import { conforms } from "../src/JsonSchemaValidate.ts"
 import { canonicalJson } from "../src/math/CanonicalJson.ts"
 import { responseShape } from "../src/simulator/Generic.ts"
 import * as Simulator from "../src/Simulator.ts"
-import { GeneratedWorld } from "../src/world/World.ts"
 import type { ToolLibrary } from "../src/ToolLibrary.ts"
 import { OpenAiClient } from "./OpenAiClient.ts"
 
@@ -143,7 +142,6 @@ export const layer = (config: SimulatorLlmConfig): Layer.Layer<Simulator.Simulat
   Layer.effectContext(Effect.gen(function*() {
     const decoded = yield* Simulator.decodeConfig({ ...config.simulator, render: "llm" })
     const engine = yield* Simulator.makeEngine(decoded)
-    const world = Option.getOrUndefined(yield* Effect.serviceOption(GeneratedWorld))
     const client = yield* OpenAiClient
     const db = yield* openCache(config.cachePath)
     const select = db.prepare<[string, string, number], { payload: string; source: string }>("SELECT payload, source FROM renders WHERE tool = ? AND args = ? AND seed = ?")
@@ -158,7 +156,7 @@ export const layer = (config: SimulatorLlmConfig): Layer.Layer<Simulator.Simulat
     const render: Simulator.Render = (spec, args, payload) =>
       Effect.gen(function*() {
         if (config.scope === "imported" && spec.source.kind === "generated") return payload
-        const seed = spec.source.kind === "generated" && world !== undefined ? world.seed : decoded.seed
+        const seed = spec.source.kind === "generated" && engine.world !== undefined ? engine.world.seed : decoded.seed
         const argsKey = canonicalJson(args)
         const cached = yield* Effect.sync(() => lookup(spec.name, argsKey, seed))
         if (cached !== undefined) {

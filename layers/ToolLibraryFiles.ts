@@ -15,7 +15,7 @@ import { uniquifyNames } from "../src/importers/Naming.ts"
 import * as OpenApi from "../src/importers/OpenApi.ts"
 import * as SealTools from "../src/importers/SealTools.ts"
 import * as ToolAlpaca from "../src/importers/ToolAlpaca.ts"
-import { type ImportError, type ImportReport, summary } from "../src/importers/Report.ts"
+import { type ImportError, type ImportReport, type ImportResult, summary } from "../src/importers/Report.ts"
 import * as StableToolBench from "../src/importers/StableToolBench.ts"
 import * as ToolBench from "../src/importers/ToolBench.ts"
 import { type Library, makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
@@ -55,6 +55,9 @@ export interface Loaded {
   readonly inferMs: number
 }
 
+/** The tools and reports of a source that is one import. */
+const single = (imported: Effect.Effect<ImportResult, ImportError>) => Effect.map(imported, (r) => ({ tools: r.tools, reports: [r.report] }))
+
 const importSource = (source: Source): Effect.Effect<{ tools: ReadonlyArray<ToolSpec>; reports: ReadonlyArray<ImportReport> }, ImportError> => {
   switch (source.kind) {
     case "toolbench":
@@ -74,28 +77,23 @@ const importSource = (source: Source): Effect.Effect<{ tools: ReadonlyArray<Tool
         return { tools: merged.tools, reports: [folder.report, ...loaded.map((q) => q.report), mergeReport] }
       })
     case "bfcl":
-      return Effect.gen(function* () {
-        const r = /\.jsonl?$/i.test(source.path) ? yield* Bfcl.loadFiles([source.path]) : yield* Bfcl.loadDirectory(source.path)
-        return { tools: r.tools, reports: [r.report] }
-      })
+      return single(/\.jsonl?$/i.test(source.path) ? Bfcl.loadFiles([source.path]) : Bfcl.loadDirectory(source.path))
     case "api-bank":
-      return ApiBank.loadDirectory(source.dir, source.training === undefined ? {} : { training: source.training }).pipe(
-        Effect.map((r) => ({ tools: r.tools, reports: [r.report] }))
-      )
+      return single(ApiBank.loadDirectory(source.dir, source.training === undefined ? {} : { training: source.training }))
     case "openapi":
-      return OpenApi.loadFile(source.path, {
+      return single(OpenApi.loadFile(source.path, {
         ...(source.category !== undefined ? { category: source.category } : {}),
         ...(source.group !== undefined ? { group: source.group } : {})
-      }).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+      }))
     case "mcp":
-      return Mcp.loadFile(source.path, {
+      return single(Mcp.loadFile(source.path, {
         ...(source.server !== undefined ? { server: source.server } : {}),
         ...(source.category !== undefined ? { category: source.category } : {})
-      }).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+      }))
     case "seal-tools":
-      return SealTools.loadSealTools(source.path).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+      return single(SealTools.loadSealTools(source.path))
     case "toolalpaca":
-      return ToolAlpaca.loadFile(source.path).pipe(Effect.map((r) => ({ tools: r.tools, reports: [r.report] })))
+      return single(ToolAlpaca.loadFile(source.path))
   }
 }
 

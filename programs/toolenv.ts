@@ -8,12 +8,13 @@ import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolLibraryFiles from "../layers/ToolLibraryFiles.ts"
 import * as DepGraph from "../src/DepGraph.ts"
-import type { CallOutcome } from "../src/domain/Call.ts"
+import { type CallOutcome, transientErrorKinds } from "../src/domain/Call.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { callId, taskId, toolName } from "../src/domain/Ids.ts"
 import { type Json, JsonObject } from "../src/domain/Json.ts"
 import type { Level, Split, Task } from "../src/domain/Task.ts"
 import * as Refs from "../src/Refs.ts"
+import * as Faults from "../src/simulator/Faults.ts"
 import * as Simulator from "../src/Simulator.ts"
 import { type Library, ToolLibrary } from "../src/ToolLibrary.ts"
 import * as Tasks from "../src/world/Tasks.ts"
@@ -162,7 +163,7 @@ const call = Command.make("call", {
       const x = yield* episode.execute({ id: callId("c1"), tool: toolName(flags.tool), arguments: args })
       yield* Console.log(`${flags.tool} ${JSON.stringify(args)}`)
       yield* printOutcome(x.outcome, x.attempt, 100_000)
-    }).pipe(Effect.provide(simulatorLayer(lib, world, flags.faults ? 0.05 : 0)))
+    }).pipe(Effect.provide(simulatorLayer(lib, world, flags.faults ? Faults.defaultFaultRate : 0)))
   })).pipe(Command.withDescription("Execute one call by hand: tool name + JSON arguments"))
 
 const index = Flag.Int("index").pipe(Flag.withDescription("which task of the stream (0-based)"), Flag.withDefault(0))
@@ -186,7 +187,7 @@ const gold = Command.make("gold", { seed, size, level, split, taskSeed, holdout,
           const run = episode.execute({ id: c.id, tool: c.tool, arguments: resolved.arguments })
           // A runtime retries transient faults with the identical call; so does this replay.
           return Effect.repeat(run, {
-            until: (x) => x.outcome._tag === "ok" || !["rate_limited", "server_error", "timeout"].includes(x.outcome.error.kind),
+            until: (x) => x.outcome._tag === "ok" || !transientErrorKinds.has(x.outcome.error.kind),
             times: 5
           }).pipe(Effect.map((x) => ({ c, args: resolved.arguments, x })))
         }, { concurrency: "unbounded" })
@@ -207,7 +208,7 @@ const gold = Command.make("gold", { seed, size, level, split, taskSeed, holdout,
         yield* Console.log(`  ${ok ? "✓" : "✗"} ${f.key}: ${f.value}${ok ? "" : ` (observed ${value ?? "nothing"})`}`)
       }
       yield* Console.log(`${found}/${t.facts.length} gold facts observed`)
-    }).pipe(Effect.provide(simulatorLayer(world.library, world, flags.faults ? 0.05 : 0)))
+    }).pipe(Effect.provide(simulatorLayer(world.library, world, flags.faults ? Faults.defaultFaultRate : 0)))
   })).pipe(Command.withDescription("Run a task's gold DAG layer by layer through the simulator and check the gold facts"))
 
 const tool = Command.make("tool", {

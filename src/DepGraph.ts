@@ -3,6 +3,7 @@
  * the paper's Figure 3a shows. Plain data; built once per library.
  */
 import type { DepEdge, DepKind, ToolSpec } from "./domain/Tool.ts"
+import { groupKey } from "./retrieval/Document.ts"
 
 /** G_dep with O(1) adjacency lookups. */
 export interface DepGraph {
@@ -85,9 +86,9 @@ export const stats = (tools: ReadonlyArray<ToolSpec>, graph: DepGraph): Stats =>
     categoryOf.set(t.name, t.category)
     let c = cat.get(t.category)
     if (c === undefined) cat.set(t.category, c = { groups: new Set(), apis: 0, hard: 0, soft: 0, withDeps: 0 })
-    const groupKey = `${t.category}\u0000${t.group}`
-    groups.add(groupKey)
-    c.groups.add(groupKey)
+    const group = groupKey(t)
+    groups.add(group)
+    c.groups.add(group)
     c.apis++
     if (graph.incoming(t.name).length > 0) {
       withDeps++

@@ -7,6 +7,7 @@
 import type { JsonSchema } from "./domain/Json.ts"
 import type { DepEdge, DepKind, ToolSpec } from "./domain/Tool.ts"
 import { setOwn } from "./importers/JsonSchemaImport.ts"
+import { compareIds } from "./importers/Naming.ts"
 
 /** Which rule produced an edge (kept beside the edge for reports and spot checks). */
 export type Rule =
@@ -562,7 +563,7 @@ export const infer = (tools: ReadonlyArray<ToolSpec>, options: Options = {}): In
     Number(b.api.isList) - Number(a.api.isList) ||
     weak(a) - weak(b) ||
     a.output.depth - b.output.depth ||
-    (a.api.spec.name < b.api.spec.name ? -1 : a.api.spec.name > b.api.spec.name ? 1 : 0)
+    compareIds(a.api.spec.name, b.api.spec.name)
 
   /** entity → category → its producers in rank order */
   const universalCache = new Map<string, Map<string, ReadonlyArray<{ api: Api; output: Output }>>>()

@@ -109,13 +109,8 @@ export const makeEngine = (config: SimulatorConfig): Effect.Effect<Engine, never
   Effect.gen(function*() {
     const library = yield* ToolLibrary
     const world = Option.getOrUndefined(yield* Effect.serviceOption(GeneratedWorld))
-    const latency = config.latency
     // The world's operations serve the generated tools of the library; any other tool is rendered from its schema.
-    return new Engine(library, world, {
-      seed: config.seed,
-      faultRate: config.faultRate,
-      latency: latency === undefined ? undefined : { ...latency }
-    })
+    return new Engine(library, world, { seed: config.seed, faultRate: config.faultRate, latency: config.latency })
   })
 
 /** The three-layer simulator with deterministic rendering, over the ToolLibrary in context. */

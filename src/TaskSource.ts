@@ -31,7 +31,7 @@ export const layerGenerated = (options: Tasks.TaskOptions = {}): Layer.Layer<Tas
     const generator = Tasks.make(world, options)
     return TaskSource.of({
       sample: Effect.fn("TaskSource.sample")(function*(o: SampleOptions) {
-        return generator.take({ split: o.split, count: o.count, ...(o.levels === undefined ? {} : { levels: o.levels }), ...(o.seed === undefined ? {} : { seed: o.seed }) })
+        return generator.take(o)
       })
     })
   }))

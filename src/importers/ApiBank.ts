@@ -10,11 +10,11 @@ import * as nodePath from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { setOwn, typeHint } from "./JsonSchemaImport.ts"
+import { schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import * as PyLiteral from "./PyLiteral.ts"
-import { isDirectory, parseJson, readText } from "./Read.ts"
-import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
+import { isDirectory, parseJson, parseJsonLines, readText } from "./Read.ts"
+import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
 
 /** The category and group of the evaluation APIs: they share one backend (a token from GetUserToken opens the others). */
 export const evaluationGroup = "API-Bank"
@@ -57,14 +57,7 @@ const fieldSchema = (raw: unknown, where: string, issues: Collector): JsonSchema
   const typeName = typeof f.success.type === "string" ? f.success.type : undefined
   const hint = typeName === undefined ? undefined : typeHint(typeName)
   if (hint === undefined) issues.issue(where, `type ${JSON.stringify(f.success.type ?? null)} unknown, assumed string`)
-  const description = (f.success.description ?? "").trim()
-  const out: { -readonly [K in keyof JsonSchema]: JsonSchema[K] } = {}
-  const type = hint === undefined ? "string" : hint.type
-  if (type !== undefined) out.type = type
-  if (hint?.format !== undefined) out.format = hint.format
-  if (hint?.items !== undefined) out.items = hint.items
-  if (description.length > 0) out.description = description
-  return out
+  return schemaOfHint(hint, (f.success.description ?? "").trim())
 }
 
 /**
@@ -334,16 +327,12 @@ export const loadCatalogFile = Effect.fn("ApiBank.loadCatalogFile")(function* (p
   if (Result.isSuccess(whole) && Array.isArray(whole.success)) {
     whole.success.forEach((v, i) => found.push({ at: `${label}[${i}]`, value: v as Json, training: false }))
   } else {
-    const lines = text.split(/\r?\n/)
-    lines.forEach((line, i) => {
-      if (line.trim().length === 0) return
-      const p = parseJson(line)
-      if (Result.isFailure(p)) issues.skip(`${label}:${i + 1}`, `record skipped: ${p.failure}`)
-      else found.push({ at: `${label}:${i + 1}`, value: p.success as Json, training: false })
-    })
+    for (const { line, value } of parseJsonLines(text)) {
+      if (Result.isFailure(value)) issues.skip(`${label}:${line}`, `record skipped: ${value.failure}`)
+      else found.push({ at: `${label}:${line}`, value: value.success as Json, training: false })
+    }
     if (found.length === 0 && Result.isFailure(whole)) return yield* new ImportError({ source: path, message: whole.failure })
   }
   const tools = convertFound(found, issues, options)
-  const report: ImportReport = issues.report(path)
-  return { tools, report: combine(path, [report]) } satisfies ImportResult
+  return { tools, report: issues.report(path) } satisfies ImportResult
 })

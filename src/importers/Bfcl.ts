@@ -54,13 +54,9 @@ export const convertParameters = (raw: unknown, at: string, issues: Collector): 
   }
 }
 
-interface Seen {
-  readonly spec: ToolSpec
-}
-
 /** Converts the records of several files (in the given order); identical functions are kept once. */
 export const convertFiles = (files: ReadonlyArray<{ readonly file: string; readonly text: string }>, source: string): ImportResult => {
-  const unique = new Map<string, Seen>()
+  const unique = new Map<string, ToolSpec>()
   const reports: Array<ImportReport> = []
   for (const { file, text } of files) {
     const issues = collector()
@@ -95,23 +91,21 @@ export const convertFiles = (files: ReadonlyArray<{ readonly file: string; reado
         const parameters = convertParameters(fn.success.parameters, where, issues)
         const dot = name.lastIndexOf(".")
         unique.set(key, {
-          spec: {
-            id: toolId(`bfcl:${name}@${shortHash(key)}`),
-            name: toolName(safeName(name)),
-            group: dot > 0 ? name.slice(0, dot) : name,
-            apiName: name,
-            category,
-            description: (fn.success.description ?? "").trim(),
-            parameters,
-            source: { kind: "bfcl", ref: where }
-          }
+          id: toolId(`bfcl:${name}@${shortHash(key)}`),
+          name: toolName(safeName(name)),
+          group: dot > 0 ? name.slice(0, dot) : name,
+          apiName: name,
+          category,
+          description: (fn.success.description ?? "").trim(),
+          parameters,
+          source: { kind: "bfcl", ref: where }
         })
         issues.load()
       })
     }
     reports.push(issues.report(label))
   }
-  const tools = uniquifyNames([...unique.values()].map((s) => s.spec))
+  const tools = uniquifyNames([...unique.values()])
   return { tools, report: combine(source, reports) }
 }
 

@@ -19,7 +19,8 @@ export interface TypeHint {
   readonly note?: string
 }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+/** Whether a value is a plain (non-array) object. */
+export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * Sets `record[key] = value` as an own property even when the key is `__proto__` (plain assignment would
@@ -152,6 +153,15 @@ const partsToSchema = (h: TypeHint): JsonSchema => {
   if (h.format !== undefined) out.format = h.format
   if (h.items !== undefined) out.items = h.items
   return out
+}
+
+/**
+ * The schema of a field declared by a type name and a description (API-Bank, Seal-Tools and ToolBench fields):
+ * the hint's parts, a string when the name is not a type (`hint` undefined), the description when not empty.
+ */
+export const schemaOfHint = (hint: TypeHint | undefined, description: string): JsonSchema => {
+  const schema = hint === undefined ? { type: "string" as const } : partsToSchema(hint)
+  return description.length > 0 ? { ...schema, description } : schema
 }
 
 /** A schema from a type name, or undefined when the name is not one {@link typeHint} knows. */

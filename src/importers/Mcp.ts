@@ -10,7 +10,7 @@ import { toolId, toolName } from "../domain/Ids.ts"
 import { convertSchema, pointerResolver } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import { parseJson, readText } from "./Read.ts"
-import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, ImportError, type ImportResult, oneLine, withSource } from "./Report.ts"
 
 /** One tool of a `tools/list` result. */
 export const RawTool = Schema.Struct({
@@ -139,5 +139,5 @@ export const loadFile = Effect.fn("Mcp.loadFile")(function* (path: string, optio
   if (result === undefined) {
     return yield* new ImportError({ source: path, message: "not a tools/list result: expected {tools: [...]}, {result: {tools: [...]}} or an array of them" })
   }
-  return { tools: result.tools, report: { ...result.report, source: path } } satisfies ImportResult
+  return withSource(result, path)
 })

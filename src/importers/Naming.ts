@@ -3,7 +3,7 @@
  * and made unique within one library by a rule that depends only on the colliding entries' ids.
  */
 import type { ToolSpec } from "../domain/Tool.ts"
-import { toolName } from "../domain/Ids.ts"
+import { toolId, toolName } from "../domain/Ids.ts"
 import { hash32 } from "../math/Random.ts"
 
 /** The longest callable name OpenAI accepts. */
@@ -98,3 +98,7 @@ export const uniquifyIds = <A extends { readonly id: string }>(items: ReadonlyAr
     return n === 1 ? item : make(item, `${item.id}~${n}`)
   })
 }
+
+/** Makes ids (`~2`, `~3` in source order) and then callable names unique over a library: depends on the content only. */
+export const uniquifyTools = (tools: ReadonlyArray<ToolSpec>): Array<ToolSpec> =>
+  uniquifyNames(uniquifyIds(tools, (t, id) => ({ ...t, id: toolId(id) })))

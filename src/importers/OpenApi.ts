@@ -8,10 +8,10 @@ import * as nodePath from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { asJson, convertSchema, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
-import { safeName, slugOrHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
+import { asJson, convertSchema, isRecord, pointerResolver, type RefResolver, schemaFromExample, setOwn } from "./JsonSchemaImport.ts"
+import { safeName, slugOrHash, uniquifyTools } from "./Naming.ts"
 import { parseJson, readText } from "./Read.ts"
-import { type Collector, collector, ImportError, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, ImportError, type ImportResult, oneLine, withSource } from "./Report.ts"
 
 const methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const
 
@@ -47,8 +47,6 @@ export interface Options {
   /** The provider name (default: `info.title`, else the file name). */
   readonly group?: string
 }
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Follows `$ref` chains of non-schema objects (parameters, request bodies, responses); a cycle or dangling ref gives undefined. */
 const deref = (u: unknown, resolve: RefResolver): unknown => {
@@ -221,7 +219,7 @@ export const convertDocument = (document: unknown, file: string, options: Option
       }
     }
   }
-  const tools = uniquifyNames(uniquifyIds(specs, (t, id) => ({ ...t, id: toolId(id) })))
+  const tools = uniquifyTools(specs)
   return { tools, report: issues.report(file) }
 }
 
@@ -232,5 +230,5 @@ export const loadFile = Effect.fn("OpenApi.loadFile")(function* (path: string, o
   if (Result.isFailure(parsed)) return yield* new ImportError({ source: path, message: `${parsed.failure} (only JSON documents are read)` })
   const result = convertDocument(parsed.success, nodePath.basename(path), options)
   if (result === undefined) return yield* new ImportError({ source: path, message: "not an OpenAPI document: no paths object" })
-  return { tools: result.tools, report: { ...result.report, source: path } } satisfies ImportResult
+  return withSource(result, path)
 })

@@ -5,6 +5,7 @@
 import { Effect, Result } from "effect"
 import * as nodeFs from "node:fs"
 import * as fs from "node:fs/promises"
+import { compareIds } from "./Naming.ts"
 import { ImportError } from "./Report.ts"
 
 const reason = (cause: unknown): string => {
@@ -40,7 +41,7 @@ export const listDir = (path: string): Effect.Effect<ReadonlyArray<{ readonly na
     Effect.map((entries) =>
       entries
         .map((e) => ({ name: e.name, isDirectory: e.isDirectory() }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .sort((a, b) => compareIds(a.name, b.name))
     )
   )
 

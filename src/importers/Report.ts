@@ -74,6 +74,9 @@ export const collector = (limit: number = maxIssueExamples): Collector => {
   }
 }
 
+/** The result with its report relabelled `source` (a loader converts under the file's base name, reports the full path). */
+export const withSource = (result: ImportResult, source: string): ImportResult => ({ tools: result.tools, report: { ...result.report, source } })
+
 /** Adds up reports (in the given order) under one source label. */
 export const combine = (source: string, reports: ReadonlyArray<ImportReport>, limit: number = maxIssueExamples): ImportReport => {
   const issues: Array<ImportIssue> = []

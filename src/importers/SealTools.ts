@@ -7,10 +7,10 @@ import * as nodePath from "node:path"
 import type { JsonSchema } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { setOwn, typeHint } from "./JsonSchemaImport.ts"
+import { schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { safeName, uniquifyNames } from "./Naming.ts"
 import { parseJsonLines, readText } from "./Read.ts"
-import { type Collector, collector, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, type ImportResult, oneLine, withSource } from "./Report.ts"
 
 /** One Seal-Tools tool. */
 export const RawSealTool = Schema.Struct({
@@ -37,14 +37,7 @@ const fields = (raw: Readonly<Record<string, unknown>>, at: string, issues: Coll
     }
     const hint = f.success.type === undefined ? undefined : typeHint(f.success.type)
     if (hint === undefined) issues.issue(`${at}.${name}`, `type ${JSON.stringify(f.success.type ?? null)} unknown, assumed string`)
-    const description = (f.success.description ?? "").trim()
-    const type = hint === undefined ? "string" : hint.type
-    setOwn(out, name, {
-      ...(type !== undefined ? { type } : {}),
-      ...(hint?.format !== undefined ? { format: hint.format } : {}),
-      ...(hint?.items !== undefined ? { items: hint.items } : {}),
-      ...(description.length > 0 ? { description } : {})
-    })
+    setOwn(out, name, schemaOfHint(hint, (f.success.description ?? "").trim()))
   }
   return out
 }
@@ -100,5 +93,5 @@ export const convertSealTools = (text: string, label: string): ImportResult => {
 export const loadSealTools = Effect.fn("SealTools.loadSealTools")(function* (path: string) {
   const text = yield* readText(path)
   const result = convertSealTools(text, nodePath.basename(path))
-  return { tools: result.tools, report: { ...result.report, source: path } } satisfies ImportResult
+  return withSource(result, path)
 })

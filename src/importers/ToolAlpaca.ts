@@ -9,7 +9,7 @@ import type { ToolSpec } from "../domain/Tool.ts"
 import { uniquifyNames } from "./Naming.ts"
 import * as OpenApi from "./OpenApi.ts"
 import { parseJson, readText } from "./Read.ts"
-import { collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
+import { collector, combine, ImportError, type ImportReport, type ImportResult, oneLine, withSource } from "./Report.ts"
 
 /** One ToolAlpaca API: its name, category and OpenAPI document (a JSON string). */
 export const RawAlpacaApi = Schema.Struct({
@@ -56,5 +56,5 @@ export const loadFile = Effect.fn("ToolAlpaca.loadFile")(function* (path: string
   if (Result.isFailure(parsed)) return yield* new ImportError({ source: path, message: parsed.failure })
   const result = convertFile(parsed.success, nodePath.basename(path))
   if (result === undefined) return yield* new ImportError({ source: path, message: "not a ToolAlpaca file: expected an array of APIs" })
-  return { tools: result.tools, report: { ...result.report, source: path } } satisfies ImportResult
+  return withSource(result, path)
 })

@@ -8,10 +8,10 @@ import * as path from "node:path"
 import type { Json, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 import type { SourceKind, ToolSpec } from "../domain/Tool.ts"
 import { toolId, toolName } from "../domain/Ids.ts"
-import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, setOwn, typeHint } from "./JsonSchemaImport.ts"
-import { maxNameLength, shortHash, uniquifyIds, uniquifyNames } from "./Naming.ts"
+import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
+import { maxNameLength, shortHash, uniquifyTools } from "./Naming.ts"
 import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
-import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./Report.ts"
+import { type Collector, collector, combine, ImportError, type ImportResult, oneLine } from "./Report.ts"
 
 /** How many tool files are read at once. */
 export const readConcurrency = 32
@@ -142,16 +142,9 @@ export const convertParameters = (
     if (hint === undefined) {
       issues.issue(where, `parameter ${JSON.stringify(name)}: type ${JSON.stringify(p.type ?? null)} unknown, assumed string`)
     }
-    const type = hint === undefined ? "string" : hint.type
-    const description = [text(p.description), hint?.note ?? ""].filter((s) => s.length > 0).join(" ")
-    const schema: { -readonly [K in keyof JsonSchema]: JsonSchema[K] } = {}
-    if (type !== undefined) schema.type = type
-    if (hint?.format !== undefined) schema.format = hint.format
-    if (hint?.items !== undefined) schema.items = hint.items
-    if (description.length > 0) schema.description = description
-    const value = coerceDefault(p.default, type)
-    if (value !== undefined) schema.default = value
-    setOwn(properties, name, schema)
+    const schema = schemaOfHint(hint, [text(p.description), hint?.note ?? ""].filter((s) => s.length > 0).join(" "))
+    const value = coerceDefault(p.default, schema.type)
+    setOwn(properties, name, value === undefined ? schema : { ...schema, default: value })
     if (isRequired) requiredNames.push(name)
   }
   required.forEach((r, i) => add(r, i, true))
@@ -200,25 +193,21 @@ export const toSpec = (record: ApiRecord, kind: SourceKind, ref: string, issues:
   }
 }
 
-interface FileResult {
-  readonly tools: ReadonlyArray<ToolSpec>
-  readonly report: ImportReport
+/** A tool file that yields nothing, with the reason in its report. */
+const skippedFile = (ref: string, reason: string): ImportResult => {
+  const issues = collector()
+  issues.skip(ref, `tool file skipped: ${reason}`)
+  return { tools: [], report: issues.report(ref) }
 }
 
 /** Converts the parsed content of one tool file (exported for tests and for other loaders of the same format). */
-export const convertToolFile = (content: unknown, category: string, ref: string): FileResult => {
-  const issues = collector()
+export const convertToolFile = (content: unknown, category: string, ref: string): ImportResult => {
   const decoded = decodeTool(content)
-  if (Result.isFailure(decoded)) {
-    issues.skip(ref, `tool file skipped: ${oneLine(decoded.failure.message)}`)
-    return { tools: [], report: issues.report(ref) }
-  }
+  if (Result.isFailure(decoded)) return skippedFile(ref, oneLine(decoded.failure.message))
   const tool = decoded.success
   const name = text(tool.tool_name) || text(tool.name) || text(tool.title)
-  if (name.length === 0) {
-    issues.skip(ref, "tool file skipped: no tool_name, name or title")
-    return { tools: [], report: issues.report(ref) }
-  }
+  if (name.length === 0) return skippedFile(ref, "no tool_name, name or title")
+  const issues = collector()
   const tools: Array<ToolSpec> = []
   tool.api_list.forEach((raw, i) => {
     const at = `${ref}#api_list[${i}]`
@@ -256,29 +245,16 @@ export const convertToolFile = (content: unknown, category: string, ref: string)
   return { tools, report: issues.report(ref) }
 }
 
-const loadFile = (dir: string, category: string, file: string): Effect.Effect<FileResult> => {
+const loadFile = (dir: string, category: string, file: string): Effect.Effect<ImportResult> => {
   const ref = `${category}/${file}`
   return readText(path.join(dir, category, file)).pipe(
     Effect.map((content) => {
       const parsed = parseJson(content)
-      if (Result.isFailure(parsed)) {
-        const issues = collector()
-        issues.skip(ref, `tool file skipped: ${parsed.failure}`)
-        return { tools: [], report: issues.report(ref) }
-      }
-      return convertToolFile(parsed.success, category, ref)
+      return Result.isFailure(parsed) ? skippedFile(ref, parsed.failure) : convertToolFile(parsed.success, category, ref)
     }),
-    Effect.catchTag("ImportError", (e) => {
-      const issues = collector()
-      issues.skip(ref, `tool file skipped: ${e.message}`)
-      return Effect.succeed({ tools: [], report: issues.report(ref) })
-    })
+    Effect.catchTag("ImportError", (e) => Effect.succeed(skippedFile(ref, e.message)))
   )
 }
-
-/** Makes ids then names unique over a whole library (deterministic: depends on the content only). */
-export const finalize = (tools: ReadonlyArray<ToolSpec>): Array<ToolSpec> =>
-  uniquifyNames(uniquifyIds(tools, (t, id) => ({ ...t, id: toolId(id) })))
 
 /**
  * Loads a ToolBench-format folder: every `<Category>/*.json` (read {@link readConcurrency} at a time unless
@@ -300,7 +276,7 @@ export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir
   })
   const strayIssues = collector()
   for (const s of strays) strayIssues.issue(s, "file outside a category folder, ignored")
-  const tools = finalize(results.flatMap((r) => r.tools))
+  const tools = uniquifyTools(results.flatMap((r) => r.tools))
   const report = combine(dir, [strayIssues.report(dir), ...results.map((r) => r.report)])
   return { tools, report } satisfies ImportResult
 })

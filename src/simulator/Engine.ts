@@ -4,7 +4,7 @@
  * service (src/Simulator.ts) wraps it with latency and optional LLM rendering; benchmarks call it directly.
  */
 import { errorOutcome, type CallOutcome, type ErrorKind, type ToolCall } from "../domain/Call.ts"
-import type { Json, JsonObject } from "../domain/Json.ts"
+import type { JsonObject } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import * as Validate from "../JsonSchemaValidate.ts"
 import { hash32 } from "../math/Random.ts"
@@ -220,15 +220,4 @@ export class Engine {
     commitAttempt(state, a)
     return { outcome: a.outcome, attempt: a.attempt }
   }
-}
-
-/** A payload's value at a dotted path (`results.0.id`), or undefined. */
-export const at = (payload: Json, path: string): Json | undefined => {
-  let cur: Json | undefined = payload
-  if (path === "") return cur
-  for (const part of path.split(".")) {
-    if (cur === null || cur === undefined || typeof cur !== "object") return undefined
-    cur = Array.isArray(cur) ? (cur as ReadonlyArray<Json>)[Number(part)] : (cur as { readonly [k: string]: Json })[part]
-  }
-  return cur
 }

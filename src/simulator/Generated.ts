@@ -7,8 +7,8 @@ import type { Json, JsonObject } from "../domain/Json.ts"
 import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32 } from "../math/Random.ts"
 import { allActions, entityDefs } from "../world/Entities.ts"
-import type { ActionDef, Entity } from "../world/Model.ts"
-import type { Field, Op } from "../world/Ops.ts"
+import type { Entity } from "../world/Model.ts"
+import { type Field, type Op, type Param, paramOf } from "../world/Ops.ts"
 import type { Universe } from "../world/Universe.ts"
 import { utility } from "../world/Utilities.ts"
 import * as V from "../world/Values.ts"
@@ -41,8 +41,6 @@ export const maxSeriesDays = 31
 
 const notFound = (what: string, value: Json): Result => ({ ok: false, kind: "not_found", message: `404 Not Found: no ${what} matches ${JSON.stringify(value)}` })
 const badRequest = (message: string): Result => ({ ok: false, kind: "invalid_arguments", message: `400 Bad Request: ${message}` })
-
-const actionByKey = (key: string | undefined): ActionDef | undefined => allActions.find((a) => a.action.key === key)?.action
 
 /** How an item field gets its value: null, the entity's id, its name, or its attribute's generator. */
 type Take = "null" | "id" | "name" | "attr"
@@ -134,6 +132,16 @@ const compileEnvelope = (op: Op): Wrap => {
   }
 }
 
+/** The values of an action's or utility's inputs, by input key (absent arguments left out). */
+const inputValues = (inputs: ReadonlyArray<Param>, args: JsonObject): { [key: string]: Json } => {
+  const values: { [key: string]: Json } = {}
+  for (const p of inputs) {
+    const v = args[p.name]
+    if (v !== undefined && p.key !== undefined) values[p.key] = v
+  }
+  return values
+}
+
 const num = (v: Json | undefined): number | undefined => (typeof v === "number" ? v : undefined)
 const str = (v: Json | undefined): string | undefined => (typeof v === "string" ? v : undefined)
 
@@ -143,9 +151,10 @@ export const compile = (op: Op, u: Universe): Compiled => {
   const render = compileFields(u, op.type, op.fields)
   const item = render.entity
   const wrap = compileEnvelope(op)
-  const param = (role: string) => op.params.find((p) => p.role === role)
-  const idName = param("id")?.name
-  const limitName = param("limit")?.name
+  const idName = paramOf(op, "id")?.name
+  const limitName = paramOf(op, "limit")?.name
+  const fromName = paramOf(op, "from")?.name
+  const toName = paramOf(op, "to")?.name
   const defaultLimit = op.defaultLimit ?? 10
   const limitOf = (args: JsonObject): number => Math.max(1, Math.min(50, num(limitName === undefined ? undefined : args[limitName]) ?? defaultLimit))
   /** The first `limit` items of `indexes` (or of the range [start, start + count) when `indexes` is undefined). */
@@ -220,8 +229,6 @@ export const compile = (op: Op, u: Universe): Compiled => {
   }
   const isResult = (x: ReadonlyArray<number> | undefined | Result): x is Result => x !== undefined && "ok" in x
   const dayRange = (args: JsonObject): { from: number; to: number } | Result => {
-    const fromName = param("from")?.name
-    const toName = param("to")?.name
     const toText = str(toName === undefined ? undefined : args[toName])
     const fromText = str(fromName === undefined ? undefined : args[fromName])
     const to = toText === undefined ? (fromText === undefined ? V.today : Math.min(V.today, V.dayNumber(fromText) + 6)) : V.dayNumber(toText)
@@ -233,7 +240,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
 
   switch (op.kind) {
     case "search": {
-      const q = param("query")?.name ?? "query"
+      const q = paramOf(op, "query")?.name ?? "query"
       return (args, ctx) => {
         const text = str(args[q]) ?? ""
         const hits = u.search(op.type, text, 10_000).matches
@@ -242,7 +249,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     }
     case "lookup": {
-      const q = param("query")?.name ?? "name"
+      const q = paramOf(op, "query")?.name ?? "name"
       return (args, ctx) => {
         const hits = u.byExactName(op.type, str(args[q]) ?? "")
         const first = hits[0]
@@ -255,7 +262,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
         return typeof i === "number" ? one(ctx, op.type, i) : i
       }
     case "featured": {
-      const dateName = param("date")?.name
+      const dateName = paramOf(op, "date")?.name
       return (args, ctx) => {
         const d = str(dateName === undefined ? undefined : args[dateName]) ?? V.isoDate(V.today)
         const n = u.size(op.type)
@@ -269,6 +276,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     case "top": {
       const metric = op.metric ?? ""
+      const rankOut = op.fields.find((x) => x.source.kind === "rank")?.out
       return (args, ctx) => {
         const ranked = u.rankedBy(op.type, metric)
         const f = filtered(args, undefined)
@@ -280,7 +288,6 @@ export const compile = (op: Op, u: Universe): Compiled => {
           const i = ranked[k] as number
           if (keep === undefined || keep.has(i)) order.push(i)
         }
-        const rankOut = op.fields.find((x) => x.source.kind === "rank")?.out
         return list(args, ctx, order, 0, 0, (o, k) => {
           if (rankOut !== undefined) o[rankOut] = k + 1
         })
@@ -335,8 +342,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     }
     case "action": {
-      const action = actionByKey(op.action)
-      const targetDef = action === undefined ? undefined : allActions.find((a) => a.action === action)?.target
+      const entry = allActions.find((a) => a.action.key === op.action)
+      const action = entry?.action
+      const targetDef = entry?.target
       const inputs = op.params.filter((p) => p.role === "input")
       return (args, ctx) => {
         if (action === undefined) return notFound("action", op.action ?? null)
@@ -346,11 +354,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
           if (typeof i !== "number") return i
           entity = u.entity(targetDef, i)
         }
-        const values: { [key: string]: Json } = {}
-        for (const p of inputs) {
-          const v = args[p.name]
-          if (v !== undefined && p.key !== undefined) values[p.key] = v
-        }
+        const values = inputValues(inputs, args)
         // Keyed on what the action means (action, target, inputs by key), not on the provider or its parameter
         // names: the same booking through any provider gets the same confirmation.
         const h = hash32(canonicalJson({ action: action.creates, target: entity?.id ?? null, inputs: values }), u.seed)
@@ -369,9 +373,9 @@ export const compile = (op: Op, u: Universe): Compiled => {
         return { ok: true, payload: wrap(render.record(rec, ctx.produced), 1, 1, 1) }
       }
     case "convert": {
-      const amountName = param("amount")?.name ?? "amount"
-      const baseName = param("base")?.name ?? "from"
-      const quoteName = param("quote")?.name ?? "to"
+      const amountName = paramOf(op, "amount")?.name ?? "amount"
+      const baseName = paramOf(op, "base")?.name ?? "from"
+      const quoteName = paramOf(op, "quote")?.name ?? "to"
       return (args, ctx) => {
         const amount = num(args[amountName]) ?? 0
         const b = str(args[baseName]) ?? ""
@@ -399,11 +403,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       const inputs = op.params.filter((p) => p.role === "input")
       return (args, ctx) => {
         if (util === undefined) return notFound("utility", op.utility ?? null)
-        const values: { [key: string]: Json } = {}
-        for (const p of inputs) {
-          const v = args[p.name]
-          if (v !== undefined && p.key !== undefined) values[p.key] = v
-        }
+        const values = inputValues(inputs, args)
         const res = util.run(values, hash32(canonicalJson({ utility: util.key, inputs: values }), u.seed))
         const o: { [key: string]: Json } = {}
         for (const f of op.fields) o[f.out] = f.source.kind === "out" ? res[f.source.key] ?? null : null

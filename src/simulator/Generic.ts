@@ -12,12 +12,19 @@ import type { Universe } from "../world/Universe.ts"
 import * as V from "../world/Values.ts"
 import * as W from "../world/Words.ts"
 
+/** The date format an example string shows (`2024-04-15` → date, `2024-04-15T…` → date-time), if any. */
+const dateFormatOf = (example: string): "date" | "date-time" | undefined =>
+  /^\d{4}-\d{2}-\d{2}$/.test(example) ? "date" : /^\d{4}-\d{2}-\d{2}T/.test(example) ? "date-time" : undefined
+
 /** Infers a JSON schema from an example value (objects, arrays, primitives). */
 export const inferSchema = (example: Json): JsonSchema => {
   if (example === null) return { type: "string" }
   if (Array.isArray(example)) return { type: "array", items: example.length > 0 ? inferSchema(example[0] as Json) : { type: "string" } }
   switch (typeof example) {
-    case "string": return { type: "string", ...(/^\d{4}-\d{2}-\d{2}$/.test(example) ? { format: "date" } : /^\d{4}-\d{2}-\d{2}T/.test(example) ? { format: "date-time" } : {}) }
+    case "string": {
+      const format = dateFormatOf(example)
+      return format === undefined ? { type: "string" } : { type: "string", format }
+    }
     case "number": return { type: Number.isInteger(example) ? "integer" : "number" }
     case "boolean": return { type: "boolean" }
     default: {
@@ -60,8 +67,6 @@ export const responseShape = (spec: ToolSpec): { readonly schema: JsonSchema; re
   return { schema: fallbackSchema(spec), example: undefined }
 }
 
-const pickHash = <A>(items: ReadonlyArray<A>, h: number): A => items[h % items.length] as A
-
 /** Keeps the character classes of a sample (letters stay letters, digits stay digits) with new characters. */
 const reshape = (sample: string, h: number): string => {
   let out = ""
@@ -83,9 +88,9 @@ const categorical = /^[A-Za-z][A-Za-z _/-]{0,23}$/
 
 /** A string value for a field, from its name, format and example. */
 const stringFor = (key: string, schema: JsonSchema, h: number, example: Json | undefined): string => {
-  if (schema.enum !== undefined && schema.enum.length > 0) return String(pickHash(schema.enum, h))
+  if (schema.enum !== undefined && schema.enum.length > 0) return String(V.pick(schema.enum, h))
   const k = key.toLowerCase()
-  const fmt = schema.format ?? (typeof example === "string" ? (/^\d{4}-\d{2}-\d{2}$/.test(example) ? "date" : /^\d{4}-\d{2}-\d{2}T/.test(example) ? "date-time" : /^https?:\/\//.test(example) ? "uri" : /@/.test(example) ? "email" : undefined) : undefined)
+  const fmt = schema.format ?? (typeof example === "string" ? (dateFormatOf(example) ?? (/^https?:\/\//.test(example) ? "uri" : /@/.test(example) ? "email" : undefined)) : undefined)
   if (fmt === "date") return V.pastDate(h, 0, 1500)
   if (fmt === "date-time") return V.dateTimeOn(h, V.today - (h % 400))
   if (fmt === "email" || /email/.test(k)) return V.email(V.personName(h), V.mailDomain(V.sub(h, "d")), h)
@@ -100,23 +105,23 @@ const stringFor = (key: string, schema: JsonSchema, h: number, example: Json | u
   if (/phone|mobile|tel$/.test(k)) return V.phone(h)
   if (/(^|_)(id|uuid|guid)$|Id$/.test(key)) return V.alphanumeric(h, 12)
   if (/date|_at$|time|timestamp|updated|created|published/.test(k)) return V.pastDate(h, 0, 900)
-  if (/first_?name/.test(k)) return pickHash(W.firstNames, h)
-  if (/last_?name|surname/.test(k)) return pickHash(W.lastNames, h)
+  if (/first_?name/.test(k)) return V.pick(W.firstNames, h)
+  if (/last_?name|surname/.test(k)) return V.pick(W.lastNames, h)
   if (/city|town/.test(k)) return V.placeName(h)
-  if (/country/.test(k)) return (pickHash(W.countries, h))[0]
+  if (/country/.test(k)) return V.pick(W.countries, h)[0]
   if (/address|street/.test(k)) return V.streetAddress(h)
   if (/company|brand|org|publisher|manufacturer/.test(k)) return V.companyName(h)
   if (/author|user|owner|player|artist|person|driver|host|name$/.test(k) && !/file|product|team|song|movie/.test(k)) return V.personName(h)
   if (/title|headline|subject/.test(k)) return V.title(h)
-  if (/currency/.test(k)) return (pickHash(W.currencies, h))[0]
-  if (/lang/.test(k)) return (pickHash(W.languages, h))[1]
-  if (/status|state/.test(k)) return pickHash(["active", "ok", "success", "pending", "completed"], h)
-  if (/type|kind|category|genre|class/.test(k)) return pickHash(W.topics, h)
-  if (/description|summary|text|content|message|bio|comment|snippet/.test(k)) return V.sentence(h, V.capitalize(pickHash(W.commonWords, V.sub(h, "s"))))
+  if (/currency/.test(k)) return V.pick(W.currencies, h)[0]
+  if (/lang/.test(k)) return V.pick(W.languages, h)[1]
+  if (/status|state/.test(k)) return V.pick(["active", "ok", "success", "pending", "completed"], h)
+  if (/type|kind|category|genre|class/.test(k)) return V.pick(W.topics, h)
+  if (/description|summary|text|content|message|bio|comment|snippet/.test(k)) return V.sentence(h, V.capitalize(V.pick(W.commonWords, V.sub(h, "s"))))
   if (/code|symbol|ticker/.test(k)) return V.letters(h, 3 + (h % 2))
-  if (/colou?r/.test(k)) return pickHash(W.colours, h)
+  if (/colou?r/.test(k)) return V.pick(W.colours, h)
   if (/token|key|hash|secret/.test(k)) return V.hex(h, 32)
-  return `${V.capitalize(pickHash(W.commonWords, h))} ${pickHash(W.titleNouns, V.sub(h, "n"))}`
+  return `${V.capitalize(V.pick(W.commonWords, h))} ${V.pick(W.titleNouns, V.sub(h, "n"))}`
 }
 
 /** A number for a field, from its name, bounds and example. */
@@ -175,7 +180,7 @@ export const compileRenderer = (spec: ToolSpec, seed: number, universe: Universe
   }
 
   const leaf = (key: string, s: JsonSchema, h: number, ex: Json | undefined): Json => {
-    if (s.enum !== undefined && s.enum.length > 0) return pickHash(s.enum, h)
+    if (s.enum !== undefined && s.enum.length > 0) return V.pick(s.enum, h)
     switch (s.type) {
       case "integer":
       case "number": return numberFor(key, s, h, ex)

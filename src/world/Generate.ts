@@ -13,7 +13,7 @@ import type { ActionDef, Attr, EntityDef, SeriesDef } from "./Model.ts"
 import type { Envelope, Field, Meta, Op, Param, Role, Source } from "./Ops.ts"
 import * as T from "./Text.ts"
 import { utility, type UtilityDef } from "./Utilities.ts"
-import { slug } from "./Values.ts"
+import { capitalize, slug } from "./Values.ts"
 
 /** A generated endpoint: its documentation and its behaviour. */
 export interface GeneratedTool {
@@ -222,7 +222,7 @@ const idParamName = (style: Style, def: EntityDef, rng: Rng): string => {
 const idParam = (style: Style, def: EntityDef, rng: Rng, described: string): Param =>
   param(idParamName(style, def, rng), "id", {
     type: "string",
-    description: `${T.sentence(described)} of the ${def.noun} (e.g. ${def.id.example})`,
+    description: `${capitalize(described)} of the ${def.noun} (e.g. ${def.id.example})`,
     "x-entity": `${def.type}.id`
   }, true)
 
@@ -241,7 +241,7 @@ const filterParam = (style: Style, def: EntityDef, a: Attr, required: boolean, r
   if (a.ref !== undefined) {
     const target = defOf(a.ref.type)
     return param(caseOf(style, a.key), "ref_id", {
-      type: "string", description: `${T.sentence(target?.id.label ?? "id")} of the ${target?.noun ?? a.ref.type} to filter by`, "x-entity": `${a.ref.type}.id`
+      type: "string", description: `${capitalize(target?.id.label ?? "id")} of the ${target?.noun ?? a.ref.type} to filter by`, "x-entity": `${a.ref.type}.id`
     }, required, { key: a.key, refType: a.ref.type })
   }
   if (a.type === "boolean") return param(caseOf(style, a.key), "eq", { type: "boolean", description: `Only ${def.plural} where "${a.label}" is this value`, "x-entity": `${def.type}.${a.key}` }, required, { key: a.key })
@@ -261,7 +261,7 @@ const rangeParam = (style: Style, def: EntityDef, a: Attr, bound: "min" | "max")
 const inputParam = (style: Style, input: { key: string; label: string; type: string; format?: string; values?: ReadonlyArray<string>; minimum?: number; maximum?: number; required: boolean }, rename = false): Param =>
   param(caseOf(style, rename && input.key === "text" ? "content" : input.key), "input", {
     type: input.type as "string",
-    description: T.sentence(input.label),
+    description: capitalize(input.label),
     ...(input.format === undefined ? {} : { format: input.format }),
     ...(input.values === undefined ? {} : { enum: input.values }),
     ...(input.minimum === undefined ? {} : { minimum: input.minimum }),
@@ -317,7 +317,7 @@ const searchEndpoint = (ctx: Ctx, def: EntityDef): Endpoint => {
   const eqAttrs = def.attrs.filter((a) => a.filter === "eq" && a.ref === undefined && (a.values !== undefined || a.type === "boolean"))
   const params: Array<Param> = [
     param(caseOf(style, def.nameLabel === "title" && rng.next() < 0.5 ? "title" : style.queryName), "query", {
-      type: "string", description: `${T.sentence(rng.pick(["search text", "name or part of the name", "keywords", "free-text query"]))} to match against the ${def.noun}'s ${def.nameLabel}`, "x-entity": `${def.type}.name`
+      type: "string", description: `${capitalize(rng.pick(["search text", "name or part of the name", "keywords", "free-text query"]))} to match against the ${def.noun}'s ${def.nameLabel}`, "x-entity": `${def.type}.name`
     }, true)
   ]
   if (eqAttrs.length > 0 && rng.next() < 0.35) params.push(filterParam(style, def, rng.pick(eqAttrs), false, rng))
@@ -382,7 +382,7 @@ const countEndpoint = (ctx: Ctx, def: EntityDef, countAttr: Attr, child: EntityD
   const description = T.phrase(rng, [
     `Get the number of ${child.plural} of a ${def.noun} (count only, no list).`,
     `Returns how many ${child.plural} a ${noun(ctx, def)} has.`,
-    `${T.sentence(countAttr.label)} for a ${def.noun}.`
+    `${capitalize(countAttr.label)} for a ${def.noun}.`
   ])
   return { op, words: T.phrase(rng, [`${def.noun} ${child.plural} count`, `count ${def.noun} ${child.plural}`, `${def.noun} ${countAttr.key.replace(/_/g, " ")}`]), path: `/${slug(def.plural)}/{id}/${slug(child.plural)}/count`, description, method: "GET", entry: false }
 }
@@ -396,7 +396,7 @@ const listEndpoint = (ctx: Ctx, def: EntityDef, by: Attr, byName: boolean): Endp
   const target = by.ref === undefined ? undefined : defOf(by.ref.type)
   if (by.ref !== undefined && byName && target !== undefined) {
     params.push(param(caseOf(style, rng.next() < 0.5 ? target.type : `${target.type}_name`), "ref_name", {
-      type: "string", description: `${T.sentence(target.noun)} ${target.nameLabel}`, "x-entity": `${target.type}.name`
+      type: "string", description: `${capitalize(target.noun)} ${target.nameLabel}`, "x-entity": `${target.type}.name`
     }, true, { key: by.key, refType: target.type }))
   } else params.push(filterParam(style, def, by, true, rng))
   const ranges = def.attrs.filter((a) => a.filter === "range" && a.key !== by.key && (a.type === "integer" || a.type === "number" || a.format === "date"))
@@ -412,7 +412,7 @@ const listEndpoint = (ctx: Ctx, def: EntityDef, by: Attr, byName: boolean): Endp
     `List ${p} by ${byLabel}.`,
     `Returns ${p} filtered by ${byLabel}${params.length > 2 ? " and an optional range" : ""}.`,
     `Find all ${def.plural} for a given ${byLabel}.`,
-    `${T.sentence(def.plural)} in a ${byLabel}.`
+    `${capitalize(def.plural)} in a ${byLabel}.`
   ]) + describeFields(ctx, fields, labelsOf(def, fields))
   return {
     op,
@@ -434,7 +434,7 @@ const childrenEndpoint = (ctx: Ctx, parent: EntityDef, child: EntityDef, via: "p
     `List the ${label} of a ${noun(ctx, parent)}.`,
     `Get all ${label} for a given ${parent.noun} ${parent.id.label}.`,
     `Returns the ${label} belonging to a ${parent.noun}.`,
-    `${T.sentence(label)} of a ${parent.noun}.`
+    `${capitalize(label)} of a ${parent.noun}.`
   ]) + describeFields(ctx, fields, labelsOf(child, fields))
   return { op, words: T.phrase(rng, [`${parent.noun} ${label}`, `get ${parent.noun} ${label}`, `list ${label} by ${parent.noun}`]), path: `/${slug(parent.plural)}/{id}/${slug(name)}`, description, method: "GET", entry: false }
 }
@@ -538,7 +538,7 @@ const actionEndpoint = (ctx: Ctx, a: ActionDef, target: EntityDef | undefined): 
   return {
     op, method: "POST", entry: target === undefined, path: target === undefined ? `/${slug(rec?.plural ?? a.creates)}` : `/${slug(target.plural)}/{id}/${slug(a.key)}`,
     words: target === undefined ? T.phrase(rng, [verb, `create ${rec?.noun ?? a.creates}`]) : T.phrase(rng, [`${verb} ${target.noun}`, `create ${rec?.noun ?? a.creates}`, `${target.noun} ${verb}`]),
-    description: `${T.sentence(a.label)}. ${T.phrase(rng, [`Returns the new ${rec?.noun ?? "record"} and its ${rec?.id.label ?? "id"}.`, `Responds with a ${rec?.id.label ?? "reference"} you can use to check the status later.`, "Creates the record and returns its reference."])}`
+    description: `${capitalize(a.label)}. ${T.phrase(rng, [`Returns the new ${rec?.noun ?? "record"} and its ${rec?.id.label ?? "id"}.`, `Responds with a ${rec?.id.label ?? "reference"} you can use to check the status later.`, "Creates the record and returns its reference."])}`
   }
 }
 
@@ -595,7 +595,7 @@ const utilityEndpoint = (ctx: Ctx, u: UtilityDef): Endpoint => {
   return {
     op, method: rng.next() < 0.5 ? "POST" : "GET", entry: true, path: `/${slug(u.key)}`,
     words: T.phrase(rng, [u.label.split(" ").slice(0, 2).join(" "), u.topic, u.key.replace(/_/g, " ")]),
-    description: `${T.sentence(u.label)}. ${T.phrase(rng, [`Fast ${topic} endpoint.`, `${T.sentence(topic)} API.`, `Simple ${topic}.`, ""])}`.trim() + describeFields(ctx, fields, new Map(outs.map((o) => [caseOf(style, o.key), o.label])))
+    description: `${capitalize(u.label)}. ${T.phrase(rng, [`Fast ${topic} endpoint.`, `${capitalize(topic)} API.`, `Simple ${topic}.`, ""])}`.trim() + describeFields(ctx, fields, new Map(outs.map((o) => [caseOf(style, o.key), o.label])))
   }
 }
 

@@ -9,6 +9,7 @@
  */
 import type { DepEdge } from "../domain/Tool.ts"
 import { hash32 } from "../math/Random.ts"
+import { groupKey } from "../retrieval/Document.ts"
 import { entityDefs } from "./Entities.ts"
 import type { GeneratedTool } from "./Generate.ts"
 import { edgePath, type Op } from "./Ops.ts"
@@ -55,7 +56,7 @@ export const build = (tools: ReadonlyArray<GeneratedTool>, seed: number): Array<
   }
   const byGroup = new Map<string, Array<number>>()
   for (let i = 0; i < tools.length; i++) {
-    const key = groupKey(tools[i] as GeneratedTool)
+    const key = groupKey((tools[i] as GeneratedTool).spec)
     let g = byGroup.get(key)
     if (g === undefined) byGroup.set(key, g = [])
     g.push(i)
@@ -80,7 +81,7 @@ export const build = (tools: ReadonlyArray<GeneratedTool>, seed: number): Array<
         edges.push({ from: from.spec.name, to: consumer.spec.name, kind, param: p.name, field: prod.field, entity })
       }
       // Inside the provider: every producer.
-      const mine = groupKey(consumer)
+      const mine = groupKey(consumer.spec)
       for (const i of byGroup.get(mine) ?? []) {
         const field = byTool[i]?.get(entity)
         if (field !== undefined) add({ tool: i, field })
@@ -93,7 +94,7 @@ export const build = (tools: ReadonlyArray<GeneratedTool>, seed: number): Array<
       for (let attempt = 0; attempt < 24 && (same < crossSameCategory || other < crossOtherCategory); attempt++) {
         const prod = list[hash32(String(attempt), base) % list.length] as Production
         const from = tools[prod.tool] as GeneratedTool
-        if (picked.has(prod.tool) || groupKey(from) === mine) continue
+        if (picked.has(prod.tool) || groupKey(from.spec) === mine) continue
         const sameCat = from.spec.category === consumer.spec.category
         if (sameCat ? same >= crossSameCategory : other >= crossOtherCategory) continue
         picked.add(prod.tool)
@@ -105,5 +106,3 @@ export const build = (tools: ReadonlyArray<GeneratedTool>, seed: number): Array<
   }
   return edges
 }
-
-const groupKey = (t: GeneratedTool): string => `${t.spec.category}\u0000${t.spec.group}`

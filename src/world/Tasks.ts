@@ -11,10 +11,11 @@ import type { DepEdge, ToolSpec } from "../domain/Tool.ts"
 import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32, hashParts, rng as makeRng, type Rng } from "../math/Random.ts"
 import * as Refs from "../Refs.ts"
+import { groupKey } from "../retrieval/Document.ts"
 import { Engine, type EpisodeState } from "../simulator/Engine.ts"
 import { allActions, entityDefs } from "./Entities.ts"
 import type { ActionDef, EntityDef } from "./Model.ts"
-import { type Field, fieldPath, type Op, type Param } from "./Ops.ts"
+import { type Field, fieldPath, type Op, type Param, paramOf } from "./Ops.ts"
 import { listing } from "./Text.ts"
 import { utility } from "./Utilities.ts"
 import * as V from "./Values.ts"
@@ -62,8 +63,6 @@ const quote = (s: string): string => `"${s}"`
 
 const fmt = (v: Json | undefined): string => (typeof v === "string" ? v : JSON.stringify(v ?? null))
 
-const groupKey = (spec: ToolSpec): string => `${spec.category}\u0000${spec.group}`
-
 /** The task generator over a world. */
 export interface TaskGenerator {
   /** The task at position `index` of the stream of (split, level), or undefined when that draw fails. */
@@ -88,12 +87,13 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
     return x < shares[0] ? "train" : x < shares[0] + shares[1] ? "validation" : "test"
   }
   const groupSplit = new Map<string, Split>()
-  const splitOfGroup = (spec: ToolSpec): Split => {
-    const k = groupKey(spec)
-    let s = groupSplit.get(k)
-    if (s === undefined) groupSplit.set(k, s = shareSplit(hash32(k, 0x5eed)))
+  /** The split of a provider, by its group key (see {@link TaskOptions.holdoutTools}). */
+  const groupSplitOf = (g: string): Split => {
+    let s = groupSplit.get(g)
+    if (s === undefined) groupSplit.set(g, s = shareSplit(hash32(g, 0x5eed)))
     return s
   }
+  const splitOfGroup = (spec: ToolSpec): Split => groupSplitOf(groupKey(spec))
 
   // Entry tools (callable from the request alone), by provider and by category.
   const entryByGroup = new Map<string, Array<ToolSpec>>()
@@ -159,7 +159,7 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
       case "search":
       case "lookup": {
         const i = uniqueEntity(rng, op.type)
-        const q = op.params.find((p) => p.role === "query")
+        const q = paramOf(op, "query")
         if (i === undefined || q === undefined) return undefined
         const name = u.name(op.type, i)
         args[q.name] = name
@@ -197,13 +197,13 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
         return exec(d, spec, op, args, `the first of the ${def?.plural ?? "items"} ${phrase}`, op.type)
       }
       case "top": {
-        const lim = op.params.find((p) => p.role === "limit")
+        const lim = paramOf(op, "limit")
         if (lim !== undefined && rng.next() < 0.6) args[lim.name] = 3 + rng.int(3)
         const by = u.attrDef(op.type, op.metric ?? "")?.label ?? op.metric ?? ""
         return exec(d, spec, op, args, `the ${noun} with the highest ${by}`, op.type)
       }
       case "featured": {
-        const p = op.params.find((x) => x.role === "date")
+        const p = paramOf(op, "date")
         const day = V.isoDate(V.today - rng.int(30))
         if (p !== undefined) args[p.name] = day
         return exec(d, spec, op, args, `the featured ${noun} of ${day}`, op.type)
@@ -274,17 +274,17 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
     if (op.kind === "series" || op.kind === "stats") {
       const to = V.today - rng.int(20)
       const from2 = to - (op.kind === "stats" ? 6 + rng.int(20) : 2 + rng.int(5))
-      const pf = op.params.find((p) => p.role === "from")
-      const pt = op.params.find((p) => p.role === "to")
+      const pf = paramOf(op, "from")
+      const pt = paramOf(op, "to")
       if (pf !== undefined) args[pf.name] = V.isoDate(from2)
       if (pt !== undefined) args[pt.name] = V.isoDate(to)
     }
     if (op.kind === "convert") {
       // The amount comes from a money field beside the currency in the producing item, when there is one.
       const money = moneyField(from)
-      const amountParam = op.params.find((p) => p.role === "amount")
-      const quoteParam = op.params.find((p) => p.role === "quote")
-      const baseParam = op.params.find((p) => p.role === "base")
+      const amountParam = paramOf(op, "amount")
+      const quoteParam = paramOf(op, "quote")
+      const baseParam = paramOf(op, "base")
       if (amountParam === undefined || quoteParam === undefined || baseParam === undefined || consumed?.role !== "base" || money === undefined) return undefined
       args[amountParam.name] = { $ref: `${from.id}.${money.path}` }
       const base = String(value.value)
@@ -400,8 +400,8 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
         const label = u.seriesDef(op.type, op.metric ?? "")?.label ?? op.metric ?? "value"
         const mean = op.fields.find((x) => x.source.kind === "stat" && x.source.stat === "mean")
         const max = op.fields.find((x) => x.source.kind === "stat" && x.source.stat === "max")
-        const from = op.params.find((p) => p.role === "from")
-        const to = op.params.find((p) => p.role === "to")
+        const from = paramOf(op, "from")
+        const to = paramOf(op, "to")
         const range = `between ${fmt(from === undefined ? undefined : c.args[from.name])} and ${fmt(to === undefined ? undefined : c.args[to.name])}`
         if (mean !== undefined) fact(`average ${label} of ${c.subject} ${range}`, itemPath(mean.out))
         if (max !== undefined) fact(`highest ${label} of ${c.subject} ${range}`, itemPath(max.out))
@@ -480,11 +480,6 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
     const base = category === undefined ? allGroups : entryGroupsByCategory.get(category) ?? []
     return split === undefined ? base : base.filter((g) => groupSplitOf(g) === split)
   }
-  const groupSplitOf = (g: string): Split => {
-    let s = groupSplit.get(g)
-    if (s === undefined) groupSplit.set(g, s = shareSplit(hash32(g, 0x5eed)))
-    return s
-  }
   const inSplit = (split: Split | undefined) => (t: ToolSpec): boolean => split === undefined || splitOfGroup(t) === split
 
   const build = (level: Level, rng: Rng, split: Split | undefined): Draft | undefined => {
@@ -551,10 +546,7 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
   const joiners: ReadonlyArray<string> = ["Also, ", "In addition, ", "And ", "Plus, ", "Separately, ", "At the same time, "]
 
   const request = (rng: Rng, d: Draft): string => {
-    const parts = d.clauses.map((c, i) => {
-      const s = i === 0 ? c : `${rng.pick(joiners)}${c}`
-      return s[0] === undefined ? s : s[0].toUpperCase() + s.slice(1)
-    })
+    const parts = d.clauses.map((c, i) => V.capitalize(i === 0 ? c : `${rng.pick(joiners)}${c}`))
     return `${rng.pick(openers)}${parts.join(" ")}`.trim()
   }
 

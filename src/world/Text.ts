@@ -10,9 +10,6 @@ export type Naming = "title" | "camel" | "path" | "snake" | "short"
 /** Upper-cases the first letter of each word. */
 export const titleCase = (s: string): string => s.replace(/(^|[\s_-])([a-z])/g, (_m, sep: string, c: string) => sep + c.toUpperCase())
 
-/** Upper-cases the first letter only (`search text` → `Search text`). */
-export const sentence = (s: string): string => (s.length === 0 ? s : (s[0] ?? "").toUpperCase() + s.slice(1))
-
 // Names repeat across thousands of endpoints: both conversions are memoised.
 const camelCache = new Map<string, string>()
 const snakeCache = new Map<string, string>()

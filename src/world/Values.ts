@@ -33,13 +33,6 @@ export const logUniform = (h: number, min: number, max: number): number => {
 /** A log-uniform integer. */
 export const logInt = (h: number, min: number, max: number): number => Math.floor(logUniform(h, min, max))
 
-/** A value with mass near the middle (average of three uniforms), in [min, max]. */
-export const bell = (h: number, min: number, max: number, dp = 1): number => {
-  const u = (unit(h) + unit(sub(h, "b")) + unit(sub(h, "c"))) / 3
-  const f = 10 ** dp
-  return Math.round((min + u * (max - min)) * f) / f
-}
-
 /** `true` with probability p. */
 export const chance = (h: number, p: number): boolean => unit(h) < p
 

@@ -306,8 +306,6 @@ export const stockExchanges: ReadonlyArray<string> = ["NYSE", "NASDAQ", "LSE", "
 export const sectors: ReadonlyArray<string> = ["Technology", "Financials", "Health Care", "Consumer Discretionary", "Consumer Staples", "Energy", "Industrials", "Materials", "Utilities", "Real Estate", "Communication Services"]
 /** Hotel amenities. */
 export const amenities: ReadonlyArray<string> = ["free wifi", "pool", "spa", "gym", "parking", "airport shuttle", "restaurant", "bar", "pet friendly", "breakfast included", "air conditioning", "ocean view"]
-/** Weather conditions. */
-export const weatherConditions: ReadonlyArray<string> = ["clear", "partly cloudy", "cloudy", "light rain", "rain", "thunderstorm", "snow", "fog", "windy", "drizzle"]
 /** Property types. */
 export const propertyTypes: ReadonlyArray<string> = ["apartment", "house", "condo", "townhouse", "studio", "villa", "loft"]
 /** Transit modes. */

@@ -216,7 +216,7 @@ export const album: EntityDef = {
     D.parentName("artist", "artist", "artist"),
     D.date("release_date", "release date", (e) => V.pastDate(e.h("rel"), 10, 15000)),
     D.childCount("total_tracks", "number of tracks", "song"),
-    D.str("label", "label", (e) => e.world.attr("artist", e.parent, "label") as string),
+    D.parentAttr("label", "label", "string", "artist", "label"),
     D.count("popularity", "popularity (0-100)", 0, 100)
   ]
 }
@@ -231,7 +231,7 @@ export const song: EntityDef = {
   attrs: [
     D.parentId("album_id", "album ID", "album"),
     D.parentName("album", "album", "album"),
-    D.str("artist", "artist", (e) => e.world.attr("album", e.parent, "artist") as string),
+    D.parentAttr("artist", "artist", "string", "album", "artist"),
     D.int("track_number", "track number", (e) => e.position + 1),
     D.count("duration_sec", "duration in seconds", 95, 420, { unit: "s" }),
     D.count("bpm", "tempo (BPM)", 62, 178),
@@ -354,7 +354,7 @@ export const emailMessage: EntityDef = {
   attrs: [
     D.parentId("mailbox_user_id", "mailbox owner user ID", "user"),
     D.str("from", "sender", (e) => V.email(V.personName(e.h("from")), V.domainFor(V.companyName(e.h("fc")), e.h("fd")), e.h("fe")), { format: "email" }),
-    D.str("to", "recipient", (e) => e.world.attr("user", e.parent, "email") as string, { format: "email" }),
+    D.parentAttr("to", "recipient", "string", "user", "email", { format: "email" }),
     D.dateTime("received_at", "time received", (e) => V.dateTimeOn(e.h("at"), V.today - V.int(e.h("ago"), 0, 60))),
     D.bool("read", "read", (e) => V.chance(e.h("read"), 0.6), { filter: "eq" }),
     D.bool("has_attachments", "has attachments", (e) => V.chance(e.h("att"), 0.3)),
