@@ -10,7 +10,7 @@ import * as ort from "onnxruntime-node"
 import { repoRoot } from "../src/DataPath.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
-import { Retriever, RetrieverError } from "../src/Retriever.ts"
+import { checkK, Retriever, RetrieverError } from "../src/Retriever.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
 import * as Document from "../src/retrieval/Document.ts"
@@ -455,7 +455,7 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
   const depth = options.depth ?? 100
   const clauseOptions = options.clauses
   const search = Effect.fn("RetrieverOnnx.search")(function*(queries: ReadonlyArray<string>, k: number) {
-    if (!Number.isInteger(k) || k < 1) return yield* fail(`k must be a positive integer, got ${k}`)
+    yield* checkK(k)
     // one encoder run and one scorer run for every query (and clause) of the call
     const parts = queries.map((q) => {
       const split = clauseOptions === undefined ? [] : clauses(q)
