@@ -413,9 +413,6 @@ export const embedDocuments = Effect.fn("RetrieverOnnx.embedDocuments")(function
   return matrix
 })
 
-/** The sentences of a request (`Bm25.clauses`: at `.`, `?`, `!`, `;` and line breaks, not after abbreviations). */
-export const clauses = (text: string): Array<string> => Bm25.clauses(text)
-
 /**
  * Adds λ times each provider document's embedding to the rows of its APIs (in place): the rows of
  * {@link DenseOptions.group}. `groupMatrix` has one row per group of `groups`.
@@ -458,7 +455,7 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
     yield* checkK(k)
     // one encoder run and one scorer run for every query (and clause) of the call
     const parts = queries.map((q) => {
-      const split = clauseOptions === undefined ? [] : clauses(q)
+      const split = clauseOptions === undefined ? [] : Bm25.clauses(q)
       return split.length < 2 ? [q] : [q, ...split]
     })
     const flat = parts.flat()
