@@ -432,18 +432,17 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
   options: Omit<DenseOptions, "model"> = {}
 ) {
   const tools: ReadonlyArray<ToolName> = library.tools.map((t) => t.name)
-  const texts = library.tools.map((t) => Document.toolText(t, options.fields ?? Document.fieldNames))
+  const fieldNames = options.fields ?? Document.fieldNames
+  const texts = library.tools.map((t) => Document.toolText(t, fieldNames))
   const embedded = yield* embedDocuments(encoder, texts, options.cacheDir)
   const groupWeight = options.group?.weight ?? 0
   let matrix = embedded
   if (groupWeight !== 0) {
     const groups = Document.groups(library.tools)
     const documents = library.tools.map((t) => Document.fromTool(t))
-    const groupTexts = Array.from({ length: groups.count }, (_, g) => {
-      const members = Array.from(groups.members.subarray(groups.memberStart[g], groups.memberStart[g + 1]), (t) => documents[t] as Document.ToolDocument)
-      const fields = Document.groupDocument(members)
-      return Document.text({ tool: members[0]?.tool ?? ("" as ToolName), fields }, options.fields ?? Document.fieldNames)
-    })
+    const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
+      Document.text({ tool: tools[groups.members[groups.memberStart[g] as number] as number] as ToolName, fields }, fieldNames)
+    )
     const groupMatrix = yield* embedDocuments(encoder, groupTexts, options.cacheDir)
     // a copy: the cached matrix stays the plain API rows
     matrix = addGroupRows(Float32Array.from(embedded), groupMatrix, groups, encoder.dim, groupWeight)

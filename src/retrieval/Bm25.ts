@@ -316,13 +316,7 @@ export const build = (tools: ReadonlyArray<ToolSpec>, config: Config = defaultCo
   let groupPart: { readonly groups: Document.Groups; readonly collected: Collected; readonly fields: ReadonlyArray<FieldSpec> } | undefined
   if (config.group !== undefined) {
     const groups = Document.groups(tools)
-    const groupDocuments = Array.from({ length: groups.count }, (_, g) => {
-      const members: Array<Document.ToolDocument> = []
-      for (let m = groups.memberStart[g] as number; m < (groups.memberStart[g + 1] as number); m++) {
-        members.push(documents[groups.members[m] as number] as Document.ToolDocument)
-      }
-      return Document.groupDocument(members)
-    })
+    const groupDocuments = Document.groupDocuments(documents, groups)
     groupPart = { groups, collected: collect(groupDocuments, config.group.fields, tokenizer, vocabulary), fields: config.group.fields }
   }
   const termCount = vocabulary.size
