@@ -122,12 +122,3 @@ export const dequantize = (model: QuantizedModel): StaticModel => {
   }
   return { rows, dim, embeddings, weights: Float32Array.from(model.weights) }
 }
-
-/** Dot product of row `i` of a row-major matrix with `v`. */
-export const dotRow = (matrix: Float32Array, i: number, v: Float32Array): number => {
-  const dim = v.length
-  const o = i * dim
-  let s = 0
-  for (let j = 0; j < dim; j++) s += (matrix[o + j] ?? 0) * (v[j] ?? 0)
-  return s
-}
