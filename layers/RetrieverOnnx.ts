@@ -12,6 +12,7 @@ import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
 import { checkK, Retriever, RetrieverError } from "../src/Retriever.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
+import * as DenseModel from "../src/retrieval/DenseModel.ts"
 import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
@@ -112,14 +113,9 @@ const floatOutput = (out: ort.InferenceSession.ReturnType, name: string, label: 
     : Effect.fail(fail(`${label}: output ${name} missing or not float32`))
 }
 
-/** Divides each row of a row-major matrix by its L2 norm (rows of zeros stay zero). */
+/** Divides each row of a row-major matrix by its L2 norm (rows of zeros stay zero), in place. */
 export const normalizeRows = (matrix: Float32Array, dim: number): Float32Array => {
-  for (let o = 0; o < matrix.length; o += dim) {
-    let sq = 0
-    for (let j = 0; j < dim; j++) sq += (matrix[o + j] ?? 0) ** 2
-    const n = Math.max(Math.sqrt(sq), 1e-12)
-    for (let j = 0; j < dim; j++) matrix[o + j] = (matrix[o + j] ?? 0) / n
-  }
+  for (let o = 0; o < matrix.length; o += dim) DenseModel.normalizeInPlace(matrix.subarray(o, o + dim))
   return matrix
 }
 
