@@ -296,7 +296,7 @@ export interface VectorIndex {
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<{ readonly doc: number; readonly score: number }>>, RetrieverError>
 }
 
-/** Exact top-k in plain JavaScript: a 4-way unrolled dot-product loop, then a sorted insertion buffer (ties to the lower index). */
+/** Exact top-k in plain JavaScript: a 4-way unrolled dot-product loop, then `DenseModel.topIndices` (ties to the lower index). */
 export const jsTopK = (matrix: Float32Array, rows: number, dim: number, query: Float32Array, offset: number, k: number) => {
   const q = query.subarray(offset, offset + dim)
   const scores = new Float32Array(rows)
@@ -315,18 +315,7 @@ export const jsTopK = (matrix: Float32Array, rows: number, dim: number, query: F
     for (; j < dim; j++) s0 += matrix[o + j]! * q[j]!
     scores[r] = s0 + s1 + s2 + s3
   }
-  const top: Array<number> = []
-  let threshold = -Infinity
-  for (let r = 0; r < rows; r++) {
-    const s = scores[r]!
-    if (top.length === k && s <= threshold) continue
-    let pos = top.length
-    while (pos > 0 && scores[top[pos - 1]!]! < s) pos--
-    top.splice(pos, 0, r)
-    if (top.length > k) top.pop()
-    if (top.length === k) threshold = scores[top[k - 1]!]!
-  }
-  return top.map((doc) => ({ doc, score: scores[doc]! }))
+  return DenseModel.topIndices(scores, k).map((doc) => ({ doc, score: scores[doc]! }))
 }
 
 /** A vector index over a matrix: ONNX Gemm + TopK (default) or a plain loop. */

@@ -5,7 +5,7 @@
 import type { Rng } from "../math/Random.ts"
 import { rng as makeRng } from "../math/Random.ts"
 import type { StaticModel } from "./DenseModel.ts"
-import { encodeAll, init, normalizeInPlace, normEpsilon, poolInto } from "./DenseModel.ts"
+import { encodeAll, init, normalizeInPlace, normEpsilon, poolInto, topIndices } from "./DenseModel.ts"
 import type { StaticEncoding } from "./TokenizerStatic.ts"
 
 /** Hyperparameters of a training run. */
@@ -384,20 +384,6 @@ export interface Validation {
   readonly mrr10: number
 }
 
-/** Top-k indices of `scores` (best first; ties broken by lower index). */
-export const topK = (scores: Float32Array, k: number): Array<number> => {
-  const best: Array<number> = []
-  for (let i = 0; i < scores.length; i++) {
-    const s = scores[i] ?? -Infinity
-    if (best.length === k && s <= (scores[best[k - 1] ?? 0] ?? -Infinity)) continue
-    let pos = best.length
-    while (pos > 0 && (scores[best[pos - 1] ?? 0] ?? -Infinity) < s) pos--
-    best.splice(pos, 0, i)
-    if (best.length > k) best.pop()
-  }
-  return best
-}
-
 /**
  * Recall@5, NDCG@5 (binary relevance) and MRR@10 of queries over the documents, scored with the model
  * (or with precomputed document vectors).
@@ -420,7 +406,7 @@ export const validate = (
       for (let j = 0; j < dim; j++) s += (docMatrix[i * dim + j] ?? 0) * (qm[qi * dim + j] ?? 0)
       scores[i] = s
     }
-    const top = topK(scores, 10)
+    const top = topIndices(scores, 10)
     const relevant = new Set(q.positives)
     let hits = 0
     let dcg = 0
