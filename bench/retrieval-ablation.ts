@@ -55,7 +55,7 @@ const loadWordNet = Effect.promise(async () => {
 
 /**
  * The whole query plus, for each word, the synonyms of its most frequent WordNet sense (`DenseWordNet.synonyms`) at
- * `weight` each (terms already in the query keep their weight); sentence rankings as in `Bm25.search`.
+ * `weight` each (terms already in the query keep their weight); sentence rankings fused as `Bm25.search` does (`Bm25.searchWith`).
  */
 const searchWithSynonyms = (index: Bm25.Index, wordnet: DenseWordNet.WordNet, weight: number) => (query: string): Array<Bm25.Hit> => {
   const terms = new Map(Bm25.queryTerms(index, query))
@@ -68,13 +68,7 @@ const searchWithSynonyms = (index: Bm25.Index, wordnet: DenseWordNet.WordNet, we
       }
     }
   }
-  const parts = index.config.query.clauses ? Bm25.clauses(query) : []
-  if (parts.length < 2) return Bm25.searchTerms(index, terms, 10)
-  const fused = new Map<number, number>()
-  const add = (hits: ReadonlyArray<Bm25.Hit>, w: number) => hits.forEach((h, r) => fused.set(h.doc, (fused.get(h.doc) ?? 0) + w / (index.config.query.rrfK + r + 1)))
-  add(Bm25.searchTerms(index, terms, 50), index.config.query.wholeWeight)
-  for (const part of parts) add(Bm25.searchTerms(index, Bm25.queryTerms(index, part), 50), 1)
-  return [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10).map(([doc, score]) => ({ doc, tool: index.tools[doc] as Bm25.Hit["tool"], score }))
+  return Bm25.searchWith(index, query, terms, 10)
 }
 
 const program = Effect.gen(function*() {

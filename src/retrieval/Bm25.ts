@@ -661,9 +661,15 @@ export const clauses = (text: string): Array<string> => {
  * The k best tools for a query under the index's configuration: the whole query (expanded by feedback when
  * configured); with `clauses`, fused by reciprocal rank with one ranking per sentence.
  */
-export const search = (index: Index, query: string, k: number): Array<Hit> => {
+export const search = (index: Index, query: string, k: number): Array<Hit> =>
+  searchWith(index, query, expand(index, queryTerms(index, query)), k)
+
+/**
+ * {@link search} with the whole query's weighted terms given (e.g. a query expanded by other means): those terms
+ * ranked; with `clauses`, fused by reciprocal rank with one ranking per sentence of `query`.
+ */
+export const searchWith = (index: Index, query: string, whole: ReadonlyMap<number, number>, k: number): Array<Hit> => {
   const options = index.config.query
-  const whole = expand(index, queryTerms(index, query))
   const parts = options.clauses ? clauses(query) : []
   if (parts.length < 2) return searchTerms(index, whole, k)
   // Reciprocal-rank fusion of the whole query's ranking and each clause's ranking.
