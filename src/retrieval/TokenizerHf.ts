@@ -262,15 +262,12 @@ const buildNormalizer = (node: NormalizerJson): Result.Result<Normalize, string>
       }
       return Result.fail("Replace normalizer without a pattern")
     }
-    case "Sequence": {
-      const parts: Array<Normalize> = []
-      for (const child of node.normalizers ?? []) {
-        const built = buildNormalizer(child)
-        if (Result.isFailure(built)) return built
-        parts.push(built.success)
-      }
-      return Result.succeed((t) => parts.reduce((acc, f) => f(acc), t))
-    }
+    case "Sequence":
+      // every child in order; the first child that fails to build is the error
+      return Result.map(
+        Result.all((node.normalizers ?? []).map(buildNormalizer)),
+        (parts): Normalize => (t) => parts.reduce((acc, f) => f(acc), t)
+      )
     default:
       return Result.fail(`unsupported normalizer type ${JSON.stringify(node.type)}`)
   }
@@ -354,15 +351,11 @@ const buildPreTokenizer = (node: PreTokenizerJson): Result.Result<PreTokenize, s
       const f = metaspace(node)
       return Result.succeed((pieces) => pieces.flatMap((p, i) => f(p, i === 0)))
     }
-    case "Sequence": {
-      const parts: Array<PreTokenize> = []
-      for (const child of node.pretokenizers ?? []) {
-        const built = buildPreTokenizer(child)
-        if (Result.isFailure(built)) return built
-        parts.push(built.success)
-      }
-      return Result.succeed((pieces) => parts.reduce((acc, f) => f(acc), [...pieces]))
-    }
+    case "Sequence":
+      return Result.map(
+        Result.all((node.pretokenizers ?? []).map(buildPreTokenizer)),
+        (parts): PreTokenize => (pieces) => parts.reduce((acc, f) => f(acc), [...pieces])
+      )
     default:
       return Result.fail(`unsupported pre_tokenizer type ${JSON.stringify(node.type)}`)
   }
