@@ -273,12 +273,15 @@ const buildNormalizer = (node: NormalizerJson): Result.Result<Normalize, string>
   }
 }
 
-/** Splits on whitespace and isolates each punctuation character (BertPreTokenizer). */
-const bertPreTokenize = (text: string): Array<string> => {
+/**
+ * Isolates each punctuation character as a piece of its own (the Punctuation pre-tokenizer); with `atWhitespace`, also
+ * splits on whitespace and drops it (BertPreTokenizer).
+ */
+const splitPunctuation = (text: string, atWhitespace: boolean): Array<string> => {
   const out: Array<string> = []
   let current = ""
   for (const ch of text) {
-    if (isWhitespace(ch)) {
+    if (atWhitespace && isWhitespace(ch)) {
       if (current.length > 0) out.push(current)
       current = ""
     } else if (isPunctuation(ch)) {
@@ -320,27 +323,13 @@ const metaspace = (node: PreTokenizerJson): ((text: string, first: boolean) => A
 const buildPreTokenizer = (node: PreTokenizerJson): Result.Result<PreTokenize, string> => {
   switch (node.type) {
     case "BertPreTokenizer":
-      return Result.succeed((pieces) => pieces.flatMap(bertPreTokenize))
+      return Result.succeed((pieces) => pieces.flatMap((p) => splitPunctuation(p, true)))
     case "Whitespace":
       return Result.succeed((pieces) => pieces.flatMap((p) => p.match(/\w+|[^\w\s]+/gu) ?? []))
     case "WhitespaceSplit":
       return Result.succeed((pieces) => pieces.flatMap((p) => p.split(/\s+/u).filter((s) => s.length > 0)))
     case "Punctuation":
-      return Result.succeed((pieces) =>
-        pieces.flatMap((p) => {
-          const out: Array<string> = []
-          let current = ""
-          for (const ch of p) {
-            if (isPunctuation(ch)) {
-              if (current.length > 0) out.push(current)
-              out.push(ch)
-              current = ""
-            } else current += ch
-          }
-          if (current.length > 0) out.push(current)
-          return out
-        })
-      )
+      return Result.succeed((pieces) => pieces.flatMap((p) => splitPunctuation(p, false)))
     case "Digits": {
       const individual = node.individual_digits ?? false
       return Result.succeed((pieces) =>

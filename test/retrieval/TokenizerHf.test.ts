@@ -152,6 +152,13 @@ describe("TokenizerHf Sequence pre-tokenizer", () => {
     }))
     expect(tok.encode("Hello, world!").tokens).toEqual(["[CLS]", "hello", ",", "world", "!", "[SEP]"])
   })
+
+  it("Punctuation alone isolates punctuation but keeps whitespace inside a piece; BertPreTokenizer also splits there", () => {
+    const punctuation = build(bertTokenizerJson({ normalizer: { type: "Lowercase" }, pre_tokenizer: { type: "Punctuation" } }))
+    expect(punctuation.encode("hello world,hello").tokens).toEqual(["[CLS]", "[UNK]", ",", "hello", "[SEP]"])
+    const bert = build(bertTokenizerJson({ normalizer: { type: "Lowercase" } }))
+    expect(bert.encode("hello world,hello").tokens).toEqual(["[CLS]", "hello", "world", ",", "hello", "[SEP]"])
+  })
 })
 
 describe("TokenizerHf errors", () => {
