@@ -146,7 +146,7 @@ const batched = <E>(
 /** The shipped kind of encoder: a ParaAgent static encoder (`*.onnx` + `*.vocab.json`). */
 export const staticEncoder = Effect.fn("RetrieverOnnx.staticEncoder")(function*(
   source: { readonly onnx: string; readonly vocab: string },
-  options: { readonly threads?: number; readonly batchSize?: number } = {}
+  options: Pick<DenseOptions, "threads" | "batchSize"> = {}
 ) {
   const vocabText = (yield* readFile(source.vocab)).toString("utf8")
   const tokenizer = yield* TokenizerStatic.parse(vocabText, source.vocab).pipe(
@@ -206,7 +206,7 @@ export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(
     readonly maxLength?: number
     readonly pooling?: "auto" | "mean" | "cls"
   },
-  options: { readonly threads?: number; readonly batchSize?: number } = {}
+  options: Pick<DenseOptions, "threads" | "batchSize"> = {}
 ) {
   const tokenizerText = (yield* readFile(source.tokenizer)).toString("utf8")
   const tokenizer = yield* TokenizerHf.parse(
@@ -280,7 +280,7 @@ export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(
 /** Opens the encoder of a model source. */
 export const openEncoder = (
   source: ModelSource,
-  options: { readonly threads?: number; readonly batchSize?: number } = {}
+  options: Pick<DenseOptions, "threads" | "batchSize"> = {}
 ): Effect.Effect<Encoder, RetrieverError, Scope.Scope> =>
   source.kind === "static" ? staticEncoder(source, options) : transformerEncoder(source, options)
 
@@ -469,13 +469,7 @@ export const layer = (options: DenseOptions): Layer.Layer<Retriever, RetrieverEr
     Retriever,
     Effect.gen(function*() {
       const library = yield* ToolLibrary
-      const encoder = yield* openEncoder(
-        options.model,
-        {
-          ...(options.threads === undefined ? {} : { threads: options.threads }),
-          ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize })
-        }
-      )
+      const encoder = yield* openEncoder(options.model, options)
       return yield* make(library, encoder, options)
     })
   )
