@@ -98,10 +98,8 @@ const program = Effect.gen(function*() {
     rows.push([label, objective.toFixed(2), ...results.map((r) => r.ndcg5.toFixed(1)), held.ndcg5.toFixed(1), p50.toFixed(3)])
     yield* Console.error(`${label}: done`)
   }
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)))
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
   yield* Console.log(`library: ${setup.tools.length} APIs; NDCG@5 in percent; tuning objective = ½ (NDCG@5 + R@10)/2 on G1_category[tune] + ½ the mean over its multi-intent sets (Benchmark.tuningSets); G1C[held-out] = the G1_category queries not used for tuning`)
-  yield* Console.log([line(header), ...rows.map(line)].join("\n"))
+  yield* Console.log(Benchmark.formatTable(header, rows))
 })
 
 NodeRuntime.runMain(program)

@@ -342,6 +342,18 @@ export const jsonReport = (
     ...extra
   })
 
+/** A fixed-width text table: the first `leftColumns` columns left-aligned, the others right-aligned, two spaces apart. */
+export const formatTable = (
+  header: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  leftColumns = 1
+): string => {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] as string).length)))
+  const line = (cells: ReadonlyArray<string>): string =>
+    cells.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
+  return [line(header), ...rows.map(line)].join("\n")
+}
+
 /** A fixed-width table of per-file results for the terminal. */
 export const table = (results: ReadonlyArray<readonly [string, FileResult]>): string => {
   const header = ["file", "NDCG@1", "NDCG@5", "R@5", "R@10", "p50 ms", "mean ms", "p95 ms", "queries"]
@@ -356,8 +368,5 @@ export const table = (results: ReadonlyArray<readonly [string, FileResult]>): st
     r.p95_ms.toFixed(3),
     r.scored === r.queries ? String(r.queries) : `${r.scored}/${r.queries}`
   ])
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] as string).length)))
-  const line = (cells: ReadonlyArray<string>): string =>
-    cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
-  return [line(header), ...rows.map(line)].join("\n")
+  return formatTable(header, rows)
 }
