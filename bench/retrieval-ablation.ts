@@ -67,9 +67,7 @@ const searchWithSynonyms = (index: Bm25.Index, wordnet: DenseWordNet.WordNet, we
 }
 
 const program = Effect.gen(function*() {
-  const files = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
-    dataPath("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
-  )
+  const files = Benchmark.testQueryFiles.map((parts) => dataPath(...parts))
   const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), files)
   const wordnet = yield* loadWordNet
   const sets = setup.sets

@@ -15,9 +15,7 @@ const limitAt = process.argv.indexOf("--limit")
 /** At most this many queries per file (evenly spaced), for a quicker run; default all. */
 const limit = limitAt < 0 ? Infinity : Math.max(1, Number(process.argv[limitAt + 1]) || 1)
 
-const files = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
-  dataPath("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
-)
+const files = Benchmark.testQueryFiles.map((parts) => dataPath(...parts))
 
 const sample = (set: Benchmark.QuerySet): Benchmark.QuerySet => {
   if (set.queries.length <= limit) return set

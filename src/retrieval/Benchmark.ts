@@ -78,6 +78,10 @@ export const load = Effect.fn("Benchmark.load")(function*(libraryDir: string, qu
   } satisfies Setup
 })
 
+/** The StableToolBench test query files the retrieval results are reported on, as path parts under the data folder. */
+export const testQueryFiles: ReadonlyArray<ReadonlyArray<string>> = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"]
+  .map((name) => ["stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`])
+
 /**
  * The held-out split the BM25 defaults were tuned on: the G1_category queries whose seeded hash of the query
  * id falls under `fraction` (2/3 of them). Reports give G1_category whole and its other third separately.
