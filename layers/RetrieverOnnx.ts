@@ -44,11 +44,11 @@ export type ModelSource =
   }
 
 /** The encoder that ships with ParaAgent (trained on the generated library and WordNet; see docs/dense.md). */
-export const shippedModel: ModelSource = {
+export const shippedModel = {
   kind: "static",
   onnx: path.join(repoRoot, "models", "paraagent-static.onnx"),
   vocab: path.join(repoRoot, "models", "paraagent-static.vocab.json")
-}
+} as const satisfies ModelSource
 
 /** Options of the dense retriever. */
 export interface DenseOptions {

@@ -74,8 +74,8 @@ const toSpec = (t: typeof SealTool.Type): ToolSpec => ({
 
 const staticModel = (): RetrieverOnnx.ModelSource => ({
   kind: "static",
-  onnx: argument("onnx", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.onnx : ""),
-  vocab: argument("vocab", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.vocab : "")
+  onnx: argument("onnx", RetrieverOnnx.shippedModel.onnx),
+  vocab: argument("vocab", RetrieverOnnx.shippedModel.vocab)
 })
 
 /** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 1.5. */
