@@ -418,13 +418,13 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
 ) {
   const tools: ReadonlyArray<ToolName> = library.tools.map((t) => t.name)
   const fieldNames = options.fields ?? Document.fieldNames
-  const texts = library.tools.map((t) => Document.toolText(t, fieldNames))
+  const documents = library.tools.map((t) => Document.fromTool(t))
+  const texts = documents.map((d) => Document.text(d, fieldNames))
   const embedded = yield* embedDocuments(encoder, texts, options.cacheDir)
   const groupWeight = options.group?.weight ?? 0
   let matrix = embedded
   if (groupWeight !== 0) {
     const groups = Document.groups(library.tools)
-    const documents = library.tools.map((t) => Document.fromTool(t))
     const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
       Document.text({ tool: tools[groups.members[groups.memberStart[g] as number] as number] as ToolName, fields }, fieldNames)
     )
