@@ -10,6 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import { rng } from "../src/math/Random.ts"
+import * as Stats from "../src/math/Stats.ts"
 import { ToolLibrary } from "../src/ToolLibrary.ts"
 import * as World from "../src/world/World.ts"
 
@@ -22,11 +23,6 @@ const argument = (name: string, fallback: number): number => {
 const rows = argument("rows", 46_800)
 const queries = argument("queries", 200)
 const k = 10
-
-const percentile = (xs: ReadonlyArray<number>, p: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))] ?? NaN
-}
 
 const program = Effect.scoped(Effect.gen(function*() {
   yield* Console.log(`exact top-${k} over ${rows} rows, ${queries} queries (the machine is shared: absolute times vary)`)
@@ -54,9 +50,9 @@ const program = Effect.scoped(Effect.gen(function*() {
     const b = yield* time(onnx)
     const same = a.tops.every((t, i) => t.join() === (b.tops[i] ?? []).join())
     yield* Console.log(
-      `${String(dim).padEnd(5)} ${percentile(a.ms, 0.5).toFixed(3).padStart(9)}   ${percentile(a.ms, 0.95).toFixed(3).padStart(9)}   ` +
-        `${percentile(b.ms, 0.5).toFixed(3).padStart(11)}   ${percentile(b.ms, 0.95).toFixed(3).padStart(11)}   ` +
-        `${(percentile(a.ms, 0.5) / percentile(b.ms, 0.5)).toFixed(1).padStart(13)}×   ${same}`
+      `${String(dim).padEnd(5)} ${Stats.p50(a.ms).toFixed(3).padStart(9)}   ${Stats.p95(a.ms).toFixed(3).padStart(9)}   ` +
+        `${Stats.p50(b.ms).toFixed(3).padStart(11)}   ${Stats.p95(b.ms).toFixed(3).padStart(11)}   ` +
+        `${(Stats.p50(a.ms) / Stats.p50(b.ms)).toFixed(1).padStart(13)}×   ${same}`
     )
   }
 

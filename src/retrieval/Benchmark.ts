@@ -78,6 +78,10 @@ export const load = Effect.fn("Benchmark.load")(function*(libraryDir: string, qu
   } satisfies Setup
 })
 
+/** The StableToolBench test query files the retrieval results are reported on, as path parts under the data folder. */
+export const testQueryFiles: ReadonlyArray<ReadonlyArray<string>> = ["G1_instruction", "G1_category", "G2_instruction", "G3_instruction"]
+  .map((name) => ["stabletoolbench", "solvable_queries", "test_instruction", `${name}.json`])
+
 /**
  * The held-out split the BM25 defaults were tuned on: the G1_category queries whose seeded hash of the query
  * id falls under `fraction` (2/3 of them). Reports give G1_category whole and its other third separately.
@@ -342,6 +346,18 @@ export const jsonReport = (
     ...extra
   })
 
+/** A fixed-width text table: the first `leftColumns` columns left-aligned, the others right-aligned, two spaces apart. */
+export const formatTable = (
+  header: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<string>>,
+  leftColumns = 1
+): string => {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] as string).length)))
+  const line = (cells: ReadonlyArray<string>): string =>
+    cells.map((cell, c) => (c < leftColumns ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
+  return [line(header), ...rows.map(line)].join("\n")
+}
+
 /** A fixed-width table of per-file results for the terminal. */
 export const table = (results: ReadonlyArray<readonly [string, FileResult]>): string => {
   const header = ["file", "NDCG@1", "NDCG@5", "R@5", "R@10", "p50 ms", "mean ms", "p95 ms", "queries"]
@@ -356,8 +372,5 @@ export const table = (results: ReadonlyArray<readonly [string, FileResult]>): st
     r.p95_ms.toFixed(3),
     r.scored === r.queries ? String(r.queries) : `${r.scored}/${r.queries}`
   ])
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => (row[c] as string).length)))
-  const line = (cells: ReadonlyArray<string>): string =>
-    cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] as number) : cell.padStart(widths[c] as number))).join("  ")
-  return [line(header), ...rows.map(line)].join("\n")
+  return formatTable(header, rows)
 }

@@ -316,13 +316,7 @@ export const build = (tools: ReadonlyArray<ToolSpec>, config: Config = defaultCo
   let groupPart: { readonly groups: Document.Groups; readonly collected: Collected; readonly fields: ReadonlyArray<FieldSpec> } | undefined
   if (config.group !== undefined) {
     const groups = Document.groups(tools)
-    const groupDocuments = Array.from({ length: groups.count }, (_, g) => {
-      const members: Array<Document.ToolDocument> = []
-      for (let m = groups.memberStart[g] as number; m < (groups.memberStart[g + 1] as number); m++) {
-        members.push(documents[groups.members[m] as number] as Document.ToolDocument)
-      }
-      return Document.groupDocument(members)
-    })
+    const groupDocuments = Document.groupDocuments(documents, groups)
     groupPart = { groups, collected: collect(groupDocuments, config.group.fields, tokenizer, vocabulary), fields: config.group.fields }
   }
   const termCount = vocabulary.size
@@ -667,9 +661,15 @@ export const clauses = (text: string): Array<string> => {
  * The k best tools for a query under the index's configuration: the whole query (expanded by feedback when
  * configured); with `clauses`, fused by reciprocal rank with one ranking per sentence.
  */
-export const search = (index: Index, query: string, k: number): Array<Hit> => {
+export const search = (index: Index, query: string, k: number): Array<Hit> =>
+  searchWith(index, query, expand(index, queryTerms(index, query)), k)
+
+/**
+ * {@link search} with the whole query's weighted terms given (e.g. a query expanded by other means): those terms
+ * ranked; with `clauses`, fused by reciprocal rank with one ranking per sentence of `query`.
+ */
+export const searchWith = (index: Index, query: string, whole: ReadonlyMap<number, number>, k: number): Array<Hit> => {
   const options = index.config.query
-  const whole = expand(index, queryTerms(index, query))
   const parts = options.clauses ? clauses(query) : []
   if (parts.length < 2) return searchTerms(index, whole, k)
   // Reciprocal-rank fusion of the whole query's ranking and each clause's ranking.

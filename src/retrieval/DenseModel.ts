@@ -123,11 +123,21 @@ export const dequantize = (model: QuantizedModel): StaticModel => {
   return { rows, dim, embeddings, weights: Float32Array.from(model.weights) }
 }
 
-/** Dot product of row `i` of a row-major matrix with `v`. */
-export const dotRow = (matrix: Float32Array, i: number, v: Float32Array): number => {
-  const dim = v.length
-  const o = i * dim
-  let s = 0
-  for (let j = 0; j < dim; j++) s += (matrix[o + j] ?? 0) * (v[j] ?? 0)
-  return s
+/**
+ * The indices of the k highest scores, best first (ties: the lower index first): one pass with a sorted insertion
+ * buffer of at most k entries, skipping any score that cannot enter it.
+ */
+export const topIndices = (scores: Float32Array, k: number): Array<number> => {
+  const top: Array<number> = []
+  let threshold = -Infinity
+  for (let r = 0; r < scores.length; r++) {
+    const s = scores[r] as number
+    if (top.length === k && s <= threshold) continue
+    let pos = top.length
+    while (pos > 0 && (scores[top[pos - 1] as number] as number) < s) pos--
+    top.splice(pos, 0, r)
+    if (top.length > k) top.pop()
+    if (top.length === k) threshold = scores[top[k - 1] as number] as number
+  }
+  return top
 }

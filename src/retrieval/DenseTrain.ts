@@ -5,7 +5,7 @@
 import type { Rng } from "../math/Random.ts"
 import { rng as makeRng } from "../math/Random.ts"
 import type { StaticModel } from "./DenseModel.ts"
-import { encodeAll, init, normEpsilon } from "./DenseModel.ts"
+import { encodeAll, init, normalizeInPlace, normEpsilon, poolInto, topIndices } from "./DenseModel.ts"
 import type { StaticEncoding } from "./TokenizerStatic.ts"
 
 /** Hyperparameters of a training run. */
@@ -106,35 +106,24 @@ const makeRowAdam = (params: Float32Array, width: number, learningRate: number, 
   }
 }
 
-/** One side of a batch: encodings, their pooled vectors, norms and unit vectors. */
+/** One side of a batch: encodings, the norms of their pooled vectors, and their unit vectors. */
 interface Side {
   readonly encodings: ReadonlyArray<StaticEncoding>
-  readonly pooled: Float32Array
   readonly norms: Float64Array
   readonly unit: Float32Array
 }
 
+/** The model's forward pass (`DenseModel.poolInto`, then `normalizeInPlace`) over a batch, keeping each pooled norm for `backward`. */
 const forward = (model: StaticModel, encodings: ReadonlyArray<StaticEncoding>): Side => {
-  const { dim, embeddings, weights } = model
-  const pooled = new Float32Array(encodings.length * dim)
+  const { dim } = model
   const unit = new Float32Array(encodings.length * dim)
   const norms = new Float64Array(encodings.length)
   encodings.forEach((e, b) => {
-    const base = b * dim
-    for (let t = 0; t < e.ids.length; t++) {
-      const id = e.ids[t] ?? 0
-      const c = (e.mass[t] ?? 0) * (weights[id] ?? 0)
-      const o = id * dim
-      for (let j = 0; j < dim; j++) pooled[base + j] = (pooled[base + j] ?? 0) + c * (embeddings[o + j] ?? 0)
-    }
-    let sq = 0
-    for (let j = 0; j < dim; j++) sq += (pooled[base + j] ?? 0) ** 2
-    const norm = Math.sqrt(sq)
-    norms[b] = norm
-    const d = Math.max(norm, normEpsilon)
-    for (let j = 0; j < dim; j++) unit[base + j] = (pooled[base + j] ?? 0) / d
+    const row = unit.subarray(b * dim, (b + 1) * dim)
+    poolInto(model, e, row)
+    norms[b] = normalizeInPlace(row)
   })
-  return { encodings, pooled, norms, unit }
+  return { encodings, norms, unit }
 }
 
 /**
@@ -395,20 +384,6 @@ export interface Validation {
   readonly mrr10: number
 }
 
-/** Top-k indices of `scores` (best first; ties broken by lower index). */
-export const topK = (scores: Float32Array, k: number): Array<number> => {
-  const best: Array<number> = []
-  for (let i = 0; i < scores.length; i++) {
-    const s = scores[i] ?? -Infinity
-    if (best.length === k && s <= (scores[best[k - 1] ?? 0] ?? -Infinity)) continue
-    let pos = best.length
-    while (pos > 0 && (scores[best[pos - 1] ?? 0] ?? -Infinity) < s) pos--
-    best.splice(pos, 0, i)
-    if (best.length > k) best.pop()
-  }
-  return best
-}
-
 /**
  * Recall@5, NDCG@5 (binary relevance) and MRR@10 of queries over the documents, scored with the model
  * (or with precomputed document vectors).
@@ -431,7 +406,7 @@ export const validate = (
       for (let j = 0; j < dim; j++) s += (docMatrix[i * dim + j] ?? 0) * (qm[qi * dim + j] ?? 0)
       scores[i] = s
     }
-    const top = topK(scores, 10)
+    const top = topIndices(scores, 10)
     const relevant = new Set(q.positives)
     let hits = 0
     let dcg = 0

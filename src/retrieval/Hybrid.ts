@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { SearchHit } from "../domain/Trajectory.ts"
-import { Retriever, RetrieverError } from "../Retriever.ts"
+import { checkK, Retriever } from "../Retriever.ts"
 
 /** One retriever's ranked hits (best first) and its weight in the fusion. */
 export interface Ranking {
@@ -98,7 +98,7 @@ export const make = (
   Retriever.of({
     name,
     search: Effect.fn("Hybrid.search")(function*(queries: ReadonlyArray<string>, k: number) {
-      if (!Number.isInteger(k) || k < 1) return yield* new RetrieverError({ message: `k must be a positive integer, got ${k}` })
+      yield* checkK(k)
       const depth = Math.max(k, config.depth)
       const results = yield* Effect.forEach(retrievers, (r) => r.search(queries, depth), { concurrency: "unbounded" })
       return queries.map((_, qi) =>

@@ -262,26 +262,26 @@ const buildNormalizer = (node: NormalizerJson): Result.Result<Normalize, string>
       }
       return Result.fail("Replace normalizer without a pattern")
     }
-    case "Sequence": {
-      const parts: Array<Normalize> = []
-      for (const child of node.normalizers ?? []) {
-        const built = buildNormalizer(child)
-        if (Result.isFailure(built)) return built
-        parts.push(built.success)
-      }
-      return Result.succeed((t) => parts.reduce((acc, f) => f(acc), t))
-    }
+    case "Sequence":
+      // every child in order; the first child that fails to build is the error
+      return Result.map(
+        Result.all((node.normalizers ?? []).map(buildNormalizer)),
+        (parts): Normalize => (t) => parts.reduce((acc, f) => f(acc), t)
+      )
     default:
       return Result.fail(`unsupported normalizer type ${JSON.stringify(node.type)}`)
   }
 }
 
-/** Splits on whitespace and isolates each punctuation character (BertPreTokenizer). */
-const bertPreTokenize = (text: string): Array<string> => {
+/**
+ * Isolates each punctuation character as a piece of its own (the Punctuation pre-tokenizer); with `atWhitespace`, also
+ * splits on whitespace and drops it (BertPreTokenizer).
+ */
+const splitPunctuation = (text: string, atWhitespace: boolean): Array<string> => {
   const out: Array<string> = []
   let current = ""
   for (const ch of text) {
-    if (isWhitespace(ch)) {
+    if (atWhitespace && isWhitespace(ch)) {
       if (current.length > 0) out.push(current)
       current = ""
     } else if (isPunctuation(ch)) {
@@ -323,27 +323,13 @@ const metaspace = (node: PreTokenizerJson): ((text: string, first: boolean) => A
 const buildPreTokenizer = (node: PreTokenizerJson): Result.Result<PreTokenize, string> => {
   switch (node.type) {
     case "BertPreTokenizer":
-      return Result.succeed((pieces) => pieces.flatMap(bertPreTokenize))
+      return Result.succeed((pieces) => pieces.flatMap((p) => splitPunctuation(p, true)))
     case "Whitespace":
       return Result.succeed((pieces) => pieces.flatMap((p) => p.match(/\w+|[^\w\s]+/gu) ?? []))
     case "WhitespaceSplit":
       return Result.succeed((pieces) => pieces.flatMap((p) => p.split(/\s+/u).filter((s) => s.length > 0)))
     case "Punctuation":
-      return Result.succeed((pieces) =>
-        pieces.flatMap((p) => {
-          const out: Array<string> = []
-          let current = ""
-          for (const ch of p) {
-            if (isPunctuation(ch)) {
-              if (current.length > 0) out.push(current)
-              out.push(ch)
-              current = ""
-            } else current += ch
-          }
-          if (current.length > 0) out.push(current)
-          return out
-        })
-      )
+      return Result.succeed((pieces) => pieces.flatMap((p) => splitPunctuation(p, false)))
     case "Digits": {
       const individual = node.individual_digits ?? false
       return Result.succeed((pieces) =>
@@ -354,15 +340,11 @@ const buildPreTokenizer = (node: PreTokenizerJson): Result.Result<PreTokenize, s
       const f = metaspace(node)
       return Result.succeed((pieces) => pieces.flatMap((p, i) => f(p, i === 0)))
     }
-    case "Sequence": {
-      const parts: Array<PreTokenize> = []
-      for (const child of node.pretokenizers ?? []) {
-        const built = buildPreTokenizer(child)
-        if (Result.isFailure(built)) return built
-        parts.push(built.success)
-      }
-      return Result.succeed((pieces) => parts.reduce((acc, f) => f(acc), [...pieces]))
-    }
+    case "Sequence":
+      return Result.map(
+        Result.all((node.pretokenizers ?? []).map(buildPreTokenizer)),
+        (parts): PreTokenize => (pieces) => parts.reduce((acc, f) => f(acc), [...pieces])
+      )
     default:
       return Result.fail(`unsupported pre_tokenizer type ${JSON.stringify(node.type)}`)
   }

@@ -4,6 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import { hash32 } from "../math/Random.ts"
+import { idf } from "./Bm25.ts"
 import * as Text from "./Text.ts"
 
 /** The vocabulary file shipped beside the ONNX encoder (`models/*.vocab.json`). */
@@ -115,14 +116,14 @@ export const make = (vocab: StaticVocab): StaticTokenizer => {
 }
 
 /**
- * Inverse document frequency of every row over a collection of encodings: ln(1 + (N − df + ½)/(df + ½)) (BM25's,
+ * Inverse document frequency of every row over a collection of encodings: BM25's ({@link idf}: ln(1 + (N − df + ½)/(df + ½)),
  * never negative); rows absent from the collection get the largest value, ln(1 + 2N + 1).
  */
 export const inverseDocumentFrequency = (encodings: ReadonlyArray<StaticEncoding>, rows: number): Float32Array => {
   const df = new Uint32Array(rows)
   for (const e of encodings) for (const id of e.ids) df[id] = (df[id] ?? 0) + 1
   const n = encodings.length
-  return Float32Array.from(df, (d) => Math.log(1 + (n - d + 0.5) / (d + 0.5)))
+  return Float32Array.from(df, (d) => idf(n, d))
 }
 
 /** Scales each token's mass by idf^exponent (exponent 0 leaves the encoding as it is). */

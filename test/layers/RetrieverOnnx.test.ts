@@ -103,6 +103,27 @@ const searchWith = (layer: Layer.Layer<Retriever, unknown, ToolLibrary>, queries
     return yield* retriever.search(queries, k)
   }).pipe(Effect.provide(layer.pipe(Layer.provide(libraryLayer))))
 
+describe("RetrieverOnnx.normalizeRows", () => {
+  it("divides each row by its L2 norm in place, as the loop it replaced did, and leaves zero rows zero", () => {
+    const dim = 5
+    const random = rng(21)
+    const values = Float32Array.from({ length: 40 * dim }, () => random.normal())
+    values.fill(0, dim, 2 * dim)
+    const expected = Float32Array.from(values)
+    for (let o = 0; o < expected.length; o += dim) {
+      let sq = 0
+      for (let j = 0; j < dim; j++) sq += (expected[o + j] ?? 0) ** 2
+      const n = Math.max(Math.sqrt(sq), 1e-12)
+      for (let j = 0; j < dim; j++) expected[o + j] = (expected[o + j] ?? 0) / n
+    }
+    const out = RetrieverOnnx.normalizeRows(values, dim)
+    expect(out).toBe(values)
+    expect(Array.from(out)).toEqual(Array.from(expected))
+    expect(Array.from(out.subarray(dim, 2 * dim))).toEqual([0, 0, 0, 0, 0])
+    expect(Array.from(RetrieverOnnx.normalizeRows(Float32Array.from([3, 4]), 2))).toEqual([0.6000000238418579, 0.800000011920929])
+  })
+})
+
 describe("RetrieverOnnx static encoder", () => {
   const queries = ["weather forecast for Paris", "football team players", "currency exchange", "translate a message"]
 

@@ -128,3 +128,30 @@ describe("Bm25.clauses", () => {
     )
   })
 })
+
+describe("Benchmark.formatTable", () => {
+  it("pads each column to its widest cell: the first leftColumns to the left, the rest to the right", () => {
+    const header = ["file", "engine", "NDCG@5"]
+    const rows = [["G1_instruction.json", "bm25", "41.2"], ["G2", "minisearch", "9.0"]]
+    expect(Benchmark.formatTable(header, rows).split("\n")).toEqual([
+      "file                     engine  NDCG@5",
+      "G1_instruction.json        bm25    41.2",
+      "G2                   minisearch     9.0"
+    ])
+    expect(Benchmark.formatTable(header, rows, 2).split("\n")).toEqual([
+      "file                 engine      NDCG@5",
+      "G1_instruction.json  bm25          41.2",
+      "G2                   minisearch     9.0"
+    ])
+  })
+
+  it("Benchmark.table puts one file per row under the metric headers", () => {
+    const result: Benchmark.FileResult = {
+      ndcg1: 50, ndcg5: 41.25, recall5: 30, recall10: 60.04, p50_ms: 0.5, p95_ms: 1.25, mean_ms: 0.75, queries: 4, scored: 3, unmatched: []
+    }
+    expect(Benchmark.table([["G1.json", result]]).split("\n")).toEqual([
+      "file     NDCG@1  NDCG@5   R@5  R@10  p50 ms  mean ms  p95 ms  queries",
+      "G1.json    50.0    41.3  30.0  60.0   0.500    0.750   1.250      3/4"
+    ])
+  })
+})

@@ -431,6 +431,24 @@ describe("Bm25", () => {
     expect(byDefault).toEqual(["weather_one", "weather_two", "joke"])
     expect(Bm25.clauses(query)).toEqual(["Give me the weather forecast and weather alerts for Paris.", "Also tell me a joke."])
   })
+
+  it("searchWith fuses the given whole-query terms with the sentence rankings as search does", () => {
+    const tools = [
+      tool("weather", { group: "Weather Hub", api: "Forecast", description: "weather forecast weather alerts" }),
+      tool("joke", { group: "Jokes", api: "Random Joke", description: "a joke" }),
+      ...words.map((w) => tool(`filler_${w}`, { description: `${w} service` }))
+    ]
+    const index = Bm25.build(tools, Bm25.defaultConfig)
+    const query = "Give me the weather forecast for Paris. Also tell me a joke."
+    expect(Bm25.searchWith(index, query, Bm25.queryTerms(index, query), 5)).toEqual(Bm25.search(index, query, 5))
+    // other whole-query terms change the whole query's ranking only: the sentences still bring the joke in
+    const onlyWeather = Bm25.queryTerms(index, "weather forecast")
+    const hits = Bm25.searchWith(index, query, onlyWeather, 3).map((h) => h.tool)
+    expect(hits[0]).toBe("weather")
+    expect(hits).toContain("joke")
+    expect(Bm25.searchTerms(index, onlyWeather, 3).map((h) => h.tool)).not.toContain("joke")
+    expect(Bm25.searchWith(index, "weather forecast", onlyWeather, 3)).toEqual(Bm25.searchTerms(index, onlyWeather, 3))
+  })
 })
 
 describe("Retriever.layerBm25", () => {

@@ -115,6 +115,17 @@ describe("DenseOnnx static encoder", () => {
   })
 })
 
+describe("DenseModel.topIndices", () => {
+  it("gives the k best indices, best first, ties to the lower index", () => {
+    const scores = Float32Array.from([0.5, 0.9, 0.5, -1, 0.9, 0.7])
+    expect(DenseModel.topIndices(scores, 3)).toEqual([1, 4, 5])
+    expect(DenseModel.topIndices(scores, 5)).toEqual([1, 4, 5, 0, 2])
+    expect(DenseModel.topIndices(scores, 10)).toEqual([1, 4, 5, 0, 2, 3])
+    expect(DenseModel.topIndices(scores, 0)).toEqual([])
+    expect(DenseModel.topIndices(new Float32Array(0), 3)).toEqual([])
+  })
+})
+
 describe("DenseOnnx scorer", () => {
   it("returns the exact top-k by dot product, ties to the lower index", async () => {
     const matrix = Float32Array.from([1, 0, 0, 1, 0.6, 0.8, 1, 0, -1, 0])

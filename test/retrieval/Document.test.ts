@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { toolId, toolName } from "../../src/domain/Ids.ts"
 import type { ToolSpec } from "../../src/domain/Tool.ts"
-import { fromTool, plainFields, text, toolText } from "../../src/retrieval/Document.ts"
+import { fromTool, groupDocument, groupDocuments, groups, plainFields, text, type ToolDocument, toolText } from "../../src/retrieval/Document.ts"
 
 const spec: ToolSpec = {
   id: toolId("toolbench:Data/random_word_api/get_word_by_length"),
@@ -51,5 +51,15 @@ describe("Document", () => {
       "Random Word API. Get Word by Length. Returns a random word of the given length. Random words for games. Data. " +
         "length. number of letters. filter. startsWith. prefix. tags. tag"
     )
+  })
+
+  it("builds one group document per provider, from its members in library order", () => {
+    const other: ToolSpec = { ...spec, name: toolName("other_api"), group: "Other API", apiName: "Other" }
+    const second: ToolSpec = { ...spec, name: toolName("get_letters_for_random_word_api"), apiName: "Get Letters" }
+    const tools = [spec, other, second]
+    const [wordDoc, otherDoc, lettersDoc] = [spec, other, second].map(fromTool) as [ToolDocument, ToolDocument, ToolDocument]
+    const grouped = groupDocuments([wordDoc, otherDoc, lettersDoc], groups(tools))
+    expect(grouped).toEqual([groupDocument([wordDoc, lettersDoc]), groupDocument([otherDoc])])
+    expect(grouped[0]?.api).toBe("Get Word by Length. Get Letters")
   })
 })

@@ -144,6 +144,23 @@ describe("TokenizerHf Unigram", () => {
   })
 })
 
+describe("TokenizerHf Sequence pre-tokenizer", () => {
+  it("applies its children in order", () => {
+    const tok = build(bertTokenizerJson({
+      normalizer: { type: "Lowercase" },
+      pre_tokenizer: { type: "Sequence", pretokenizers: [{ type: "WhitespaceSplit" }, { type: "Punctuation" }] }
+    }))
+    expect(tok.encode("Hello, world!").tokens).toEqual(["[CLS]", "hello", ",", "world", "!", "[SEP]"])
+  })
+
+  it("Punctuation alone isolates punctuation but keeps whitespace inside a piece; BertPreTokenizer also splits there", () => {
+    const punctuation = build(bertTokenizerJson({ normalizer: { type: "Lowercase" }, pre_tokenizer: { type: "Punctuation" } }))
+    expect(punctuation.encode("hello world,hello").tokens).toEqual(["[CLS]", "[UNK]", ",", "hello", "[SEP]"])
+    const bert = build(bertTokenizerJson({ normalizer: { type: "Lowercase" } }))
+    expect(bert.encode("hello world,hello").tokens).toEqual(["[CLS]", "hello", "world", ",", "hello", "[SEP]"])
+  })
+})
+
 describe("TokenizerHf errors", () => {
   const error = (text: string) =>
     Effect.runSync(Effect.flip(TokenizerHf.parse(text, "models/x/tokenizer.json")))
@@ -158,6 +175,15 @@ describe("TokenizerHf errors", () => {
   it("names an unsupported normalizer and pre-tokenizer", () => {
     expect(error(JSON.stringify(bertTokenizerJson({ normalizer: { type: "Weird" } }))).message).toContain("normalizer type \"Weird\"")
     expect(error(JSON.stringify(bertTokenizerJson({ pre_tokenizer: { type: "ByteLevel" } }))).message).toContain("pre_tokenizer type \"ByteLevel\"")
+  })
+
+  it("names the first unsupported child of a Sequence normalizer or pre-tokenizer", () => {
+    const normalizers = [{ type: "Lowercase" }, { type: "Weird" }, { type: "Odd" }]
+    expect(error(JSON.stringify(bertTokenizerJson({ normalizer: { type: "Sequence", normalizers } }))).message)
+      .toBe("unsupported normalizer type \"Weird\"")
+    const pretokenizers = [{ type: "WhitespaceSplit" }, { type: "ByteLevel" }, { type: "Other" }]
+    expect(error(JSON.stringify(bertTokenizerJson({ pre_tokenizer: { type: "Sequence", pretokenizers } }))).message)
+      .toBe("unsupported pre_tokenizer type \"ByteLevel\"")
   })
 
   it("rejects text that is not JSON or lacks the model", () => {
