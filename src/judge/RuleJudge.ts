@@ -78,8 +78,9 @@ export const makeEvidence = (texts: ReadonlyArray<string>, numbers: ReadonlyArra
   const allNumbers = [...numbers]
   const dates = new Set<string>()
   for (const text of texts) {
-    for (const d of extractDates(text)) dates.add(d.iso)
-    for (const n of extractNumbersOutsideDates(text)) allNumbers.push(n.value)
+    const found = extractDates(text)
+    for (const d of found) dates.add(d.iso)
+    for (const n of extractNumbersOutsideDates(text, found)) allNumbers.push(n.value)
   }
   return {
     text: texts.map(normalizeText).filter((t) => t.length > 0).join(" \u0000 "),
