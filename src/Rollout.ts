@@ -19,6 +19,7 @@ import type {
   StopReason,
   Trajectory
 } from "./domain/Trajectory.ts"
+import { validStep } from "./domain/Trajectory.ts"
 import type { Turn } from "./domain/Turn.ts"
 import * as JsonSchemaValidate from "./JsonSchemaValidate.ts"
 import { callKey } from "./math/CanonicalJson.ts"
@@ -283,7 +284,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             const step: Step = {
               ...base,
               protocolError: issue,
-              validation: { unseenTools: [], invalidArguments: [], repeatedCalls: [], unresolvedRefs: [] },
+              validation: validStep,
               phase: Facts.phaseOf(undefined, previousPhase),
               searches: [],
               observations: [],
