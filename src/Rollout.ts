@@ -235,9 +235,6 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             controller: decision.state,
             seen,
             executedBefore: history.some((s) => s.observations.some((o) => o.attempts > 0)),
-            paradigm: options.paradigm,
-            episode,
-            elapsed,
             startMs,
             policyMs: policyEnd - startMs,
             ...(rules.backtrack && parent !== undefined ? { parent } : {})
@@ -252,9 +249,6 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
         readonly controller: Step["controller"]
         readonly seen: ReadonlySet<string>
         readonly executedBefore: boolean
-        readonly paradigm: Paradigm
-        readonly episode: Episode
-        readonly elapsed: Effect.Effect<number>
         readonly startMs: number
         readonly policyMs: number
         readonly parent?: number
@@ -280,7 +274,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           const previousPhase = history.length > 0 ? (history[history.length - 1] as Step).phase : undefined
           if (Result.isFailure(parsed)) {
             const issue: ProtocolIssue = { tag: parsed.failure.tag, offset: parsed.failure.offset, message: parsed.failure.message }
-            const endMs = yield* input.elapsed
+            const endMs = yield* elapsed
             const step: Step = {
               ...base,
               protocolError: issue,
@@ -292,7 +286,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             }
             return { step, answered: false } satisfies RoundRecord
           }
-          const enforced = Paradigms.enforce(input.paradigm, parsed.success, input.executedBefore)
+          const enforced = Paradigms.enforce(options.paradigm, parsed.success, input.executedBefore)
           const turn = enforced.turn
           const checked = checkCalls(turn.calls, history, input.seen, library.get)
           const planCheck = turn.plan === undefined ? undefined : PlanMath.validate(turn.plan)
@@ -305,17 +299,17 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
           }
           const actions: Array<Effect.Effect<SearchResult | Observation>> = [
-            ...turn.searches.map((s) => runSearch(s.slot, s.query, input.elapsed)),
+            ...turn.searches.map((s) => runSearch(s.slot, s.query, elapsed)),
             ...checked.plans.map((p) =>
               p._tag === "Run"
-                ? runCall(input.episode, p.call, p.refs, input.elapsed)
-                : rejected(p.call, p.outcome, input.elapsed)
+                ? runCall(episode, p.call, p.refs, elapsed)
+                : rejected(p.call, p.outcome, elapsed)
             )
           ]
           const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })
           const searches = results.slice(0, turn.searches.length) as Array<SearchResult>
           const observations = results.slice(turn.searches.length) as Array<Observation>
-          const endMs = yield* input.elapsed
+          const endMs = yield* elapsed
           const step: Step = {
             ...base,
             turn: parsed.success,
