@@ -8,6 +8,7 @@ import type { Paradigm, Step } from "../src/domain/Trajectory.ts"
 import { hashParts } from "../src/math/Random.ts"
 import * as OpenAiFormat from "../src/OpenAiFormat.ts"
 import * as ParaAct from "../src/ParaAct.ts"
+import * as Paradigms from "../src/Paradigm.ts"
 import { Policy, type PolicyContext, PolicyError, type PolicyOutput } from "../src/Policy.ts"
 import {
   type ChatResult,
@@ -202,7 +203,8 @@ export const make = Effect.fnUntraced(function*(options: PolicyOpenAiOptions = {
         ? {
           tools: nativeTools(context.tools),
           toolChoice: "auto" as const,
-          ...(context.paradigm === "ReAct" || context.paradigm === "DFSDT" ? { parallelToolCalls: false } : {})
+          // a paradigm that runs one action per round (ReAct, DFSDT) asks for one tool call at a time
+          ...(Paradigms.rules[context.paradigm].maxActions === 1 ? { parallelToolCalls: false } : {})
         }
         : {})
     }).pipe(
