@@ -71,16 +71,19 @@ export const paradigmGuidance: Readonly<Record<Paradigm, string>> = {
     "the next most promising alternative instead of repeating it."
 }
 
-const clip = (text: string, limit: number): string =>
+/** A text cut to `limit` characters, saying how many more there were. */
+export const clip = (text: string, limit: number): string =>
   text.length <= limit ? text : `${text.slice(0, limit)}... [${text.length - limit} more characters]`
+
+/** One tool's documentation for a prompt: name, description (clipped), parameter schema (without `x-` extensions). */
+export const toolDoc = (spec: ToolSpec, descriptionBudget: number): string =>
+  `### ${spec.name}\n${clip(spec.description, descriptionBudget)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(spec.parameters))}`
 
 /** The documentation of the tools the agent has seen, for the text-protocol system prompt. */
 export const toolDocs = (tools: ReadonlyArray<ToolSpec>, budgets: HistoryBudgets = defaultBudgets): string =>
   tools.length === 0
     ? "## Tools you have found\nNone yet: search for the capabilities the request needs."
-    : `## Tools you have found\n${tools.map((t) =>
-      `### ${t.name}\n${clip(t.description, budgets.description)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(t.parameters))}`
-    ).join("\n\n")}`
+    : `## Tools you have found\n${tools.map((t) => toolDoc(t, budgets.description)).join("\n\n")}`
 
 /** The system prompt: the protocol, the paradigm's guidance, the round limit and (text mode) the tools' documentation. */
 export const systemPrompt = (context: PolicyContext, mode: Mode, budgets: HistoryBudgets = defaultBudgets): string =>

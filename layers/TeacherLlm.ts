@@ -17,7 +17,6 @@ import type { SearchQuery } from "../src/domain/Turn.ts"
 import { extractJsonObject } from "../src/judge/Prompt.ts"
 import * as PlanMath from "../src/math/Plan.ts"
 import { hashParts } from "../src/math/Random.ts"
-import * as OpenAiFormat from "../src/OpenAiFormat.ts"
 import { Policy, type PolicyContext, PolicyError } from "../src/Policy.ts"
 import * as Refs from "../src/Refs.ts"
 import * as Teacher from "../src/Teacher.ts"
@@ -33,6 +32,7 @@ import {
   scrubSecret,
   type WireMessage
 } from "./OpenAiClient.ts"
+import { clip, toolDoc } from "./PolicyOpenAi.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Options
@@ -183,9 +183,6 @@ export const replyShapes: Readonly<Record<RoleName, string>> = {
 export const repairPrompt = (role: RoleName, problem: string): string =>
   `Your reply could not be used: ${problem}\nReply again with only the JSON object, in exactly this shape:\n${replyShapes[role]}`
 
-const clip = (text: string, limit: number): string =>
-  text.length <= limit ? text : `${text.slice(0, limit)}... [${text.length - limit} more characters]`
-
 /** Lines joined until the section budget is spent; the rest are counted. */
 const section = (lines: ReadonlyArray<string>, budget: number, what: string): string => {
   const kept: Array<string> = []
@@ -198,10 +195,6 @@ const section = (lines: ReadonlyArray<string>, budget: number, what: string): st
   const left = lines.length - kept.length
   return left === 0 ? kept.join("\n") : `${kept.join("\n")}\n(${left} more ${what} omitted)`
 }
-
-/** One tool's documentation: name, description, parameter schema (without `x-` extensions). */
-export const toolDoc = (spec: ToolSpec, budgets: Budgets = defaultBudgets): string =>
-  `### ${spec.name}\n${clip(spec.description, budgets.description)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(spec.parameters))}`
 
 /** One call as a line of evidence: `- c1 tool({args}) -> ok: {payload}` or `-> error 404 not_found: message`. */
 export const callLine = (o: Observation, payloadBudget: number): string => {
@@ -265,7 +258,7 @@ export const plannerMessage = (input: RoleInput, view: View): string => {
   const parts = [
     request(context),
     `## Tools found so far\n${
-      context.tools.length === 0 ? "None yet." : section(context.tools.map((t) => toolDoc(t, view.budgets)), view.budgets.section, "tools")
+      context.tools.length === 0 ? "None yet." : section(context.tools.map((t) => toolDoc(t, view.budgets.description)), view.budgets.section, "tools")
     }`
   ]
   if (board.nodes.length > 0) {
@@ -321,7 +314,7 @@ export const executorMessage = (input: RoleInput, ready: ReadonlyArray<BoundNode
   const steps = [...context.history, ...(context.abandoned ?? [])]
   const nodes = ready.map((n) => {
     const spec = view.library.get(n.tool)
-    const doc = spec === undefined ? `tool: ${n.tool}` : `tool: ${toolDoc(spec, view.budgets).replace(/^### /, "")}`
+    const doc = spec === undefined ? `tool: ${n.tool}` : `tool: ${toolDoc(spec, view.budgets.description).replace(/^### /, "")}`
     const tries = attemptsOf(n, steps).filter((o) => o.outcome._tag === "error")
     return [
       `### ${n.id}: ${n.slot ?? n.tool}${n.deps.length === 0 ? "" : ` (needs ${n.deps.join(", ")})`}`,
