@@ -7,7 +7,6 @@ import { Context, Effect, Layer, Ref, Result, Schema } from "effect"
 import type { Redacted } from "effect"
 import { ConfigError } from "../src/domain/Errors.ts"
 import type { CallId, ToolName } from "../src/domain/Ids.ts"
-import type { JsonObject } from "../src/domain/Json.ts"
 import type { Plan, PlanNode } from "../src/domain/Plan.ts"
 import type { Task } from "../src/domain/Task.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
@@ -305,9 +304,6 @@ export const searcherMessage = (input: RoleInput, slots: ReadonlyArray<PlanNode>
 const attemptsOf = (node: BoundNode, steps: ReadonlyArray<Step>): ReadonlyArray<Observation> =>
   steps.flatMap((s) => s.observations.filter((o) => Teacher.nodeIdOf(o.callId) === node.id && o.tool === node.tool))
 
-const literalArguments = (args: JsonObject): JsonObject =>
-  Object.fromEntries(Object.entries(args).filter(([, v]) => Refs.collectRefs({ v }).length === 0))
-
 /** The executor's user message: request, the ready nodes with their tools and failed attempts, earlier outputs, (hint) gold literals. */
 export const executorMessage = (input: RoleInput, ready: ReadonlyArray<BoundNode>, view: View): string => {
   const { context, task } = input
@@ -332,7 +328,7 @@ export const executorMessage = (input: RoleInput, ready: ReadonlyArray<BoundNode
   ]
   if (view.hints.has("execute")) {
     const lines = ready.flatMap((n) =>
-      task.gold.filter((g) => g.tool === n.tool).map((g) => `- ${n.id} (${n.tool}): ${JSON.stringify(literalArguments(g.arguments))}`)
+      task.gold.filter((g) => g.tool === n.tool).map((g) => `- ${n.id} (${n.tool}): ${JSON.stringify(Teacher.literalArguments(g.arguments))}`)
     )
     if (lines.length > 0) parts.push(`## Hint (privileged): literal values a reference solution passed to these tools\n${lines.join("\n")}`)
   }

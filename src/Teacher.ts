@@ -202,7 +202,7 @@ const alignGold = (
   for (const g of task.gold) {
     if (out.has(g.id)) continue
     const candidates = successes.filter((o) => o.tool === g.tool && !claimed.has(o.callId))
-    const literal = Object.entries(g.arguments).filter(([, v]) => Refs.collectRefs({ v }).length === 0)
+    const literal = Object.entries(literalArguments(g.arguments))
     const pick = candidates.find((o) => literal.every(([k, v]) => canonicalJson(o.arguments[k]) === canonicalJson(v))) ?? candidates[0]
     if (pick === undefined || pick.outcome._tag !== "ok") continue
     out.set(g.id, { callId: pick.callId, payload: pick.outcome.payload })
@@ -210,6 +210,10 @@ const alignGold = (
   }
   return out
 }
+
+/** The arguments that hold no `$ref` anywhere inside: the values a call passes literally. */
+export const literalArguments = (args: JsonObject): JsonObject =>
+  Object.fromEntries(Object.entries(args).filter(([, v]) => Refs.collectRefs({ v }).length === 0))
 
 /** Rewrites `$ref`s to plan node ids into refs to the agent's own calls that completed those nodes. */
 export const rewriteRefs = (args: JsonObject, done: ReadonlyMap<string, Completed>): JsonObject => {
