@@ -447,27 +447,24 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
     return `${url.origin}${url.pathname}`
   })()
   const scrub = (text: string): string => scrubSecret(text, config.apiKey)
+  // The request without its body is the same for every chat: built once.
+  const post = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
+  const authed = config.apiKey === undefined ? post : HttpClientRequest.bearerToken(post, config.apiKey)
 
-  const once = (body: ChatCompletionBody): Effect.Effect<ChatCompletionResponse, AttemptFailure> => {
-    const base = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
-    const authed = config.apiKey === undefined ? base : HttpClientRequest.bearerToken(base, config.apiKey)
-    return Effect.succeed(HttpClientRequest.bodyJsonUnsafe(authed, body)).pipe(
-      Effect.flatMap((request) =>
-        http.execute(request).pipe(
-          Effect.flatMap((response) =>
-            response.text.pipe(Effect.map((text) => ({ response, text })))
-          ),
-          Effect.mapError((error): AttemptFailure => ({
-            kind: "transport",
-            message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`)
-          })),
-          Effect.timeoutOrElse({
-            duration: config.timeoutMs,
-            orElse: () =>
-              Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
-          })
-        )
+  const once = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<ChatCompletionResponse, AttemptFailure> =>
+    http.execute(request).pipe(
+      Effect.flatMap((response) =>
+        response.text.pipe(Effect.map((text) => ({ response, text })))
       ),
+      Effect.mapError((error): AttemptFailure => ({
+        kind: "transport",
+        message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`)
+      })),
+      Effect.timeoutOrElse({
+        duration: config.timeoutMs,
+        orElse: () =>
+          Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
+      }),
       Effect.flatMap(({ response, text }) => {
         if (response.status < 200 || response.status >= 300) {
           return Clock.currentTimeMillis.pipe(Effect.flatMap((now) => {
@@ -488,17 +485,18 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
         )
       })
     )
-  }
 
   const chat = Effect.fn("OpenAiClient.chat")(function*(request: ChatRequest) {
     const body = yield* checkBody(buildBody(config, request)).pipe(
       Effect.mapError((error) => new OpenAiError({ kind: "request", message: scrub(`invalid request: ${error.message}`), attempts: 0 }))
     )
     yield* Effect.annotateCurrentSpan({ model: body.model, messages: body.messages.length })
+    // serialised once: every retry sends the same bytes
+    const httpRequest = HttpClientRequest.bodyJsonUnsafe(authed, body)
     const started = yield* Clock.currentTimeMillis
     let attempt = 1
     while (true) {
-      const outcome = yield* Effect.result(once(body))
+      const outcome = yield* Effect.result(once(httpRequest))
       if (outcome._tag === "Success") {
         const now = yield* Clock.currentTimeMillis
         return toResult(outcome.success, body.model, attempt, now - started)
