@@ -144,15 +144,12 @@ const statesOf = (value: string): (text: string) => boolean => {
   return (text) => containsTokens(normalizeText(text), needle)
 }
 
-/** Whether a payload's leaves (see {@link jsonLeaves}) hold a gold value, with the value parsed once. */
+/** Whether a JSON payload's leaves (see {@link jsonLeaves}) hold a gold value, with the value parsed once. */
 const heldBy = (value: string): (leaves: ReturnType<typeof jsonLeaves>) => boolean => {
   const number = parseWholeNumber(value)
   const states = statesOf(value)
   return ({ numbers, strings }) => (number !== undefined && numbers.some((n) => numberStates(number, n))) || strings.some(states)
 }
-
-/** Whether a JSON payload holds a gold value in one of its leaves. */
-export const payloadHolds = (payload: Json, value: string): boolean => heldBy(value)(jsonLeaves(payload))
 
 const hasIdAt = (raw: string, id: string): boolean => {
   const needle = id.toLowerCase()
