@@ -21,6 +21,7 @@ import * as ParaAct from "./ParaAct.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
 import * as Refs from "./Refs.ts"
+import { seenTools } from "./Rollout.ts"
 import { ToolLibrary } from "./ToolLibrary.ts"
 import type { Library } from "./ToolLibrary.ts"
 
@@ -120,9 +121,7 @@ export const latestPlan = (history: ReadonlyArray<Step>): EmittedPlan | undefine
   for (let i = history.length - 1; i >= 0; i--) {
     const step = history[i] as Step
     if (step.turn?.plan !== undefined && step.validation.planError === undefined) {
-      const seenBefore = new Set<string>()
-      for (const earlier of history.slice(0, i)) for (const s of earlier.searches) for (const h of s.hits) seenBefore.add(h.tool)
-      return { plan: step.turn.plan, index: i, seenBefore }
+      return { plan: step.turn.plan, index: i, seenBefore: seenTools(history.slice(0, i)) }
     }
   }
   return undefined
