@@ -9,6 +9,7 @@ import { hashParts } from "../src/math/Random.ts"
 import * as OpenAiFormat from "../src/OpenAiFormat.ts"
 import * as ParaAct from "../src/ParaAct.ts"
 import * as Paradigms from "../src/Paradigm.ts"
+import { callIdsOf } from "../src/Rollout.ts"
 import { Policy, type PolicyContext, PolicyError, type PolicyOutput } from "../src/Policy.ts"
 import {
   type ChatResult,
@@ -155,8 +156,6 @@ export const nativeAsText = (result: Pick<ChatResult, "content" | "toolCalls">):
     ...(calls.length > 0 ? [`<call>\n${JSON.stringify(calls)}\n</call>`] : [])
   ].filter((block) => block.length > 0).join("\n")
 }
-
-const callIdsOf = (history: ReadonlyArray<Step>): ReadonlyArray<string> => history.flatMap((s) => (s.turn?.calls ?? []).map((c) => c.id))
 
 /** Reads a chat result as the policy's output for the mode. */
 export const toOutput = (result: ChatResult, mode: Mode, context: PolicyContext, lenient = false): PolicyOutput => {

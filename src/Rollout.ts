@@ -255,8 +255,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
       }) =>
         Effect.gen(function*() {
           const { output, history } = input
-          // Ids are unique along the agent's path (DFSDT forgets abandoned branches, so their ids may come back).
-          const usedCallIds = history.flatMap((s) => s.turn?.calls.map((c) => c.id) ?? [])
+          const usedCallIds = callIdsOf(history)
           const parsed: Result.Result<Turn, { readonly tag: string; readonly offset: number; readonly message: string }> =
             output.turn !== undefined
               ? ParaAct.validateTurn(output.turn, { usedCallIds })
@@ -395,6 +394,12 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
 
 /** The Rollout layer over Policy, Retriever, Simulator and ToolLibrary. */
 export const layer = (overrides: Partial<RolloutConfig> = {}) => Layer.effect(Rollout, make(overrides))
+
+/**
+ * The call ids used on a history, in order: a turn's new ids must avoid them, and unnamed calls are numbered after
+ * them. Ids are unique along the agent's path (DFSDT forgets abandoned branches, so their ids may come back).
+ */
+export const callIdsOf = (history: ReadonlyArray<Step>): ReadonlyArray<CallId> => history.flatMap((s) => s.turn?.calls.map((c) => c.id) ?? [])
 
 /** The tools the agent has seen on a history: every tool a search returned. */
 export const seenTools = (history: ReadonlyArray<Step>): ReadonlySet<string> => {
