@@ -243,6 +243,14 @@ const checkNumber = (
 const isNonNegativeInt = (n: number): boolean => Number.isInteger(n) && n >= 0
 const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
 
+/** Checks a sampling temperature (0 to 2); a bad value is a ConfigError on the field `temperature`. */
+export const checkTemperature = (value: number): Effect.Effect<number, ConfigError> =>
+  checkNumber("temperature", value, (n) => n >= 0 && n <= 2, "between 0 and 2")
+
+/** Checks a completion budget (a positive integer); a bad value is a ConfigError on the field `maxTokens`. */
+export const checkMaxTokens = (value: number): Effect.Effect<number, ConfigError> =>
+  checkNumber("maxTokens", value, (n) => Number.isInteger(n) && n > 0, "a positive integer")
+
 /** Validates a configuration: an http(s) base URL, a model name, positive timeouts, sane sampling defaults. */
 export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*(input: OpenAiConfigInput) {
   const url = URL.canParse(input.baseUrl) ? new URL(input.baseUrl) : undefined
@@ -268,8 +276,8 @@ export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*
     backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
     backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
     maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
-    temperature: yield* checkNumber("temperature", input.temperature ?? defaults.temperature, (n) => n >= 0 && n <= 2, "between 0 and 2"),
-    maxTokens: yield* checkNumber("maxTokens", input.maxTokens ?? defaults.maxTokens, (n) => Number.isInteger(n) && n > 0, "a positive integer")
+    temperature: yield* checkTemperature(input.temperature ?? defaults.temperature),
+    maxTokens: yield* checkMaxTokens(input.maxTokens ?? defaults.maxTokens)
   }
   return config
 })

@@ -24,6 +24,8 @@ import { ToolLibrary } from "../src/ToolLibrary.ts"
 import type { Library } from "../src/ToolLibrary.ts"
 import {
   type ChatResult,
+  checkMaxTokens,
+  checkTemperature,
   configFromEnv,
   layer as clientLayer,
   OpenAiClient,
@@ -518,12 +520,9 @@ export const policyName = (model: string, models: Partial<Record<RoleName, strin
 const validate = (options: TeacherLlmOptions, teacher: Teacher.TeacherOptions) =>
   Effect.gen(function*() {
     const bad = (field: string, value: unknown, message: string) => new ConfigError({ field, value: String(value), message })
-    if (options.temperature !== undefined && !(options.temperature >= 0 && options.temperature <= 2)) {
-      return yield* bad("temperature", options.temperature, "temperature must be between 0 and 2")
-    }
-    if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {
-      return yield* bad("maxTokens", options.maxTokens, "maxTokens must be a positive integer")
-    }
+    // the same checks (and messages) as the client's own defaults
+    if (options.temperature !== undefined) yield* checkTemperature(options.temperature)
+    if (options.maxTokens !== undefined) yield* checkMaxTokens(options.maxTokens)
     for (const [role, model] of Object.entries(options.models ?? {})) {
       if (model.trim() === "") return yield* bad(`models.${role}`, model, "a role's model must not be empty")
     }
