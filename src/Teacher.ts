@@ -418,14 +418,19 @@ export const readyNodes = (board: Board, options: TeacherOptions): Array<BoundNo
     n.deps.every((d) => board.done.has(d))
   )
 
+/** The node that names `node`'s search slot, when that slot has search attempts left. */
+const searchableSlot = (board: Board, node: PlanNode, options: TeacherOptions): PlanNode | undefined => {
+  const slot = slotOf(board.nodes, node)
+  return (board.searched.get(slot) ?? 0) < options.searchAttempts ? (board.nodes.find((o) => o.id === slot) ?? node) : undefined
+}
+
 /** One node per slot of the not-done nodes whose tool was not found yet and that may still be searched for. */
 export const slotsToFind = (board: Board, options: TeacherOptions): Array<PlanNode> => {
   const out: Array<PlanNode> = []
   for (const n of board.nodes) {
     if (board.done.has(n.id) || isFound(board, n)) continue
-    const slot = slotOf(board.nodes, n)
-    if (out.some((o) => o.id === slot)) continue
-    if ((board.searched.get(slot) ?? 0) < options.searchAttempts) out.push(board.nodes.find((o) => o.id === slot) ?? n)
+    const slot = searchableSlot(board, n, options)
+    if (slot !== undefined && !out.some((o) => o.id === slot.id)) out.push(slot)
   }
   return out
 }
@@ -482,9 +487,8 @@ export const decide = (board: Board, paradigm: Paradigm, options: TeacherOptions
         if (board.done.has(n.id)) continue
         if (!n.deps.every((d) => board.done.has(d))) continue
         if (!isFound(board, n)) {
-          const slot = slotOf(board.nodes, n)
-          if ((board.searched.get(slot) ?? 0) >= options.searchAttempts) continue
-          out.push({ _tag: "Search", slots: [board.nodes.find((o) => o.id === slot) ?? n], think: `Looking for a tool for ${n.id}.` })
+          const slot = searchableSlot(board, n, options)
+          if (slot !== undefined) out.push({ _tag: "Search", slots: [slot], think: `Looking for a tool for ${n.id}.` })
           continue
         }
         if ((board.attempts.get(n.id) ?? 0) >= options.callAttempts) continue
