@@ -242,6 +242,7 @@ const checkNumber = (
 
 const isNonNegativeInt = (n: number): boolean => Number.isInteger(n) && n >= 0
 const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
+const isNonNegative = (n: number): boolean => Number.isFinite(n) && n >= 0
 
 /** Checks a sampling temperature (0 to 2); a bad value is a ConfigError on the field `temperature`. */
 export const checkTemperature = (value: number): Effect.Effect<number, ConfigError> =>
@@ -273,9 +274,9 @@ export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*
     apiKey,
     timeoutMs: yield* checkNumber("timeoutMs", input.timeoutMs ?? defaults.timeoutMs, isPositive, "a positive number of ms"),
     maxRetries: yield* checkNumber("maxRetries", input.maxRetries ?? defaults.maxRetries, isNonNegativeInt, "a non-negative integer"),
-    backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
-    backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
-    maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
+    backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, isNonNegative, "a non-negative number of ms"),
+    backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, isNonNegative, "a non-negative number of ms"),
+    maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, isNonNegative, "a non-negative number of ms"),
     temperature: yield* checkTemperature(input.temperature ?? defaults.temperature),
     maxTokens: yield* checkMaxTokens(input.maxTokens ?? defaults.maxTokens)
   }
