@@ -79,14 +79,16 @@ export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigErr
   const simulator = Simulator.layer(options.simulator ?? {})
   const tasks = TaskSource.layerGenerated(options.tasks ?? {})
   const retriever = retrieverLayer(options.retriever ?? "bm25")
+  // one layer value, so the openai policy and the llm judge share one client (layers are memoised by reference)
+  const endpoint = endpointLayer(options.endpoint)
   const policyChoice = options.policy ?? { kind: "teacher" }
   const policy: Layer.Layer<Policy, ConfigError, ToolLibrary.ToolLibrary> = policyChoice.kind === "teacher"
     ? Teacher.layer(policyChoice.options ?? {})
     : policyChoice.kind === "openai"
-    ? PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpointLayer(options.endpoint)))
+    ? PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpoint))
     : TeacherLlm.layerConfig(policyChoice.options ?? {}, options.endpoint ?? {})
   const judge: Layer.Layer<Judge, ConfigError> = options.judge === "llm"
-    ? JudgeLlm.layer().pipe(Layer.provide(endpointLayer(options.endpoint)))
+    ? JudgeLlm.layer().pipe(Layer.provide(endpoint))
     : JudgeRule.layer
   const agents = Layer.mergeAll(simulator, tasks, retriever, policy, judge).pipe(Layer.provideMerge(env))
   return Rollout.layer(options.rollout ?? {}).pipe(Layer.provideMerge(agents))

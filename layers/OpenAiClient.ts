@@ -242,6 +242,15 @@ const checkNumber = (
 
 const isNonNegativeInt = (n: number): boolean => Number.isInteger(n) && n >= 0
 const isPositive = (n: number): boolean => Number.isFinite(n) && n > 0
+const isNonNegative = (n: number): boolean => Number.isFinite(n) && n >= 0
+
+/** Checks a sampling temperature (0 to 2); a bad value is a ConfigError on the field `temperature`. */
+export const checkTemperature = (value: number): Effect.Effect<number, ConfigError> =>
+  checkNumber("temperature", value, (n) => n >= 0 && n <= 2, "between 0 and 2")
+
+/** Checks a completion budget (a positive integer); a bad value is a ConfigError on the field `maxTokens`. */
+export const checkMaxTokens = (value: number): Effect.Effect<number, ConfigError> =>
+  checkNumber("maxTokens", value, (n) => Number.isInteger(n) && n > 0, "a positive integer")
 
 /** Validates a configuration: an http(s) base URL, a model name, positive timeouts, sane sampling defaults. */
 export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*(input: OpenAiConfigInput) {
@@ -265,11 +274,11 @@ export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*
     apiKey,
     timeoutMs: yield* checkNumber("timeoutMs", input.timeoutMs ?? defaults.timeoutMs, isPositive, "a positive number of ms"),
     maxRetries: yield* checkNumber("maxRetries", input.maxRetries ?? defaults.maxRetries, isNonNegativeInt, "a non-negative integer"),
-    backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
-    backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
-    maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, (n) => Number.isFinite(n) && n >= 0, "a non-negative number of ms"),
-    temperature: yield* checkNumber("temperature", input.temperature ?? defaults.temperature, (n) => n >= 0 && n <= 2, "between 0 and 2"),
-    maxTokens: yield* checkNumber("maxTokens", input.maxTokens ?? defaults.maxTokens, (n) => Number.isInteger(n) && n > 0, "a positive integer")
+    backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, isNonNegative, "a non-negative number of ms"),
+    backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, isNonNegative, "a non-negative number of ms"),
+    maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, isNonNegative, "a non-negative number of ms"),
+    temperature: yield* checkTemperature(input.temperature ?? defaults.temperature),
+    maxTokens: yield* checkMaxTokens(input.maxTokens ?? defaults.maxTokens)
   }
   return config
 })
@@ -447,27 +456,24 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
     return `${url.origin}${url.pathname}`
   })()
   const scrub = (text: string): string => scrubSecret(text, config.apiKey)
+  // The request without its body is the same for every chat: built once.
+  const post = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
+  const authed = config.apiKey === undefined ? post : HttpClientRequest.bearerToken(post, config.apiKey)
 
-  const once = (body: ChatCompletionBody): Effect.Effect<ChatCompletionResponse, AttemptFailure> => {
-    const base = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
-    const authed = config.apiKey === undefined ? base : HttpClientRequest.bearerToken(base, config.apiKey)
-    return Effect.succeed(HttpClientRequest.bodyJsonUnsafe(authed, body)).pipe(
-      Effect.flatMap((request) =>
-        http.execute(request).pipe(
-          Effect.flatMap((response) =>
-            response.text.pipe(Effect.map((text) => ({ response, text })))
-          ),
-          Effect.mapError((error): AttemptFailure => ({
-            kind: "transport",
-            message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`)
-          })),
-          Effect.timeoutOrElse({
-            duration: config.timeoutMs,
-            orElse: () =>
-              Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
-          })
-        )
+  const once = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<ChatCompletionResponse, AttemptFailure> =>
+    http.execute(request).pipe(
+      Effect.flatMap((response) =>
+        response.text.pipe(Effect.map((text) => ({ response, text })))
       ),
+      Effect.mapError((error): AttemptFailure => ({
+        kind: "transport",
+        message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`)
+      })),
+      Effect.timeoutOrElse({
+        duration: config.timeoutMs,
+        orElse: () =>
+          Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
+      }),
       Effect.flatMap(({ response, text }) => {
         if (response.status < 200 || response.status >= 300) {
           return Clock.currentTimeMillis.pipe(Effect.flatMap((now) => {
@@ -488,17 +494,18 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
         )
       })
     )
-  }
 
   const chat = Effect.fn("OpenAiClient.chat")(function*(request: ChatRequest) {
     const body = yield* checkBody(buildBody(config, request)).pipe(
       Effect.mapError((error) => new OpenAiError({ kind: "request", message: scrub(`invalid request: ${error.message}`), attempts: 0 }))
     )
     yield* Effect.annotateCurrentSpan({ model: body.model, messages: body.messages.length })
+    // serialised once: every retry sends the same bytes
+    const httpRequest = HttpClientRequest.bodyJsonUnsafe(authed, body)
     const started = yield* Clock.currentTimeMillis
     let attempt = 1
     while (true) {
-      const outcome = yield* Effect.result(once(body))
+      const outcome = yield* Effect.result(once(httpRequest))
       if (outcome._tag === "Success") {
         const now = yield* Clock.currentTimeMillis
         return toResult(outcome.success, body.model, attempt, now - started)

@@ -8,6 +8,8 @@ import type { Paradigm, Step } from "../src/domain/Trajectory.ts"
 import { hashParts } from "../src/math/Random.ts"
 import * as OpenAiFormat from "../src/OpenAiFormat.ts"
 import * as ParaAct from "../src/ParaAct.ts"
+import * as Paradigms from "../src/Paradigm.ts"
+import { callIdsOf } from "../src/Rollout.ts"
 import { Policy, type PolicyContext, PolicyError, type PolicyOutput } from "../src/Policy.ts"
 import {
   type ChatResult,
@@ -70,16 +72,19 @@ export const paradigmGuidance: Readonly<Record<Paradigm, string>> = {
     "the next most promising alternative instead of repeating it."
 }
 
-const clip = (text: string, limit: number): string =>
+/** A text cut to `limit` characters, saying how many more there were. */
+export const clip = (text: string, limit: number): string =>
   text.length <= limit ? text : `${text.slice(0, limit)}... [${text.length - limit} more characters]`
+
+/** One tool's documentation for a prompt: name, description (clipped), parameter schema (without `x-` extensions). */
+export const toolDoc = (spec: ToolSpec, descriptionBudget: number): string =>
+  `### ${spec.name}\n${clip(spec.description, descriptionBudget)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(spec.parameters))}`
 
 /** The documentation of the tools the agent has seen, for the text-protocol system prompt. */
 export const toolDocs = (tools: ReadonlyArray<ToolSpec>, budgets: HistoryBudgets = defaultBudgets): string =>
   tools.length === 0
     ? "## Tools you have found\nNone yet: search for the capabilities the request needs."
-    : `## Tools you have found\n${tools.map((t) =>
-      `### ${t.name}\n${clip(t.description, budgets.description)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(t.parameters))}`
-    ).join("\n\n")}`
+    : `## Tools you have found\n${tools.map((t) => toolDoc(t, budgets.description)).join("\n\n")}`
 
 /** The system prompt: the protocol, the paradigm's guidance, the round limit and (text mode) the tools' documentation. */
 export const systemPrompt = (context: PolicyContext, mode: Mode, budgets: HistoryBudgets = defaultBudgets): string =>
@@ -152,8 +157,6 @@ export const nativeAsText = (result: Pick<ChatResult, "content" | "toolCalls">):
   ].filter((block) => block.length > 0).join("\n")
 }
 
-const callIdsOf = (history: ReadonlyArray<Step>): ReadonlyArray<string> => history.flatMap((s) => (s.turn?.calls ?? []).map((c) => c.id))
-
 /** Reads a chat result as the policy's output for the mode. */
 export const toOutput = (result: ChatResult, mode: Mode, context: PolicyContext, lenient = false): PolicyOutput => {
   const usage = result.usage ?? { promptTokens: 0, completionTokens: 0 }
@@ -202,7 +205,8 @@ export const make = Effect.fnUntraced(function*(options: PolicyOpenAiOptions = {
         ? {
           tools: nativeTools(context.tools),
           toolChoice: "auto" as const,
-          ...(context.paradigm === "ReAct" || context.paradigm === "DFSDT" ? { parallelToolCalls: false } : {})
+          // a paradigm that runs one action per round (ReAct, DFSDT) asks for one tool call at a time
+          ...(Paradigms.rules[context.paradigm].maxActions === 1 ? { parallelToolCalls: false } : {})
         }
         : {})
     }).pipe(

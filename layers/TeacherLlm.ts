@@ -7,7 +7,6 @@ import { Context, Effect, Layer, Ref, Result, Schema } from "effect"
 import type { Redacted } from "effect"
 import { ConfigError } from "../src/domain/Errors.ts"
 import type { CallId, ToolName } from "../src/domain/Ids.ts"
-import type { JsonObject } from "../src/domain/Json.ts"
 import type { Plan, PlanNode } from "../src/domain/Plan.ts"
 import type { Task } from "../src/domain/Task.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
@@ -17,7 +16,6 @@ import type { SearchQuery } from "../src/domain/Turn.ts"
 import { extractJsonObject } from "../src/judge/Prompt.ts"
 import * as PlanMath from "../src/math/Plan.ts"
 import { hashParts } from "../src/math/Random.ts"
-import * as OpenAiFormat from "../src/OpenAiFormat.ts"
 import { Policy, type PolicyContext, PolicyError } from "../src/Policy.ts"
 import * as Refs from "../src/Refs.ts"
 import * as Teacher from "../src/Teacher.ts"
@@ -26,6 +24,8 @@ import { ToolLibrary } from "../src/ToolLibrary.ts"
 import type { Library } from "../src/ToolLibrary.ts"
 import {
   type ChatResult,
+  checkMaxTokens,
+  checkTemperature,
   configFromEnv,
   layer as clientLayer,
   OpenAiClient,
@@ -33,6 +33,7 @@ import {
   scrubSecret,
   type WireMessage
 } from "./OpenAiClient.ts"
+import { clip, toolDoc } from "./PolicyOpenAi.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Options
@@ -183,9 +184,6 @@ export const replyShapes: Readonly<Record<RoleName, string>> = {
 export const repairPrompt = (role: RoleName, problem: string): string =>
   `Your reply could not be used: ${problem}\nReply again with only the JSON object, in exactly this shape:\n${replyShapes[role]}`
 
-const clip = (text: string, limit: number): string =>
-  text.length <= limit ? text : `${text.slice(0, limit)}... [${text.length - limit} more characters]`
-
 /** Lines joined until the section budget is spent; the rest are counted. */
 const section = (lines: ReadonlyArray<string>, budget: number, what: string): string => {
   const kept: Array<string> = []
@@ -198,10 +196,6 @@ const section = (lines: ReadonlyArray<string>, budget: number, what: string): st
   const left = lines.length - kept.length
   return left === 0 ? kept.join("\n") : `${kept.join("\n")}\n(${left} more ${what} omitted)`
 }
-
-/** One tool's documentation: name, description, parameter schema (without `x-` extensions). */
-export const toolDoc = (spec: ToolSpec, budgets: Budgets = defaultBudgets): string =>
-  `### ${spec.name}\n${clip(spec.description, budgets.description)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(spec.parameters))}`
 
 /** One call as a line of evidence: `- c1 tool({args}) -> ok: {payload}` or `-> error 404 not_found: message`. */
 export const callLine = (o: Observation, payloadBudget: number): string => {
@@ -265,7 +259,7 @@ export const plannerMessage = (input: RoleInput, view: View): string => {
   const parts = [
     request(context),
     `## Tools found so far\n${
-      context.tools.length === 0 ? "None yet." : section(context.tools.map((t) => toolDoc(t, view.budgets)), view.budgets.section, "tools")
+      context.tools.length === 0 ? "None yet." : section(context.tools.map((t) => toolDoc(t, view.budgets.description)), view.budgets.section, "tools")
     }`
   ]
   if (board.nodes.length > 0) {
@@ -312,16 +306,13 @@ export const searcherMessage = (input: RoleInput, slots: ReadonlyArray<PlanNode>
 const attemptsOf = (node: BoundNode, steps: ReadonlyArray<Step>): ReadonlyArray<Observation> =>
   steps.flatMap((s) => s.observations.filter((o) => Teacher.nodeIdOf(o.callId) === node.id && o.tool === node.tool))
 
-const literalArguments = (args: JsonObject): JsonObject =>
-  Object.fromEntries(Object.entries(args).filter(([, v]) => Refs.collectRefs({ v }).length === 0))
-
 /** The executor's user message: request, the ready nodes with their tools and failed attempts, earlier outputs, (hint) gold literals. */
 export const executorMessage = (input: RoleInput, ready: ReadonlyArray<BoundNode>, view: View): string => {
   const { context, task } = input
   const steps = [...context.history, ...(context.abandoned ?? [])]
   const nodes = ready.map((n) => {
     const spec = view.library.get(n.tool)
-    const doc = spec === undefined ? `tool: ${n.tool}` : `tool: ${toolDoc(spec, view.budgets).replace(/^### /, "")}`
+    const doc = spec === undefined ? `tool: ${n.tool}` : `tool: ${toolDoc(spec, view.budgets.description).replace(/^### /, "")}`
     const tries = attemptsOf(n, steps).filter((o) => o.outcome._tag === "error")
     return [
       `### ${n.id}: ${n.slot ?? n.tool}${n.deps.length === 0 ? "" : ` (needs ${n.deps.join(", ")})`}`,
@@ -339,7 +330,7 @@ export const executorMessage = (input: RoleInput, ready: ReadonlyArray<BoundNode
   ]
   if (view.hints.has("execute")) {
     const lines = ready.flatMap((n) =>
-      task.gold.filter((g) => g.tool === n.tool).map((g) => `- ${n.id} (${n.tool}): ${JSON.stringify(literalArguments(g.arguments))}`)
+      task.gold.filter((g) => g.tool === n.tool).map((g) => `- ${n.id} (${n.tool}): ${JSON.stringify(Teacher.literalArguments(g.arguments))}`)
     )
     if (lines.length > 0) parts.push(`## Hint (privileged): literal values a reference solution passed to these tools\n${lines.join("\n")}`)
   }
@@ -529,12 +520,9 @@ export const policyName = (model: string, models: Partial<Record<RoleName, strin
 const validate = (options: TeacherLlmOptions, teacher: Teacher.TeacherOptions) =>
   Effect.gen(function*() {
     const bad = (field: string, value: unknown, message: string) => new ConfigError({ field, value: String(value), message })
-    if (options.temperature !== undefined && !(options.temperature >= 0 && options.temperature <= 2)) {
-      return yield* bad("temperature", options.temperature, "temperature must be between 0 and 2")
-    }
-    if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {
-      return yield* bad("maxTokens", options.maxTokens, "maxTokens must be a positive integer")
-    }
+    // the same checks (and messages) as the client's own defaults
+    if (options.temperature !== undefined) yield* checkTemperature(options.temperature)
+    if (options.maxTokens !== undefined) yield* checkMaxTokens(options.maxTokens)
     for (const [role, model] of Object.entries(options.models ?? {})) {
       if (model.trim() === "") return yield* bad(`models.${role}`, model, "a role's model must not be empty")
     }

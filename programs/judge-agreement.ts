@@ -3,12 +3,13 @@
  * human Q/F/U verdicts (binarised YES vs PARTIAL/NO, as the paper's Table 10), with confusion counts and flip rates.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Console, Effect, FileSystem, Layer, Option, Path } from "effect"
+import { Console, Effect, FileSystem, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ConfigError, DecodeError } from "../src/domain/Errors.ts"
 import { Judge } from "../src/Judge.ts"
 import * as Agreement from "../src/judge/Agreement.ts"
 import * as RuleJudge from "../src/judge/RuleJudge.ts"
+import * as RunFolder from "../src/RunFolder.ts"
 import * as JudgeLlm from "../layers/JudgeLlm.ts"
 import type { OpenAiConfigInput } from "../layers/OpenAiClient.ts"
 
@@ -35,15 +36,6 @@ const judgeLayer = (
   overrides: Partial<OpenAiConfigInput>
 ): Layer.Layer<Judge, ConfigError> => (kind === "rule" ? RuleJudge.layer : JudgeLlm.layerConfig(options, overrides))
 
-/** Writes a file atomically: a temp file beside it, then a rename. */
-const writeAtomic = Effect.fn("writeAtomic")(function*(file: string, text: string) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
-  yield* fs.writeFileString(tmp, text)
-  yield* fs.rename(tmp, file)
-})
-
 const command = Command.make(
   "judge-agreement",
   { input, judgeKind, stabilityFlag, concurrency, json, reference, jsonMode, baseUrl, model, apiKey, timeoutMs },
@@ -66,7 +58,7 @@ const command = Command.make(
       Agreement.run(judge, parsed, { stability: flags.stabilityFlag, concurrency: flags.concurrency })
     ).pipe(Effect.provide(judgeLayer(flags.judgeKind, { reference: flags.reference, jsonMode: flags.jsonMode }, overrides)))
     yield* Console.log(Agreement.renderMarkdown(report))
-    if (Option.isSome(flags.json)) yield* writeAtomic(flags.json.value, `${JSON.stringify(report, null, 2)}\n`)
+    if (Option.isSome(flags.json)) yield* RunFolder.writeFileAtomic(flags.json.value, `${JSON.stringify(report, null, 2)}\n`)
     if (report.n === 0) {
       return yield* new DecodeError({ source: flags.input, message: "no record could be scored (see the problems above)" })
     }

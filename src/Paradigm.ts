@@ -57,9 +57,6 @@ export const rules: Readonly<Record<Paradigm, Rules>> = {
   }
 }
 
-/** All paradigms, in the order reports list them. */
-export const all: ReadonlyArray<Paradigm> = ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"]
-
 /** A turn cut down to what the paradigm lets run, and the labels of what was dropped. */
 export interface Enforced {
   readonly turn: Turn

@@ -19,6 +19,7 @@ import type {
   StopReason,
   Trajectory
 } from "./domain/Trajectory.ts"
+import { validStep } from "./domain/Trajectory.ts"
 import type { Turn } from "./domain/Turn.ts"
 import * as JsonSchemaValidate from "./JsonSchemaValidate.ts"
 import { callKey } from "./math/CanonicalJson.ts"
@@ -234,9 +235,6 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             controller: decision.state,
             seen,
             executedBefore: history.some((s) => s.observations.some((o) => o.attempts > 0)),
-            paradigm: options.paradigm,
-            episode,
-            elapsed,
             startMs,
             policyMs: policyEnd - startMs,
             ...(rules.backtrack && parent !== undefined ? { parent } : {})
@@ -251,17 +249,13 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
         readonly controller: Step["controller"]
         readonly seen: ReadonlySet<string>
         readonly executedBefore: boolean
-        readonly paradigm: Paradigm
-        readonly episode: Episode
-        readonly elapsed: Effect.Effect<number>
         readonly startMs: number
         readonly policyMs: number
         readonly parent?: number
       }) =>
         Effect.gen(function*() {
           const { output, history } = input
-          // Ids are unique along the agent's path (DFSDT forgets abandoned branches, so their ids may come back).
-          const usedCallIds = history.flatMap((s) => s.turn?.calls.map((c) => c.id) ?? [])
+          const usedCallIds = callIdsOf(history)
           const parsed: Result.Result<Turn, { readonly tag: string; readonly offset: number; readonly message: string }> =
             output.turn !== undefined
               ? ParaAct.validateTurn(output.turn, { usedCallIds })
@@ -279,11 +273,11 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           const previousPhase = history.length > 0 ? (history[history.length - 1] as Step).phase : undefined
           if (Result.isFailure(parsed)) {
             const issue: ProtocolIssue = { tag: parsed.failure.tag, offset: parsed.failure.offset, message: parsed.failure.message }
-            const endMs = yield* input.elapsed
+            const endMs = yield* elapsed
             const step: Step = {
               ...base,
               protocolError: issue,
-              validation: { unseenTools: [], invalidArguments: [], repeatedCalls: [], unresolvedRefs: [] },
+              validation: validStep,
               phase: Facts.phaseOf(undefined, previousPhase),
               searches: [],
               observations: [],
@@ -291,7 +285,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             }
             return { step, answered: false } satisfies RoundRecord
           }
-          const enforced = Paradigms.enforce(input.paradigm, parsed.success, input.executedBefore)
+          const enforced = Paradigms.enforce(options.paradigm, parsed.success, input.executedBefore)
           const turn = enforced.turn
           const checked = checkCalls(turn.calls, history, input.seen, library.get)
           const planCheck = turn.plan === undefined ? undefined : PlanMath.validate(turn.plan)
@@ -304,17 +298,17 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
           }
           const actions: Array<Effect.Effect<SearchResult | Observation>> = [
-            ...turn.searches.map((s) => runSearch(s.slot, s.query, input.elapsed)),
+            ...turn.searches.map((s) => runSearch(s.slot, s.query, elapsed)),
             ...checked.plans.map((p) =>
               p._tag === "Run"
-                ? runCall(input.episode, p.call, p.refs, input.elapsed)
-                : rejected(p.call, p.outcome, input.elapsed)
+                ? runCall(episode, p.call, p.refs, elapsed)
+                : rejected(p.call, p.outcome, elapsed)
             )
           ]
           const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })
           const searches = results.slice(0, turn.searches.length) as Array<SearchResult>
           const observations = results.slice(turn.searches.length) as Array<Observation>
-          const endMs = yield* input.elapsed
+          const endMs = yield* elapsed
           const step: Step = {
             ...base,
             turn: parsed.success,
@@ -400,6 +394,12 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
 
 /** The Rollout layer over Policy, Retriever, Simulator and ToolLibrary. */
 export const layer = (overrides: Partial<RolloutConfig> = {}) => Layer.effect(Rollout, make(overrides))
+
+/**
+ * The call ids used on a history, in order: a turn's new ids must avoid them, and unnamed calls are numbered after
+ * them. Ids are unique along the agent's path (DFSDT forgets abandoned branches, so their ids may come back).
+ */
+export const callIdsOf = (history: ReadonlyArray<Step>): ReadonlyArray<CallId> => history.flatMap((s) => s.turn?.calls.map((c) => c.id) ?? [])
 
 /** The tools the agent has seen on a history: every tool a search returned. */
 export const seenTools = (history: ReadonlyArray<Step>): ReadonlySet<string> => {

@@ -18,6 +18,16 @@ export interface RunFolder {
   readonly writeJson: (name: string, value: unknown) => Effect.Effect<void, PlatformError>
 }
 
+let tempCounter = 0
+
+/** Writes a file atomically: a temporary sibling (unique per process and write), then a rename. */
+export const writeFileAtomic = Effect.fn("RunFolder.writeFileAtomic")(function*(file: string, text: string) {
+  const fs = yield* FileSystem.FileSystem
+  const temp = `${file}.tmp-${process.pid}-${tempCounter++}`
+  yield* fs.writeFileString(temp, text)
+  yield* fs.rename(temp, file)
+})
+
 /** Creates the folder (and its parents) and returns a writer for it. */
 export const make = Effect.fn("RunFolder.make")(function*(dir: string) {
   const fs = yield* FileSystem.FileSystem
@@ -25,12 +35,7 @@ export const make = Effect.fn("RunFolder.make")(function*(dir: string) {
   const root = path.resolve(dir)
   yield* fs.makeDirectory(root, { recursive: true })
   const file = (name: string) => path.join(root, name)
-  let counter = 0
-  const writeText = (name: string, text: string) => {
-    const target = file(name)
-    const temp = `${target}.tmp-${process.pid}-${counter++}`
-    return fs.writeFileString(temp, text).pipe(Effect.andThen(fs.rename(temp, target)))
-  }
+  const writeText = (name: string, text: string) => writeFileAtomic(file(name), text).pipe(Effect.provideService(FileSystem.FileSystem, fs))
   const folder: RunFolder = {
     dir: root,
     file,

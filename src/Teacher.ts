@@ -21,6 +21,7 @@ import * as ParaAct from "./ParaAct.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
 import * as Refs from "./Refs.ts"
+import { seenTools } from "./Rollout.ts"
 import { ToolLibrary } from "./ToolLibrary.ts"
 import type { Library } from "./ToolLibrary.ts"
 
@@ -120,9 +121,7 @@ export const latestPlan = (history: ReadonlyArray<Step>): EmittedPlan | undefine
   for (let i = history.length - 1; i >= 0; i--) {
     const step = history[i] as Step
     if (step.turn?.plan !== undefined && step.validation.planError === undefined) {
-      const seenBefore = new Set<string>()
-      for (const earlier of history.slice(0, i)) for (const s of earlier.searches) for (const h of s.hits) seenBefore.add(h.tool)
-      return { plan: step.turn.plan, index: i, seenBefore }
+      return { plan: step.turn.plan, index: i, seenBefore: seenTools(history.slice(0, i)) }
     }
   }
   return undefined
@@ -202,7 +201,7 @@ const alignGold = (
   for (const g of task.gold) {
     if (out.has(g.id)) continue
     const candidates = successes.filter((o) => o.tool === g.tool && !claimed.has(o.callId))
-    const literal = Object.entries(g.arguments).filter(([, v]) => Refs.collectRefs({ v }).length === 0)
+    const literal = Object.entries(literalArguments(g.arguments))
     const pick = candidates.find((o) => literal.every(([k, v]) => canonicalJson(o.arguments[k]) === canonicalJson(v))) ?? candidates[0]
     if (pick === undefined || pick.outcome._tag !== "ok") continue
     out.set(g.id, { callId: pick.callId, payload: pick.outcome.payload })
@@ -210,6 +209,10 @@ const alignGold = (
   }
   return out
 }
+
+/** The arguments that hold no `$ref` anywhere inside: the values a call passes literally. */
+export const literalArguments = (args: JsonObject): JsonObject =>
+  Object.fromEntries(Object.entries(args).filter(([, v]) => Refs.collectRefs({ v }).length === 0))
 
 /** Rewrites `$ref`s to plan node ids into refs to the agent's own calls that completed those nodes. */
 export const rewriteRefs = (args: JsonObject, done: ReadonlyMap<string, Completed>): JsonObject => {
@@ -415,14 +418,19 @@ export const readyNodes = (board: Board, options: TeacherOptions): Array<BoundNo
     n.deps.every((d) => board.done.has(d))
   )
 
+/** The node that names `node`'s search slot, when that slot has search attempts left. */
+const searchableSlot = (board: Board, node: PlanNode, options: TeacherOptions): PlanNode | undefined => {
+  const slot = slotOf(board.nodes, node)
+  return (board.searched.get(slot) ?? 0) < options.searchAttempts ? (board.nodes.find((o) => o.id === slot) ?? node) : undefined
+}
+
 /** One node per slot of the not-done nodes whose tool was not found yet and that may still be searched for. */
 export const slotsToFind = (board: Board, options: TeacherOptions): Array<PlanNode> => {
   const out: Array<PlanNode> = []
   for (const n of board.nodes) {
     if (board.done.has(n.id) || isFound(board, n)) continue
-    const slot = slotOf(board.nodes, n)
-    if (out.some((o) => o.id === slot)) continue
-    if ((board.searched.get(slot) ?? 0) < options.searchAttempts) out.push(board.nodes.find((o) => o.id === slot) ?? n)
+    const slot = searchableSlot(board, n, options)
+    if (slot !== undefined && !out.some((o) => o.id === slot.id)) out.push(slot)
   }
   return out
 }
@@ -479,9 +487,8 @@ export const decide = (board: Board, paradigm: Paradigm, options: TeacherOptions
         if (board.done.has(n.id)) continue
         if (!n.deps.every((d) => board.done.has(d))) continue
         if (!isFound(board, n)) {
-          const slot = slotOf(board.nodes, n)
-          if ((board.searched.get(slot) ?? 0) >= options.searchAttempts) continue
-          out.push({ _tag: "Search", slots: [board.nodes.find((o) => o.id === slot) ?? n], think: `Looking for a tool for ${n.id}.` })
+          const slot = searchableSlot(board, n, options)
+          if (slot !== undefined) out.push({ _tag: "Search", slots: [slot], think: `Looking for a tool for ${n.id}.` })
           continue
         }
         if ((board.attempts.get(n.id) ?? 0) >= options.callAttempts) continue

@@ -27,4 +27,17 @@ describe("RunFolder", () => {
       // no temporary files are left behind
       assert.sameMembers(readdirSync(dir), ["rows.jsonl", "summary.json", "table.md"])
     }).pipe(Effect.provide(NodeServices.layer)))
+
+  it.effect("writeFileAtomic replaces a file's text, concurrent writes leave one of them and no temporary file", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "paraagent-atomic-"))
+      const file = join(dir, "report.json")
+      yield* RunFolder.writeFileAtomic(file, "first\n")
+      yield* RunFolder.writeFileAtomic(file, "second\n")
+      const fs = yield* FileSystem.FileSystem
+      assert.strictEqual(yield* fs.readFileString(file), "second\n")
+      yield* Effect.forEach(["a", "b", "c", "d"], (t) => RunFolder.writeFileAtomic(file, t), { concurrency: "unbounded" })
+      assert.include(["a", "b", "c", "d"], yield* fs.readFileString(file))
+      assert.deepStrictEqual(readdirSync(dir), ["report.json"])
+    }).pipe(Effect.provide(NodeServices.layer)))
 })

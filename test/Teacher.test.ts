@@ -457,3 +457,12 @@ describe("Teacher.factLabel", () => {
     assert.strictEqual(Teacher.factLabel("priority of the new ticket"), "priority of the new ticket")
   })
 })
+
+describe("Teacher.literalArguments", () => {
+  it("keeps the arguments without a $ref anywhere inside, in their order", () => {
+    const args: JsonObject = { city: "Oslo", team: { $ref: "c1.id" }, days: 3, nested: { list: [1, { $ref: "c2.results.0" }] }, tags: ["a"] }
+    assert.deepStrictEqual(Teacher.literalArguments(args), { city: "Oslo", days: 3, tags: ["a"] })
+    assert.deepStrictEqual(Object.keys(Teacher.literalArguments(args)), ["city", "days", "tags"])
+    assert.deepStrictEqual(Teacher.literalArguments({}), {})
+  })
+})

@@ -78,8 +78,9 @@ export const makeEvidence = (texts: ReadonlyArray<string>, numbers: ReadonlyArra
   const allNumbers = [...numbers]
   const dates = new Set<string>()
   for (const text of texts) {
-    for (const d of extractDates(text)) dates.add(d.iso)
-    for (const n of extractNumbersOutsideDates(text)) allNumbers.push(n.value)
+    const found = extractDates(text)
+    for (const d of found) dates.add(d.iso)
+    for (const n of extractNumbersOutsideDates(text, found)) allNumbers.push(n.value)
   }
   return {
     text: texts.map(normalizeText).filter((t) => t.length > 0).join(" \u0000 "),
@@ -128,23 +129,26 @@ export const trajectoryEvidence = (task: Task, trajectory: Trajectory): Evidence
  * Whether a text states a gold value: a numeric value only as a number (rounding-tolerant, never as the digits
  * of a date or an id), a date only as a date (any recognised layout), anything else as a run of normalised words.
  */
-export const statesValue = (text: string, value: string): boolean => {
+export const statesValue = (text: string, value: string): boolean => statesOf(value)(text)
+
+/** {@link statesValue} with the gold value parsed once, for testing it against many texts. */
+const statesOf = (value: string): (text: string) => boolean => {
   const number = parseWholeNumber(value)
   if (number !== undefined) {
     const truth = number.value
-    return extractNumbersOutsideDates(text).some((shown) => numberStates(shown, truth))
+    return (text) => extractNumbersOutsideDates(text).some((shown) => numberStates(shown, truth))
   }
   const date = parseWholeDate(value)
-  if (date !== undefined) return extractDates(text).some((d) => d.iso === date)
-  return containsTokens(normalizeText(text), normalizeText(value))
+  if (date !== undefined) return (text) => extractDates(text).some((d) => d.iso === date)
+  const needle = normalizeText(value)
+  return (text) => containsTokens(normalizeText(text), needle)
 }
 
-/** Whether a JSON payload holds a gold value in one of its leaves. */
-export const payloadHolds = (payload: Json, value: string): boolean => {
-  const { numbers, strings } = jsonLeaves(payload)
+/** Whether a JSON payload's leaves (see {@link jsonLeaves}) hold a gold value, with the value parsed once. */
+const heldBy = (value: string): (leaves: ReturnType<typeof jsonLeaves>) => boolean => {
   const number = parseWholeNumber(value)
-  if (number !== undefined && numbers.some((n) => numberStates(number, n))) return true
-  return strings.some((leaf) => statesValue(leaf, value))
+  const states = statesOf(value)
+  return ({ numbers, strings }) => (number !== undefined && numbers.some((n) => numberStates(number, n))) || strings.some(states)
 }
 
 const hasIdAt = (raw: string, id: string): boolean => {
@@ -234,8 +238,9 @@ export interface UtilityCheck {
 
 /** Utility: the share of gold facts whose value appears in the payload of some successful call. */
 export const utility = (facts: ReadonlyArray<GoldFact>, trajectory: Trajectory): UtilityCheck => {
-  const payloads = successes(trajectory).map((s) => s.payload)
-  const observed = facts.filter((f) => payloads.some((p) => payloadHolds(p, f.value)))
+  // each payload's leaves are walked once, not once per fact
+  const payloads = successes(trajectory).map((s) => jsonLeaves(s.payload))
+  const observed = facts.filter((f) => payloads.some(heldBy(f.value)))
   const unobserved = facts.filter((f) => !observed.includes(f))
   return { grade: gradeShare(observed.length, facts.length), observed, unobserved }
 }

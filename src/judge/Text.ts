@@ -132,9 +132,9 @@ export const extractDates = (text: string): ReadonlyArray<DateToken> => {
 
 /**
  * The numbers of a text outside its dates, plus each date's year: "2024-03-05" supports 2024 but not 5 or 3.
+ * `dates` are the text's {@link extractDates}, when the caller has them already.
  */
-export const extractNumbersOutsideDates = (text: string): ReadonlyArray<NumberToken> => {
-  const dates = extractDates(text)
+export const extractNumbersOutsideDates = (text: string, dates: ReadonlyArray<DateToken> = extractDates(text)): ReadonlyArray<NumberToken> => {
   let rest = text
   for (const d of dates) rest = rest.slice(0, d.start) + " ".repeat(d.end - d.start) + rest.slice(d.end)
   const years = dates.map((d): NumberToken => ({ value: Number(d.iso.slice(0, 4)), decimals: 0, text: d.iso.slice(0, 4) }))

@@ -183,6 +183,19 @@ describe("OpenAiClient against a loopback server", () => {
       assert.strictEqual((yield* server.requests).length, 4)
     }))
 
+  it.live("every retry sends the same body and bearer token as the first attempt", () =>
+    Effect.gen(function*() {
+      const server = yield* LoopbackServer.make({ fallback: Reply.status(500) })
+      const client = yield* clientFor(server, { maxRetries: 2 })
+      yield* Effect.flip(client.chat({ messages: user, seed: 3 }))
+      const requests = yield* server.requests
+      assert.strictEqual(requests.length, 3)
+      for (const request of requests) {
+        assert.strictEqual(request.headers["authorization"], `Bearer ${SECRET}`)
+        assert.deepStrictEqual(request.body, { model: "test-model", messages: user, temperature: 0.7, max_tokens: 2048, seed: 3 })
+      }
+    }))
+
   it.live("a reset connection and a timeout are retried", () =>
     Effect.gen(function*() {
       const server = yield* LoopbackServer.make({

@@ -320,6 +320,23 @@ describe("the LLM teacher in a rollout", () => {
       )
       assert.strictEqual(empty._tag === "ConfigError" ? empty.field : "", "models.plan")
     }))
+
+  it.live("bad sampling options are the client's ConfigErrors: field, value and message", () =>
+    Effect.gen(function*() {
+      const server = yield* roleServer({})
+      const build = (options: TeacherLlm.TeacherLlmOptions) =>
+        Effect.flip(Layer.build(TeacherLlm.layer(options).pipe(Layer.provide(Layer.mergeAll(clientFor(server), libraryLayer(names))))).pipe(Effect.scoped))
+      const hot = yield* build({ temperature: 2.5 })
+      assert.deepStrictEqual([hot.field, hot.value, hot.message], ["temperature", "2.5", "temperature must be between 0 and 2"])
+      const negative = yield* build({ temperature: -0.1 })
+      assert.strictEqual(negative.field, "temperature")
+      for (const maxTokens of [0, 1.5]) {
+        const bad = yield* build({ maxTokens })
+        assert.deepStrictEqual([bad.field, bad.value, bad.message], ["maxTokens", String(maxTokens), "maxTokens must be a positive integer"])
+      }
+      const both = yield* build({ temperature: 9, maxTokens: 0 })
+      assert.strictEqual(both.field, "temperature")
+    }))
 })
 
 // ---------------------------------------------------------------------------------------------------------------
