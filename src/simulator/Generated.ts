@@ -6,7 +6,7 @@
 import type { Json, JsonObject } from "../domain/Json.ts"
 import { canonicalJson } from "../math/CanonicalJson.ts"
 import { hash32 } from "../math/Random.ts"
-import { allActions, entityDefs } from "../world/Entities.ts"
+import { actionFor, entityDefs } from "../world/Entities.ts"
 import type { Entity } from "../world/Model.ts"
 import { type Field, type Op, type Param, paramOf } from "../world/Ops.ts"
 import type { Universe } from "../world/Universe.ts"
@@ -342,7 +342,7 @@ export const compile = (op: Op, u: Universe): Compiled => {
       }
     }
     case "action": {
-      const entry = allActions.find((a) => a.action.key === op.action)
+      const entry = actionFor(op.action, op.type)
       const action = entry?.action
       const targetDef = entry?.target
       const inputs = op.params.filter((p) => p.role === "input")

@@ -20,6 +20,13 @@ export const allActions: ReadonlyArray<{ readonly action: ActionDef; readonly ta
   ...standaloneActions.map((action) => ({ action }))
 ]
 
+/**
+ * The action an action endpoint performs, found by its key and the record type it creates: keys alone are not unique
+ * (a flight and a hotel are both booked with "book").
+ */
+export const actionFor = (key: string | undefined, creates: string): (typeof allActions)[number] | undefined =>
+  allActions.find((a) => a.action.key === key && a.action.creates === creates)
+
 const recordType = (a: ActionDef): EntityDef => {
   const noun = a.creates.replace(/_/g, " ")
   return {

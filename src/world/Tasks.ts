@@ -13,7 +13,7 @@ import { hash32, hashParts, rng as makeRng, type Rng } from "../math/Random.ts"
 import * as Refs from "../Refs.ts"
 import { groupKey } from "../retrieval/Document.ts"
 import { Engine, type EpisodeState } from "../simulator/Engine.ts"
-import { allActions, entityDefs } from "./Entities.ts"
+import { actionFor, entityDefs } from "./Entities.ts"
 import type { ActionDef, EntityDef } from "./Model.ts"
 import { type Field, fieldPath, type Op, type Param, paramOf } from "./Ops.ts"
 import { listing } from "./Text.ts"
@@ -615,7 +615,7 @@ const isFollowable = (op: Op, e: DepEdge): boolean => {
   return op.kind !== "search" && op.kind !== "lookup" && op.kind !== "top" && op.kind !== "featured" && op.kind !== "utility"
 }
 
-const actionOf = (op: Op): ActionDef | undefined => allActions.find((a) => a.action.key === op.action && a.action.creates === op.type)?.action
+const actionOf = (op: Op): ActionDef | undefined => actionFor(op.action, op.type)?.action
 
 const fillInputs = (rng: Rng, op: Op, action: ActionDef, args: Record<string, Json>): void => {
   for (const p of op.params) {

@@ -11,6 +11,8 @@ import * as Faults from "../../src/simulator/Faults.ts"
 import * as Simulator from "../../src/Simulator.ts"
 import { ToolLibrary } from "../../src/ToolLibrary.ts"
 import * as Tasks from "../../src/world/Tasks.ts"
+import { actionFor } from "../../src/world/Entities.ts"
+import { paramOf } from "../../src/world/Ops.ts"
 import * as World from "../../src/world/World.ts"
 
 const world = World.make({ seed: 7, size: 12_000 })
@@ -177,6 +179,31 @@ describe("simulator: actions and utilities across providers", () => {
       const idOf = (o: CallOutcome | undefined): string => (o?._tag === "ok" ? JSON.stringify(o.payload).match(/"(?:id|[a-zA-Z_]*_id|[a-zA-Z]*Id)":"([^"]+)"/)?.[1] ?? "" : "")
       expect(idOf(x)).not.toBe("")
       expect(idOf(y)).toBe(idOf(x))
+    }).pipe(Effect.provide(simulator())))
+
+  it.effect("every action endpoint acts on its own target type, also when two actions share a verb (book a flight / a hotel)", () =>
+    Effect.gen(function*() {
+      const seen = new Set<string>()
+      const cases: Array<{ readonly tool: string; readonly creates: string; readonly args: JsonObject; readonly id: string }> = []
+      for (const t of world.library.tools) {
+        const op = world.ops.get(t.name)
+        const entry = op?.kind === "action" ? actionFor(op.action, op.type) : undefined
+        const idParam = op === undefined ? undefined : paramOf(op, "id")
+        if (op === undefined || entry?.target === undefined || idParam === undefined || seen.has(op.type)) continue
+        seen.add(op.type)
+        const id = u.id(entry.target, 5)
+        const args: Record<string, Json> = { [idParam.name]: id }
+        for (const p of op.params) {
+          const input = p.role === "input" && p.required ? entry.action.inputs.find((i) => i.key === p.key) : undefined
+          if (input !== undefined) args[p.name] = input.example(11)
+        }
+        cases.push({ tool: t.name, creates: op.type, args, id })
+      }
+      expect(cases.map((c) => c.creates)).toEqual(expect.arrayContaining(["flight_booking", "hotel_booking"]))
+      for (const c of cases) {
+        const [outcome] = yield* runAll([call(c.tool, c.args)], `Please use ${c.id}.`)
+        expect({ creates: c.creates, outcome: outcome?._tag, error: errorOf(outcome)?.message }).toEqual({ creates: c.creates, outcome: "ok", error: undefined })
+      }
     }).pipe(Effect.provide(simulator())))
 
   it.effect("the same utility input gives the same answer through two providers", () =>
