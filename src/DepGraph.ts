@@ -2,8 +2,7 @@
  * G_dep: the dependency graph over tool interfaces, with adjacency lookups and the statistics
  * the paper's Figure 3a shows. Plain data; built once per library.
  */
-import type { DepEdge, DepKind, ToolSpec } from "./domain/Tool.ts"
-import { groupKey } from "./retrieval/Document.ts"
+import { type DepEdge, type DepKind, groupKey, type ToolSpec } from "./domain/Tool.ts"
 
 /** G_dep with O(1) adjacency lookups. */
 export interface DepGraph {

@@ -55,6 +55,12 @@ export const ToolSpec = Schema.Struct({
 /** One callable tool interface. */
 export type ToolSpec = typeof ToolSpec.Type
 
+/**
+ * The key of a tool's provider group: its category and provider name. Two RapidAPI providers of one name in different
+ * categories are different tools, so the category is part of the key.
+ */
+export const groupKey = (tool: Pick<ToolSpec, "category" | "group">): string => `${tool.category}\u0000${tool.group}`
+
 /** The kind of an edge of G_dep. */
 export const DepKind = Schema.Literals(["hard", "soft"])
 /** The kind of an edge of G_dep: hard = `to` needs a value only `from` produces; soft = `to` is better after `from`. */

@@ -4,7 +4,7 @@
  */
 import type { ToolName } from "../domain/Ids.ts"
 import type { JsonSchema } from "../domain/Json.ts"
-import type { ToolSpec } from "../domain/Tool.ts"
+import { groupKey, type ToolSpec } from "../domain/Tool.ts"
 
 /** The fields of a tool document (the default order {@link text} joins them in). */
 export const fieldNames = ["group", "api", "description", "groupDescription", "category", "parameters"] as const
@@ -78,11 +78,8 @@ export const toolText = (tool: ToolSpec, fields: ReadonlyArray<FieldName> = fiel
 /** The fields a provider's APIs share (they are stated once in a group document). */
 export const sharedFields: ReadonlyArray<FieldName> = ["group", "groupDescription", "category"]
 
-/**
- * The key of a tool's group: its category and provider name. Two RapidAPI providers of one name in different
- * categories are different tools, so the category is part of the key.
- */
-export const groupKey = (tool: Pick<ToolSpec, "category" | "group">): string => `${tool.category}\u0000${tool.group}`
+/** The key of a tool's provider group (category + provider name); defined with the ToolSpec. */
+export { groupKey } from "../domain/Tool.ts"
 
 /**
  * A library's tools grouped by provider ({@link groupKey}), groups in order of first appearance. The members of group

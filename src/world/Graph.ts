@@ -7,9 +7,8 @@
  * provider and a seeded sample across providers (2 in the same category, 2 in others), so the graph stays sparse
  * like the inferred graph of a real library.
  */
-import type { DepEdge } from "../domain/Tool.ts"
+import { type DepEdge, groupKey } from "../domain/Tool.ts"
 import { hash32 } from "../math/Random.ts"
-import { groupKey } from "../retrieval/Document.ts"
 import { entityDefs } from "./Entities.ts"
 import type { GeneratedTool } from "./Generate.ts"
 import { edgePath, type Op } from "./Ops.ts"
