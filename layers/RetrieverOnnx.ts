@@ -7,6 +7,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as ort from "onnxruntime-node"
+import { writeFileAtomic } from "../src/AtomicWrite.ts"
 import { repoRoot } from "../src/DataPath.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
@@ -372,12 +373,7 @@ const readCache = (file: string, expectedFloats: number) =>
 /** Writes a matrix atomically (temp file + rename); a failure to cache is logged, not fatal. */
 const writeCache = (file: string, matrix: Float32Array) =>
   Effect.tryPromise({
-    try: async () => {
-      await fs.mkdir(path.dirname(file), { recursive: true })
-      const temp = `${file}.${process.pid}.tmp`
-      await fs.writeFile(temp, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength))
-      await fs.rename(temp, file)
-    },
+    try: () => writeFileAtomic(file, new Uint8Array(matrix.buffer, matrix.byteOffset, matrix.byteLength)),
     catch: (e) => fail(`cannot write cache ${file}: ${describe(e)}`)
   }).pipe(Effect.catchTag("RetrieverError", (e) => Effect.logWarning(e.message)))
 

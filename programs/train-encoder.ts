@@ -10,6 +10,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as ort from "onnxruntime-node"
+import { writeFileAtomic } from "../src/AtomicWrite.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import * as ToolBench from "../src/importers/ToolBench.ts"
@@ -36,12 +37,7 @@ const readText = (file: string) =>
 /** Writes a file atomically: a temp file beside it, then a rename. */
 const writeAtomic = (file: string, data: Uint8Array | string) =>
   Effect.tryPromise({
-    try: async () => {
-      await fs.mkdir(path.dirname(file), { recursive: true })
-      const temp = `${file}.${process.pid}.tmp`
-      await fs.writeFile(temp, data)
-      await fs.rename(temp, file)
-    },
+    try: () => writeFileAtomic(file, data),
     catch: (e) => new TrainEncoderError({ file, message: `cannot write: ${describe(e)}` })
   })
 
