@@ -11,8 +11,8 @@ import * as path from "node:path"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import { rng } from "../src/math/Random.ts"
 import * as Stats from "../src/math/Stats.ts"
-import { ToolLibrary } from "../src/ToolLibrary.ts"
-import * as World from "../src/world/World.ts"
+import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as World from "../src/toolenv/world/World.ts"
 
 const argument = (name: string, fallback: number): number => {
   const at = process.argv.indexOf(`--${name}`)

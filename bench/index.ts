@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { dataPathIfPresent, repoRoot } from "../src/DataPath.ts"
+import { dataPathIfPresent, repoRoot } from "../src/io/DataPath.ts"
 
 interface Bench {
   readonly name: string

@@ -7,12 +7,12 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { dataPath } from "../src/DataPath.ts"
+import { dataPath } from "../src/io/DataPath.ts"
 import * as Stats from "../src/math/Stats.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as DenseWordNet from "../src/retrieval/DenseWordNet.ts"
-import * as Text from "../src/retrieval/Text.ts"
+import * as Text from "../src/retrieval/Tokenize.ts"
 
 const tuned = Bm25.defaultConfig
 const group = tuned.group as Bm25.GroupConfig

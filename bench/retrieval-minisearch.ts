@@ -6,7 +6,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
 import MiniSearch from "minisearch"
-import { dataPath } from "../src/DataPath.ts"
+import { dataPath } from "../src/io/DataPath.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"

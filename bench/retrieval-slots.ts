@@ -9,10 +9,10 @@ import type { ToolName } from "../src/domain/Ids.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
-import { defaultTopK } from "../src/Retriever.ts"
-import { firstSentence } from "../src/Teacher.ts"
-import * as Tasks from "../src/world/Tasks.ts"
-import * as World from "../src/world/World.ts"
+import { defaultTopK } from "../src/retrieval/Retriever.ts"
+import { firstSentence } from "../src/agent/Teacher.ts"
+import * as Tasks from "../src/toolenv/world/Tasks.ts"
+import * as World from "../src/toolenv/world/World.ts"
 
 const at = process.argv.indexOf("--tasks")
 const taskCount = at < 0 ? 200 : Math.max(1, Number(process.argv[at + 1]) || 200)

@@ -6,11 +6,11 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect } from "effect"
-import { dataPath } from "../src/DataPath.ts"
+import { dataPath } from "../src/io/DataPath.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
-import * as Text from "../src/retrieval/Text.ts"
+import * as Text from "../src/retrieval/Tokenize.ts"
 
 const argument = (name: string, fallback: number): number => {
   const at = process.argv.indexOf(`--${name}`)

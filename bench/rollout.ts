@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import * as App from "../layers/App.ts"
 import type { Paradigm } from "../src/domain/Trajectory.ts"
 import { mean } from "../src/math/Stats.ts"
-import { Rollout } from "../src/Rollout.ts"
-import { TaskSource } from "../src/TaskSource.ts"
+import { Rollout } from "../src/runtime/Rollout.ts"
+import { TaskSource } from "../src/toolenv/TaskSource.ts"
 
 const taskCount = Math.max(2, Number(process.argv[2] ?? 24))
 const latencyMs = Math.max(1, Number(process.argv[3] ?? 40))

@@ -9,11 +9,11 @@ import * as os from "node:os"
 import type { ToolCall } from "../src/domain/Call.ts"
 import type { TaskId } from "../src/domain/Ids.ts"
 import type { Json } from "../src/domain/Json.ts"
-import * as Refs from "../src/Refs.ts"
-import { Engine } from "../src/simulator/Engine.ts"
-import * as Simulator from "../src/Simulator.ts"
-import * as Tasks from "../src/world/Tasks.ts"
-import * as World from "../src/world/World.ts"
+import * as Refs from "../src/protocol/Refs.ts"
+import { Engine } from "../src/toolenv/simulator/Engine.ts"
+import * as Simulator from "../src/toolenv/Simulator.ts"
+import * as Tasks from "../src/toolenv/world/Tasks.ts"
+import * as World from "../src/toolenv/world/World.ts"
 
 const seconds = Math.max(0.5, Number(process.argv[2] ?? 3))
 const target = 100_000

@@ -7,10 +7,10 @@
 import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { dataPathIfPresent } from "../src/DataPath.ts"
-import * as DepGraph from "../src/DepGraph.ts"
-import * as DepInference from "../src/DepInference.ts"
-import { loadDirectory } from "../src/importers/ToolBench.ts"
+import { dataPathIfPresent } from "../src/io/DataPath.ts"
+import * as DepGraph from "../src/toolenv/DepGraph.ts"
+import * as DepInference from "../src/toolenv/DepInference.ts"
+import { loadDirectory } from "../src/toolenv/importers/ToolBench.ts"
 
 const targetMs = 15_000
 const targetRssMb = 1024

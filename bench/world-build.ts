@@ -4,10 +4,10 @@
  * build in the same process (module caches warm after the first).
  * Run: `node --expose-gc --import tsx bench/world-build.ts [reps]` (or `npx tsx bench/world-build.ts`, without the retained size).
  */
-import * as DepGraph from "../src/DepGraph.ts"
-import { generate } from "../src/world/Generate.ts"
-import * as Graph from "../src/world/Graph.ts"
-import * as World from "../src/world/World.ts"
+import * as DepGraph from "../src/toolenv/DepGraph.ts"
+import { generate } from "../src/toolenv/world/Generate.ts"
+import * as Graph from "../src/toolenv/world/Graph.ts"
+import * as World from "../src/toolenv/world/World.ts"
 
 const reps = Math.max(1, Number(process.argv[2] ?? 3))
 const targetMs = 10_000

@@ -5,7 +5,7 @@
 import { Effect, Layer } from "effect"
 import type { Task } from "../src/domain/Task.ts"
 import type { Trajectory, Verdict } from "../src/domain/Trajectory.ts"
-import { Judge, JudgeError } from "../src/Judge.ts"
+import { Judge, JudgeError } from "../src/judge/Judge.ts"
 import * as Prompt from "../src/judge/Prompt.ts"
 import { OpenAiClient, type OpenAiConfigInput, type WireMessage, layerConfig as clientLayerConfig } from "./OpenAiClient.ts"
 

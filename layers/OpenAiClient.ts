@@ -5,7 +5,7 @@
 import { Clock, Config, Context, Effect, Layer, Option, Random, Redacted, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { ConfigError } from "../src/domain/Errors.ts"
-import * as OpenAiFormat from "../src/OpenAiFormat.ts"
+import * as OpenAiFormat from "../src/protocol/OpenAiFormat.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Wire format (the subset of the chat-completions API that ParaAgent uses)

@@ -6,11 +6,11 @@ import { Effect, Layer, Result, Schema } from "effect"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import type { Paradigm, Step } from "../src/domain/Trajectory.ts"
 import { hashParts } from "../src/math/Random.ts"
-import * as OpenAiFormat from "../src/OpenAiFormat.ts"
-import * as ParaAct from "../src/ParaAct.ts"
-import * as Paradigms from "../src/Paradigm.ts"
-import { callIdsOf } from "../src/Rollout.ts"
-import { Policy, type PolicyContext, PolicyError, type PolicyOutput } from "../src/Policy.ts"
+import * as OpenAiFormat from "../src/protocol/OpenAiFormat.ts"
+import * as ParaAct from "../src/protocol/ParaAct.ts"
+import * as Paradigms from "../src/protocol/Paradigm.ts"
+import { callIdsOf } from "../src/runtime/Rollout.ts"
+import { Policy, type PolicyContext, PolicyError, type PolicyOutput } from "../src/agent/Policy.ts"
 import {
   type ChatResult,
   OpenAiClient,

@@ -9,7 +9,7 @@ import * as App from "../layers/App.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import { Level } from "../src/domain/Task.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
-import * as Job from "../src/Job.ts"
+import * as Job from "../src/eval/ComparisonJob.ts"
 
 /** A comma-separated flag value decoded as a list of literals; a bad item is a ConfigError naming the flag and item. */
 const decodeList = <const L extends string>(flag: string, known: ReadonlyArray<L>, text: string) => {

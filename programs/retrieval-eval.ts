@@ -7,16 +7,16 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { dataPathIfPresent } from "../src/DataPath.ts"
+import { dataPathIfPresent } from "../src/io/DataPath.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
-import * as DepGraph from "../src/DepGraph.ts"
+import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
-import { summary } from "../src/importers/Report.ts"
+import { summary } from "../src/toolenv/importers/ImportReport.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
-import { Retriever, type RetrieverError } from "../src/Retriever.ts"
-import { makeLibrary, ToolLibrary } from "../src/ToolLibrary.ts"
+import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
+import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 
 /** The StableToolBench test files of the shared data folder, used when no query file is given. */
 const defaultQueryFiles = Benchmark.testQueryFiles.map((parts) => dataPathIfPresent(...parts))

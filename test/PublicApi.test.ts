@@ -5,7 +5,7 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { repoRoot } from "../src/DataPath.ts"
+import { repoRoot } from "../src/io/DataPath.ts"
 import * as Api from "../src/index.ts"
 
 describe("public API", () => {

@@ -5,7 +5,7 @@
 import { Effect, Schema } from "effect"
 import { Task } from "../domain/Task.ts"
 import { Grade, Trajectory, type Verdict } from "../domain/Trajectory.ts"
-import type { Judge } from "../Judge.ts"
+import type { Judge } from "./Judge.ts"
 
 /** The three criteria, in the paper's order. */
 export const criteria = ["quality", "faithfulness", "utility"] as const

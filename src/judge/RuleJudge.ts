@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import type { Json } from "../domain/Json.ts"
 import type { GoldFact, Task } from "../domain/Task.ts"
 import type { Grade, Trajectory, Verdict } from "../domain/Trajectory.ts"
-import { Judge, JudgeError } from "../Judge.ts"
+import { Judge, JudgeError } from "./Judge.ts"
 import {
   containsTokens,
   extractDates,
@@ -17,7 +17,7 @@ import {
   numberStates,
   parseWholeDate,
   parseWholeNumber
-} from "./Text.ts"
+} from "./FactTokens.ts"
 
 /** Faithfulness is PARTIAL when at least this share of the answer's factual tokens is supported (and not all are). */
 export const FAITHFUL_PARTIAL_MIN = 0.5

@@ -6,7 +6,7 @@ import type { CallId } from "../domain/Ids.ts"
 import type { Plan } from "../domain/Plan.ts"
 import type { ControllerState, Step } from "../domain/Trajectory.ts"
 import { callKey, canonicalJson } from "./CanonicalJson.ts"
-import * as PlanMath from "./Plan.ts"
+import * as PlanMath from "./PlanDag.ts"
 
 /**
  * How a step's `<plan>` stands against the history, checked in this order:

@@ -4,7 +4,7 @@
  */
 import type { AnswerReward, Grade, PhaseReward, StepReward, Trajectory } from "../domain/Trajectory.ts"
 import * as Controller from "./Controller.ts"
-import type { PhaseFacts, Span, StepFacts, TrajectoryFacts, VerdictFacts } from "./Facts.ts"
+import type { PhaseFacts, Span, StepFacts, TrajectoryFacts, VerdictFacts } from "./TrajectoryFacts.ts"
 
 /** A Q/F/U bit pattern, Quality first: `"101"` = Quality YES, Faithfulness not YES, Utility YES. */
 export type AnswerPattern = "000" | "001" | "010" | "011" | "100" | "101" | "110" | "111"

@@ -5,7 +5,7 @@
 import type { ToolName } from "../domain/Ids.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import * as Document from "./Document.ts"
-import * as Text from "./Text.ts"
+import * as Text from "./Tokenize.ts"
 
 /**
  * One field of the index: one or more document fields read as a single stream, with its own weight and

@@ -9,7 +9,7 @@ import type { Corpus, Query } from "./DenseTrain.ts"
 import type { WordNet } from "./DenseWordNet.ts"
 import * as DensePairs from "./DensePairs.ts"
 import * as Document from "./Document.ts"
-import * as Text from "./Text.ts"
+import * as Text from "./Tokenize.ts"
 import * as TokenizerStatic from "./TokenizerStatic.ts"
 
 /** How the corpus is built. */

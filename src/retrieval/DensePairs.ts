@@ -4,7 +4,7 @@
  */
 import type { ToolSpec } from "../domain/Tool.ts"
 import type { Rng } from "../math/Random.ts"
-import * as Text from "./Text.ts"
+import * as Text from "./Tokenize.ts"
 import type { WordNet } from "./DenseWordNet.ts"
 import { synonyms } from "./DenseWordNet.ts"
 

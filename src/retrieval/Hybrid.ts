@@ -4,7 +4,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { SearchHit } from "../domain/Trajectory.ts"
-import { checkK, Retriever } from "../Retriever.ts"
+import { checkK, Retriever } from "./Retriever.ts"
 
 /** One retriever's ranked hits (best first) and its weight in the fusion. */
 export interface Ranking {

@@ -3,7 +3,7 @@
  * `[tool_name, api_name]` pairs to library entries.
  */
 import type { ToolSpec } from "../domain/Tool.ts"
-import { matchKey } from "../importers/ToolBench.ts"
+import { matchKey } from "../toolenv/importers/ToolBench.ts"
 
 /**
  * The binary gain at each rank: 1 where the item satisfies a relevant pair not satisfied at an earlier rank,

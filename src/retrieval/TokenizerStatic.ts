@@ -5,7 +5,7 @@
 import { Effect, Schema } from "effect"
 import { hash32 } from "../math/Random.ts"
 import { idf } from "./Bm25.ts"
-import * as Text from "./Text.ts"
+import * as Text from "./Tokenize.ts"
 
 /** The vocabulary file shipped beside the ONNX encoder (`models/*.vocab.json`). */
 export const StaticVocab = Schema.Struct({

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { Judge } from "../../src/Judge.ts"
+import { Judge } from "../../src/judge/Judge.ts"
 import * as RuleJudge from "../../src/judge/RuleJudge.ts"
-import * as Text from "../../src/judge/Text.ts"
+import * as Text from "../../src/judge/FactTokens.ts"
 import { failed, fullEvidence, makeTask, makeTrajectory, ok, pattern, patternCases, scorerTask } from "./fixtures.ts"
 
 describe("rule judge: the eight Q/F/U patterns", () => {

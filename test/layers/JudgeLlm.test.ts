@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Judge } from "../../src/Judge.ts"
+import { Judge } from "../../src/judge/Judge.ts"
 import * as Prompt from "../../src/judge/Prompt.ts"
 import * as JudgeLlm from "../../layers/JudgeLlm.ts"
 import * as OpenAiClient from "../../layers/OpenAiClient.ts"

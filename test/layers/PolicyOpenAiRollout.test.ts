@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import * as Rollout from "../../src/Rollout.ts"
+import * as Rollout from "../../src/runtime/Rollout.ts"
 import * as OpenAiClient from "../../layers/OpenAiClient.ts"
 import * as PolicyOpenAi from "../../layers/PolicyOpenAi.ts"
 import { libraryLayer, makeLog, retrieverLayer, simulatorLayer, task } from "../support/RolloutKit.ts"

@@ -4,8 +4,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { load, layer, layerToolBench } from "../../layers/ToolLibraryFiles.ts"
-import { dataPathIfPresent, repoRoot } from "../../src/DataPath.ts"
-import { ToolLibrary } from "../../src/ToolLibrary.ts"
+import { dataPathIfPresent, repoRoot } from "../../src/io/DataPath.ts"
+import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 
 const toolEnv = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
 const g1 = dataPathIfPresent("stabletoolbench", "solvable_queries", "test_instruction", "G1_instruction.json")

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { callId } from "../../src/domain/Ids.ts"
 import * as Controller from "../../src/math/Controller.ts"
-import * as PlanMath from "../../src/math/Plan.ts"
+import * as PlanMath from "../../src/math/PlanDag.ts"
 import { defaultRewardConfig } from "../../src/math/Reward.ts"
 import { makeStep, makeSteps } from "./fixtures.ts"
 import type { StepSpec } from "./fixtures.ts"

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import type { Grade } from "../../src/domain/Trajectory.ts"
 import type { PlanStatus } from "../../src/math/Controller.ts"
-import type { CallFact, PhaseFacts, SearchFact, StepFacts } from "../../src/math/Facts.ts"
+import type { CallFact, PhaseFacts, SearchFact, StepFacts } from "../../src/math/TrajectoryFacts.ts"
 import * as Reward from "../../src/math/Reward.ts"
 import { makeTrajectory } from "./fixtures.ts"
 

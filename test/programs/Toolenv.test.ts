@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
-import { repoRoot } from "../../src/DataPath.ts"
+import { repoRoot } from "../../src/io/DataPath.ts"
 
 const run = promisify(execFile)
 

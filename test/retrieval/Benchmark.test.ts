@@ -4,7 +4,7 @@ import { toolId, toolName } from "../../src/domain/Ids.ts"
 import type { ToolSpec } from "../../src/domain/Tool.ts"
 import * as Benchmark from "../../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../../src/retrieval/Bm25.ts"
-import * as Text from "../../src/retrieval/Text.ts"
+import * as Text from "../../src/retrieval/Tokenize.ts"
 
 const api = (group: string, apiName: string, description: string): ToolSpec => ({
   id: toolId(`test:${group}/${apiName}`),

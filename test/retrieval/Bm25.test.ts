@@ -1,13 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
-import * as DepGraph from "../../src/DepGraph.ts"
+import * as DepGraph from "../../src/toolenv/DepGraph.ts"
 import { toolId, toolName } from "../../src/domain/Ids.ts"
 import type { ToolSpec } from "../../src/domain/Tool.ts"
 import * as Bm25 from "../../src/retrieval/Bm25.ts"
 import * as Document from "../../src/retrieval/Document.ts"
-import { Retriever } from "../../src/Retriever.ts"
-import { makeLibrary, ToolLibrary } from "../../src/ToolLibrary.ts"
+import { Retriever } from "../../src/retrieval/Retriever.ts"
+import { makeLibrary, ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 
 const tool = (
   name: string,

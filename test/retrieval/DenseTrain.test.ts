@@ -4,7 +4,7 @@ import * as DenseCorpus from "../../src/retrieval/DenseCorpus.ts"
 import * as DenseModel from "../../src/retrieval/DenseModel.ts"
 import * as DenseTrain from "../../src/retrieval/DenseTrain.ts"
 import type { StaticEncoding } from "../../src/retrieval/TokenizerStatic.ts"
-import * as World from "../../src/world/World.ts"
+import * as World from "../../src/toolenv/world/World.ts"
 
 /** A small generated library (1,500 tools) and its corpus: 20% of the tool groups held out. */
 const world = World.make({ size: 1500 })

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import * as fc from "fast-check"
 import { toolName } from "../../src/domain/Ids.ts"
 import type { SearchHit } from "../../src/domain/Trajectory.ts"
-import { Retriever } from "../../src/Retriever.ts"
+import { Retriever } from "../../src/retrieval/Retriever.ts"
 import * as Hybrid from "../../src/retrieval/Hybrid.ts"
 
 const hits = (...pairs: ReadonlyArray<readonly [string, number]>): Array<SearchHit> =>

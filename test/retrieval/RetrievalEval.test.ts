@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { promisify } from "node:util"
-import { dataPathIfPresent, repoRoot } from "../../src/DataPath.ts"
+import { dataPathIfPresent, repoRoot } from "../../src/io/DataPath.ts"
 import * as Benchmark from "../../src/retrieval/Benchmark.ts"
 
 const run = promisify(execFile)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { defaultOptions, makeTokenizer, plainOptions, stopWords, tokenize } from "../../src/retrieval/Text.ts"
+import { defaultOptions, makeTokenizer, plainOptions, stopWords, tokenize } from "../../src/retrieval/Tokenize.ts"
 
 describe("Text.tokenize", () => {
   it("plain: lowercase runs of letters and digits, nothing removed", () => {

@@ -7,12 +7,12 @@ import type { ToolCall } from "../../src/domain/Call.ts"
 import { taskId, toolId, toolName } from "../../src/domain/Ids.ts"
 import type { Task } from "../../src/domain/Task.ts"
 import type { ToolSpec } from "../../src/domain/Tool.ts"
-import * as DepGraph from "../../src/DepGraph.ts"
-import { Policy } from "../../src/Policy.ts"
-import type { PolicyContext } from "../../src/Policy.ts"
-import { Retriever } from "../../src/Retriever.ts"
-import { Simulator } from "../../src/Simulator.ts"
-import { makeLibrary, ToolLibrary } from "../../src/ToolLibrary.ts"
+import * as DepGraph from "../../src/toolenv/DepGraph.ts"
+import { Policy } from "../../src/agent/Policy.ts"
+import type { PolicyContext } from "../../src/agent/Policy.ts"
+import { Retriever } from "../../src/retrieval/Retriever.ts"
+import { Simulator } from "../../src/toolenv/Simulator.ts"
+import { makeLibrary, ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 
 /** A tool taking one required string `q`. */
 export const tool = (name: string, description = `The ${name} tool.`): ToolSpec => ({

@@ -8,7 +8,7 @@ import type { CallId, ToolName } from "../../src/domain/Ids.ts"
 import type { Json, JsonObject } from "../../src/domain/Json.ts"
 import type { Plan } from "../../src/domain/Plan.ts"
 import type { SearchQuery, Turn } from "../../src/domain/Turn.ts"
-import { closeTag, openTag, tagNames } from "../../src/ParaAct.ts"
+import { closeTag, openTag, tagNames } from "../../src/protocol/ParaAct.ts"
 
 /** Call ids: mostly `c<n>`, sometimes any identifier the grammar allows. */
 export const callIdArb: fc.Arbitrary<CallId> = fc.oneof(

@@ -1,0 +1,169 @@
+/**
+ * The paradigm comparison job behind `npm start`: held-out tasks × paradigms × G rollouts, each group judged,
+ * rewarded and given advantages, trajectories appended to a run folder as they finish, then the Table-1 summary.
+ */
+import { Effect, Schema } from "effect"
+import type { Level, Task } from "../domain/Task.ts"
+import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
+import * as Advantage from "../math/Advantage.ts"
+import * as Evaluation from "../math/Evaluation.ts"
+import { hashParts } from "../math/Random.ts"
+import * as Reward from "../math/Reward.ts"
+import * as Progress from "../io/Progress.ts"
+import { Rollout } from "../runtime/Rollout.ts"
+import * as RunFolder from "../io/RunFolder.ts"
+import * as Scoring from "./Scoring.ts"
+import { TaskSource } from "../toolenv/TaskSource.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { Policy } from "../agent/Policy.ts"
+import { Retriever } from "../retrieval/Retriever.ts"
+
+/** The job's options. */
+export interface JobOptions {
+  readonly tasksPerLevel: number
+  readonly levels: ReadonlyArray<Level>
+  /** Seed of the task draw and of the rollouts (a task gets the same rollout seeds under every paradigm). */
+  readonly seed: number
+  readonly paradigms: ReadonlyArray<Paradigm>
+  /** Rollouts per task (G). */
+  readonly group: number
+  /** Task groups in flight at once. */
+  readonly concurrency: number
+  readonly estimator: string
+  readonly reward?: Reward.RewardConfig
+  readonly out: string
+  readonly progress: boolean
+}
+
+/** Defaults of `npm start`. */
+export const defaults = { tasksPerLevel: 25, seed: 1, group: 2, concurrency: 8 } as const
+
+/** The default run folder: `runs/<UTC date-time>-seed<seed>`. */
+export const defaultOut = (seed: number): string =>
+  `runs/${new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z")}-seed${seed}`
+
+/** A job option out of range. */
+export class JobError extends Schema.TaggedError<JobError>()("JobError", {
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The summary written to `summary.json`: per paradigm, per level, the cell of Table 1 (rates in 0–1). */
+export interface Summary {
+  readonly paradigms: Readonly<Record<string, Readonly<Record<string, Evaluation.Cell>>>>
+  /** Per paradigm, the unweighted mean of its level cells (the paper's "Avg" column). */
+  readonly average: Readonly<Record<string, Evaluation.Cell>>
+  readonly run: {
+    readonly policy: string
+    readonly retriever: string
+    readonly library: string
+    readonly tasks: number
+    readonly group: number
+    readonly seed: number
+    readonly durationMs: number
+  }
+}
+
+const averageCells = (cells: ReadonlyArray<Evaluation.Cell>): Evaluation.Cell => {
+  const m = (k: keyof Evaluation.Cell) => cells.reduce((s, c) => s + c[k], 0) / Math.max(1, cells.length)
+  return {
+    pass1: m("pass1"),
+    pass2: m("pass2"),
+    path: m("path"),
+    rounds: m("rounds"),
+    calls: m("calls"),
+    searches: m("searches"),
+    tasks: cells.reduce((s, c) => s + c.tasks, 0),
+    rollouts: cells.reduce((s, c) => s + c.rollouts, 0)
+  }
+}
+
+const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : "–")
+const num = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–")
+
+/** Renders the summary as a markdown table: one row per paradigm and level, then the paradigm's average. */
+export const renderTable = (summary: Summary): string => {
+  const rows = [
+    "| Paradigm | Level | Pass@1 % | Pass@2 % | Path % | Rounds | Calls | Searches | Tasks |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+  ]
+  for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
+    const avg = summary.average[paradigm]
+    const entries: Array<[string, Evaluation.Cell]> = [...Object.entries(levels), ...(avg !== undefined ? [["Avg", avg] as [string, Evaluation.Cell]] : [])]
+    for (const [level, c] of entries) {
+      rows.push(`| ${paradigm} | ${level} | ${pct(c.pass1)} | ${pct(c.pass2)} | ${pct(c.path)} | ${num(c.rounds)} | ${num(c.calls)} | ${num(c.searches)} | ${c.tasks} |`)
+    }
+  }
+  return rows.join("\n")
+}
+
+/** The rollout seed of a task: the same under every paradigm, so they meet the same faults. */
+export const taskSeed = (seed: number, task: Task): number => hashParts(seed, "rollout", task.id) & 0x3fffffff
+
+/** Runs the job; returns the run folder, the summary and the rendered table. */
+export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
+  if (!Number.isInteger(options.tasksPerLevel) || options.tasksPerLevel < 1) {
+    return yield* new JobError({ field: "tasks", message: `tasks per level must be a positive integer, got ${options.tasksPerLevel}` })
+  }
+  if (!Number.isInteger(options.group) || options.group < 1) {
+    return yield* new JobError({ field: "group", message: `group must be a positive integer, got ${options.group}` })
+  }
+  if (options.paradigms.length === 0) return yield* new JobError({ field: "paradigms", message: "no paradigm to run" })
+  if (options.levels.length === 0) return yield* new JobError({ field: "levels", message: "no level to run" })
+  const estimator = Advantage.lookup(options.estimator)
+  if (estimator._tag === "UnknownEstimator") {
+    return yield* new JobError({ field: "estimator", message: `unknown estimator ${JSON.stringify(options.estimator)}; known: ${estimator.known.join(", ")}` })
+  }
+  const started = Date.now()
+  const source = yield* TaskSource
+  const rollout = yield* Rollout
+  const library = yield* ToolLibrary
+  const policy = yield* Policy
+  const retriever = yield* Retriever
+  const tasks = yield* source.sample({ split: "test", count: options.tasksPerLevel * options.levels.length, levels: options.levels, seed: options.seed })
+  const folder = yield* RunFolder.make(options.out)
+  yield* folder.writeJson("config.json", { ...options, policy: policy.name, retriever: retriever.name, library: library.label, rollout: rollout.config })
+  yield* folder.writeText("tasks.jsonl", tasks.map((t) => JSON.stringify(t)).join("\n") + "\n")
+
+  const groups = options.paradigms.flatMap((paradigm) => tasks.map((task) => ({ paradigm, task })))
+  const progress = Progress.make("rollouts", groups.length * options.group, options.progress)
+  const scoring: Scoring.ScoringOptions = { reward: options.reward ?? Reward.defaultRewardConfig, estimator: options.estimator }
+  const outcomes = yield* Effect.forEach(groups, ({ paradigm, task }) =>
+    Effect.gen(function*() {
+      const trajectories = yield* rollout.runGroup(task, { paradigm, seed: taskSeed(options.seed, task), size: options.group })
+      const scored: ReadonlyArray<Trajectory> = yield* Scoring.scoreGroup(task, trajectories, scoring)
+      yield* folder.appendJsonl("trajectories.jsonl", scored)
+      yield* progress.tick(scored.length)
+      return { paradigm, level: task.level, outcomes: scored.map((t) => Evaluation.outcomeOf(task, t)) }
+    }), { concurrency: options.concurrency })
+  yield* progress.done
+
+  const paradigms: Record<string, Record<string, Evaluation.Cell>> = {}
+  const average: Record<string, Evaluation.Cell> = {}
+  for (const paradigm of options.paradigms) {
+    const cells: Record<string, Evaluation.Cell> = {}
+    for (const level of options.levels) {
+      cells[level] = Evaluation.aggregate(outcomes.filter((o) => o.paradigm === paradigm && o.level === level).map((o) => o.outcomes))
+    }
+    paradigms[paradigm] = cells
+    average[paradigm] = averageCells(Object.values(cells))
+  }
+  const summary: Summary = {
+    paradigms,
+    average,
+    run: {
+      policy: policy.name,
+      retriever: retriever.name,
+      library: library.label,
+      tasks: tasks.length,
+      group: options.group,
+      seed: options.seed,
+      durationMs: Date.now() - started
+    }
+  }
+  const table = renderTable(summary)
+  yield* folder.writeText("table.md", `${table}\n`)
+  yield* folder.writeJson("table.json", summary)
+  yield* folder.writeJson("summary.json", summary)
+  return { dir: folder.dir, summary, table }
+})

@@ -1,0 +1,56 @@
+/**
+ * Scoring a group of rollouts end to end: judge each trajectory, compute its step / phase / answer rewards,
+ * then the group's advantages, and store all of it on the trajectories.
+ */
+import { Effect, Schema } from "effect"
+import type { Task } from "../domain/Task.ts"
+import type { Trajectory } from "../domain/Trajectory.ts"
+import { Judge } from "../judge/Judge.ts"
+import * as Advantage from "../math/Advantage.ts"
+import * as Facts from "../math/TrajectoryFacts.ts"
+import * as Reward from "../math/Reward.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+
+/** Scoring could not run as configured (unknown estimator, a group that cannot be normalised). */
+export class ScoringError extends Schema.TaggedError<ScoringError>()("ScoringError", {
+  message: Schema.String
+}) {}
+
+/** How a group is scored. */
+export interface ScoringOptions {
+  readonly reward: Reward.RewardConfig
+  /** Advantage estimator name, from {@link Advantage.estimators} (default `paraagent`). */
+  readonly estimator: string
+}
+
+/** The paper's coefficients and the decoupled estimator. */
+export const defaultOptions: ScoringOptions = { reward: Reward.defaultRewardConfig, estimator: Advantage.defaultEstimator }
+
+/**
+ * Judges, rewards and computes advantages for the G rollouts of one task. A judge failure leaves that trajectory
+ * unjudged (R_ans takes the config's `unjudged` value) and is logged; it never drops the trajectory.
+ */
+export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
+  task: Task,
+  trajectories: ReadonlyArray<Trajectory>,
+  options: ScoringOptions = defaultOptions
+) {
+  const judge = yield* Judge
+  const library = yield* ToolLibrary
+  const judged = yield* Effect.forEach(trajectories, (t) =>
+    judge.judge(task, t).pipe(
+      Effect.map((verdict): Trajectory => ({ ...t, verdict })),
+      Effect.catchTag("JudgeError", (e) => Effect.as(Effect.logWarning(`judge failed on ${t.id}: ${e.message}`), t))
+    ), { concurrency: 4 })
+  const deps = (from: string, to: string) => library.graph.kind(from, to)
+  const scores = judged.map((t) => Reward.score(Facts.fromTrajectory(t, { deps }), options.reward))
+  const rewarded = judged.map((t, i) => Reward.attach(t, scores[i] as Reward.TrajectoryScore))
+  const advantages = Advantage.compute(options.estimator, scores.map(Advantage.fromScore), options.reward.advantage)
+  if (advantages._tag === "UnknownEstimator") {
+    return yield* new ScoringError({ message: `unknown advantage estimator ${JSON.stringify(options.estimator)}; known: ${advantages.known.join(", ")}` })
+  }
+  if (advantages._tag === "InvalidGroup") {
+    return yield* new ScoringError({ message: `group of task ${task.id} cannot be normalised: ${advantages.message}` })
+  }
+  return rewarded.map((t, i) => Advantage.attach(t, advantages.advantages[i] ?? []))
+})

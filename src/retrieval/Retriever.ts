@@ -1,0 +1,55 @@
+/**
+ * The Retriever service: top-k tool interfaces per capability-slot query, over the whole library.
+ * Layers: BM25 (here), Dense (ONNX encoder) and Hybrid (rank fusion) in layers/RetrieverOnnx.ts.
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { SearchHit } from "../domain/Trajectory.ts"
+import * as Bm25 from "./Bm25.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+
+/** A retriever could not answer (index missing, encoder failed). */
+export class RetrieverError extends Schema.TaggedError<RetrieverError>()("RetrieverError", {
+  message: Schema.String
+}) {}
+
+/** Fails unless k is a positive integer: the check every Retriever's `search` makes before searching. */
+export const checkK = (k: number): Effect.Effect<void, RetrieverError> =>
+  Number.isInteger(k) && k >= 1 ? Effect.void : Effect.fail(new RetrieverError({ message: `k must be a positive integer, got ${k}` }))
+
+/** Default top-k per capability slot (spec Table 6). */
+export const defaultTopK = 3
+
+/** A tool retriever. */
+export class Retriever extends Context.Service<Retriever, {
+  /** A label for reports (`bm25`, `dense`, `hybrid`). */
+  readonly name: string
+  /** One ranked list of at most `k` hits per query, best first. */
+  readonly search: (
+    queries: ReadonlyArray<string>,
+    k: number
+  ) => Effect.Effect<ReadonlyArray<ReadonlyArray<SearchHit>>, RetrieverError>
+}>()("paraagent/Retriever") {
+  /** BM25 over the library's tools with a given configuration (e.g. `Bm25.plainConfig`, the baseline). */
+  static readonly layerBm25With = (config: Bm25.Config, name = "bm25"): Layer.Layer<Retriever, never, ToolLibrary> =>
+    Layer.effect(
+      Retriever,
+      Effect.gen(function*() {
+        const library = yield* ToolLibrary
+        const index = Bm25.build(library.tools, config)
+        return Retriever.of({ name, search: searchWith(index) })
+      })
+    )
+
+  /**
+   * BM25F with the tuned configuration ({@link Bm25.defaultConfig}: provider evidence and sentence fusion) over the
+   * library's tools; `layerBm25With(Bm25.apiConfig)` is round 1's per-API BM25F, `Bm25.plainConfig` the baseline.
+   */
+  static readonly layerBm25: Layer.Layer<Retriever, never, ToolLibrary> = Retriever.layerBm25With(Bm25.defaultConfig)
+}
+
+/** `search` over one BM25 index: k must be a positive integer. */
+const searchWith = (index: Bm25.Index) =>
+  Effect.fn("Retriever.search")(function*(queries: ReadonlyArray<string>, k: number) {
+    yield* checkK(k)
+    return queries.map((query) => Bm25.search(index, query, k).map((hit): SearchHit => ({ tool: hit.tool, score: hit.score })))
+  })

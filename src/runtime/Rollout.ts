@@ -1,0 +1,483 @@
+/**
+ * The Rollout service: runs one task to a Trajectory. Each round asks the Policy for a turn, validates it, and runs
+ * all of the round's searches and calls concurrently as child fibers of the round (ParaAct's parallel actions).
+ */
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Result } from "effect"
+import { errorOutcome, transientErrorKinds } from "../domain/Call.ts"
+import type { CallOutcome, Observation, ToolCall } from "../domain/Call.ts"
+import { trajectoryId } from "../domain/Ids.ts"
+import type { CallId, ToolName } from "../domain/Ids.ts"
+import type { Json, JsonObject } from "../domain/Json.ts"
+import type { Task } from "../domain/Task.ts"
+import type { ToolSpec } from "../domain/Tool.ts"
+import type {
+  Paradigm,
+  ProtocolIssue,
+  SearchResult,
+  Step,
+  StepValidation,
+  StopReason,
+  Trajectory
+} from "../domain/Trajectory.ts"
+import { validStep } from "../domain/Trajectory.ts"
+import type { Turn } from "../domain/Turn.ts"
+import * as JsonSchemaValidate from "../toolenv/JsonSchemaValidate.ts"
+import { callKey } from "../math/CanonicalJson.ts"
+import * as Controller from "../math/Controller.ts"
+import * as Facts from "../math/TrajectoryFacts.ts"
+import * as PlanMath from "../math/PlanDag.ts"
+import * as Paradigms from "../protocol/Paradigm.ts"
+import * as ParaAct from "../protocol/ParaAct.ts"
+import { Policy } from "../agent/Policy.ts"
+import type { PolicyContext, PolicyOutput } from "../agent/Policy.ts"
+import * as Refs from "../protocol/Refs.ts"
+import { defaultTopK, Retriever } from "../retrieval/Retriever.ts"
+import { Simulator } from "../toolenv/Simulator.ts"
+import type { Episode } from "../toolenv/Simulator.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+
+/** How rollouts run. */
+export interface RolloutConfig {
+  /** T_max: the round limit (spec Table 6: 12). */
+  readonly maxRounds: number
+  /** Retrieval top-k per capability slot (spec Table 6: 3). */
+  readonly topK: number
+  /** Actions (searches + calls) of one round in flight at once. */
+  readonly concurrency: number
+  /** Per-call timeout: a call that takes longer observes a `timeout` error; its siblings are unaffected. */
+  readonly callTimeout: Duration.Input
+  /** Per-turn timeout of the policy. */
+  readonly policyTimeout: Duration.Input
+  /** A rollout still running after this long ends with stop reason `interrupted`, keeping its finished rounds. */
+  readonly rolloutTimeout: Duration.Input
+  /** Inject the simulator's transient faults. */
+  readonly faults: boolean
+  /** Parse turns leniently (prose outside tags, code fences): for LLM policies that are not trained on the format. */
+  readonly lenient: boolean
+}
+
+/** The defaults of spec Table 6 plus runtime bounds. */
+export const defaultConfig: RolloutConfig = {
+  maxRounds: 12,
+  topK: defaultTopK,
+  concurrency: 16,
+  callTimeout: "30 seconds",
+  policyTimeout: "5 minutes",
+  rolloutTimeout: "30 minutes",
+  faults: true,
+  lenient: false
+}
+
+/** One rollout to run. */
+export interface RunOptions {
+  readonly paradigm: Paradigm
+  readonly seed: number
+  /** Index within a GRPO group. */
+  readonly groupIndex?: number
+}
+
+/** A (task, options) pair for {@link RolloutService.runAll}. */
+export interface Job {
+  readonly task: Task
+  readonly options: RunOptions
+}
+
+/** The rollout runtime. */
+export interface RolloutService {
+  readonly config: RolloutConfig
+  /** Runs one task to a trajectory. Never fails: policy failures end the rollout with stop reason `policy_error`. */
+  readonly run: (task: Task, options: RunOptions) => Effect.Effect<Trajectory>
+  /** G rollouts of one task that differ by seed (`seed`, `seed + 1`, ...), run concurrently. */
+  readonly runGroup: (task: Task, options: { readonly paradigm: Paradigm; readonly seed: number; readonly size: number }) => Effect.Effect<ReadonlyArray<Trajectory>>
+  /**
+   * Many rollouts through a bounded pool of `concurrency` fibers; `onDone` sees each trajectory as it finishes
+   * (to persist it at once). Results come back in job order.
+   */
+  readonly runAll: <E = never, R = never>(
+    jobs: ReadonlyArray<Job>,
+    options: { readonly concurrency: number; readonly onDone?: (trajectory: Trajectory, job: Job) => Effect.Effect<void, E, R> }
+  ) => Effect.Effect<ReadonlyArray<Trajectory>, E, R>
+}
+
+/** The Rollout service. */
+export class Rollout extends Context.Service<Rollout, RolloutService>()("paraagent/Rollout") {}
+
+/** A round's outcome before it becomes a Step. */
+interface RoundRecord {
+  readonly step: Step
+  readonly answered: boolean
+}
+
+const truncate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}…`)
+
+/** A round is a dead end (DFSDT backtracks) when it was malformed, or every action it ran failed or found nothing. */
+const isDeadEnd = (step: Step): boolean => {
+  if (step.turn === undefined) return true
+  if (step.turn.answer !== undefined) return false
+  const anyCall = step.observations.some((o) => o.outcome._tag === "ok")
+  const anyHit = step.searches.some((s) => s.hits.length > 0)
+  return !anyCall && !anyHit
+}
+
+/** Builds the service from its dependencies. */
+export const make = (overrides: Partial<RolloutConfig> = {}) =>
+  Effect.gen(function*() {
+    const config: RolloutConfig = { ...defaultConfig, ...overrides }
+    const policy = yield* Policy
+    const retriever = yield* Retriever
+    const simulator = yield* Simulator
+    const library = yield* ToolLibrary
+
+    const runSearch = (slot: string, query: string, elapsed: Effect.Effect<number>) =>
+      Effect.gen(function*() {
+        const startMs = yield* elapsed
+        const hits = yield* retriever.search([query], config.topK).pipe(
+          Effect.map((lists) => lists[0] ?? []),
+          Effect.timeoutOrElse({ duration: config.callTimeout, orElse: () => Effect.succeed([]) }),
+          Effect.catchCause((cause) => Effect.logWarning(`search ${JSON.stringify(query)} failed`, Cause.pretty(cause)).pipe(Effect.as([])))
+        )
+        const endMs = yield* elapsed
+        const result: SearchResult = { slot, query, hits, startMs, endMs }
+        return result
+      })
+
+    const runCall = (episode: Episode, call: ToolCall, refs: ReadonlyArray<CallId>, elapsed: Effect.Effect<number>) =>
+      Effect.gen(function*() {
+        const startMs = yield* elapsed
+        const exit = yield* episode.execute(call).pipe(
+          Effect.timeoutOrElse({
+            duration: config.callTimeout,
+            orElse: () => Effect.succeed({ outcome: errorOutcome("timeout", `no answer within ${Duration.format(Duration.fromInputUnsafe(config.callTimeout))}`), attempt: 1 })
+          }),
+          Effect.exit
+        )
+        const endMs = yield* elapsed
+        const { outcome, attempt } = Exit.isSuccess(exit)
+          ? exit.value
+          : { outcome: errorOutcome("server_error", `the tool crashed: ${truncate(Cause.pretty(exit.cause), 300)}`), attempt: 1 }
+        const observation: Observation = {
+          callId: call.id,
+          tool: call.tool,
+          arguments: call.arguments,
+          outcome,
+          refs,
+          attempts: attempt,
+          startMs,
+          endMs
+        }
+        return observation
+      })
+
+    const rejected = (call: ToolCall, outcome: CallOutcome, elapsed: Effect.Effect<number>) =>
+      Effect.map(elapsed, (ms): Observation => ({
+        callId: call.id,
+        tool: call.tool,
+        arguments: call.arguments,
+        outcome,
+        refs: [],
+        attempts: 0,
+        startMs: ms,
+        endMs: ms
+      }))
+
+    const run = Effect.fn("Rollout.run")(function*(task: Task, options: RunOptions) {
+      const startedAt = yield* Clock.currentTimeMillis
+      const elapsed = Effect.map(Clock.currentTimeMillis, (t) => t - startedAt)
+      const episode = yield* simulator.open({ taskId: task.id, seed: options.seed, request: task.request, faults: config.faults })
+      const rules = Paradigms.rules[options.paradigm]
+      const steps: Array<Step> = []
+      // DFSDT keeps a path through the tree of expansions; linear paradigms keep every step on the path.
+      let path: Array<number> = []
+      const abandonedAt = new Map<number, Array<number>>()
+      let stop: StopReason = "max_rounds"
+      let answer: string | undefined
+      let error: string | undefined
+
+      const round = (roundIndex: number) =>
+        Effect.gen(function*() {
+          const history = path.map((i) => steps[i] as Step)
+          const memory = Controller.remember(history)
+          const decision = Controller.decide(memory, { finalRound: roundIndex === config.maxRounds - 1 })
+          const seen = seenTools(history)
+          const parent = path.length > 0 ? path[path.length - 1] : undefined
+          // DFSDT: every expansion abandoned so far, so the policy knows what failed anywhere in the tree
+          const abandoned = [...abandonedAt.values()].flat().sort((a, b) => a - b).map((i) => steps[i] as Step)
+          const context: PolicyContext = {
+            request: task.request,
+            paradigm: options.paradigm,
+            round: roundIndex,
+            maxRounds: config.maxRounds,
+            controller: decision.state,
+            history,
+            tools: [...seen].flatMap((name) => {
+              const spec = library.get(name)
+              return spec === undefined ? [] : [spec]
+            }),
+            seed: options.seed,
+            ...(policy.privileged ? { task } : {}),
+            ...(abandoned.length > 0 ? { abandoned } : {})
+          }
+          const startMs = yield* elapsed
+          const output = yield* policy.act(context).pipe(
+            Effect.timeoutOrElse({
+              duration: config.policyTimeout,
+              orElse: () => Effect.fail(`the policy gave no turn within ${Duration.format(Duration.fromInputUnsafe(config.policyTimeout))}`)
+            }),
+            Effect.mapError((e) => (typeof e === "string" ? e : e.message)),
+            Effect.result
+          )
+          const policyEnd = yield* elapsed
+          if (Result.isFailure(output)) return { _tag: "PolicyFailed" as const, message: output.failure }
+          const record = yield* execute({
+            output: output.success,
+            history,
+            index: steps.length,
+            controller: decision.state,
+            seen,
+            executedBefore: history.some((s) => s.observations.some((o) => o.attempts > 0)),
+            startMs,
+            policyMs: policyEnd - startMs,
+            ...(rules.backtrack && parent !== undefined ? { parent } : {})
+          })
+          return { _tag: "Step" as const, record }
+        })
+
+      const execute = (input: {
+        readonly output: PolicyOutput
+        readonly history: ReadonlyArray<Step>
+        readonly index: number
+        readonly controller: Step["controller"]
+        readonly seen: ReadonlySet<string>
+        readonly executedBefore: boolean
+        readonly startMs: number
+        readonly policyMs: number
+        readonly parent?: number
+      }) =>
+        Effect.gen(function*() {
+          const { output, history } = input
+          const usedCallIds = callIdsOf(history)
+          const parsed: Result.Result<Turn, { readonly tag: string; readonly offset: number; readonly message: string }> =
+            output.turn !== undefined
+              ? ParaAct.validateTurn(output.turn, { usedCallIds })
+              : ParaAct.parseTurn(output.text, { lenient: config.lenient, usedCallIds, nextCallIndex: usedCallIds.length + 1 })
+          const base = {
+            index: input.index,
+            raw: output.text,
+            controller: input.controller,
+            startMs: input.startMs,
+            policyMs: input.policyMs,
+            usage: output.usage,
+            ...(output.logprob !== undefined ? { logprob: output.logprob } : {}),
+            ...(input.parent !== undefined ? { parent: input.parent } : {})
+          }
+          const previousPhase = history.length > 0 ? (history[history.length - 1] as Step).phase : undefined
+          if (Result.isFailure(parsed)) {
+            const issue: ProtocolIssue = { tag: parsed.failure.tag, offset: parsed.failure.offset, message: parsed.failure.message }
+            const endMs = yield* elapsed
+            const step: Step = {
+              ...base,
+              protocolError: issue,
+              validation: validStep,
+              phase: Facts.phaseOf(undefined, previousPhase),
+              searches: [],
+              observations: [],
+              endMs
+            }
+            return { step, answered: false } satisfies RoundRecord
+          }
+          const enforced = Paradigms.enforce(options.paradigm, parsed.success, input.executedBefore)
+          const turn = enforced.turn
+          const checked = checkCalls(turn.calls, history, input.seen, library.get)
+          const planCheck = turn.plan === undefined ? undefined : PlanMath.validate(turn.plan)
+          const validation: StepValidation = {
+            unseenTools: checked.unseen,
+            invalidArguments: checked.invalid,
+            repeatedCalls: checked.repeated,
+            unresolvedRefs: checked.unresolved,
+            ...(planCheck !== undefined && planCheck._tag === "Invalid" ? { planError: PlanMath.describeIssues(planCheck.issues) } : {}),
+            ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
+          }
+          const actions: Array<Effect.Effect<SearchResult | Observation>> = [
+            ...turn.searches.map((s) => runSearch(s.slot, s.query, elapsed)),
+            ...checked.plans.map((p) =>
+              p._tag === "Run"
+                ? runCall(episode, p.call, p.refs, elapsed)
+                : rejected(p.call, p.outcome, elapsed)
+            )
+          ]
+          const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })
+          const searches = results.slice(0, turn.searches.length) as Array<SearchResult>
+          const observations = results.slice(turn.searches.length) as Array<Observation>
+          const endMs = yield* elapsed
+          const step: Step = {
+            ...base,
+            turn: parsed.success,
+            validation,
+            phase: Facts.phaseOf(turn, previousPhase),
+            searches,
+            observations,
+            endMs
+          }
+          return { step, answered: turn.answer !== undefined } satisfies RoundRecord
+        })
+
+      const loop = Effect.gen(function*() {
+        for (let r = 0; r < config.maxRounds; r++) {
+          const outcome = yield* round(r)
+          if (outcome._tag === "PolicyFailed") {
+            stop = "policy_error"
+            error = outcome.message
+            return
+          }
+          const { step, answered } = outcome.record
+          steps.push(step)
+          if (answered) {
+            stop = "answer"
+            answer = step.turn?.answer
+            return
+          }
+          if (rules.backtrack && isDeadEnd(step)) {
+            // Abandon the expansion; re-expand its parent, or move one level up once the parent used its branching.
+            const parentKey = step.parent ?? -1
+            const siblings = abandonedAt.get(parentKey) ?? []
+            siblings.push(step.index)
+            abandonedAt.set(parentKey, siblings)
+            if (siblings.length >= rules.branching && path.length > 0) path = path.slice(0, -1)
+          } else {
+            path = [...path, step.index]
+          }
+        }
+      })
+
+      const finished = yield* loop.pipe(Effect.timeoutOption(config.rolloutTimeout))
+      if (finished._tag === "None") {
+        stop = "interrupted"
+        error = `rollout exceeded ${Duration.format(Duration.fromInputUnsafe(config.rolloutTimeout))}`
+      }
+      const durationMs = yield* elapsed
+      const trajectory: Trajectory = {
+        id: trajectoryId(`${task.id}/${options.paradigm}/${options.seed}`),
+        taskId: task.id,
+        paradigm: options.paradigm,
+        policy: policy.name,
+        seed: options.seed,
+        ...(options.groupIndex !== undefined ? { groupIndex: options.groupIndex } : {}),
+        steps,
+        phases: Facts.segment(steps).map((s) => ({ kind: s.kind, start: s.start, end: s.end })),
+        ...(answer !== undefined ? { answer } : {}),
+        stop,
+        ...(error !== undefined ? { error } : {}),
+        startedAt,
+        durationMs
+      }
+      return trajectory
+    })
+
+    const runGroup: RolloutService["runGroup"] = (task, options) =>
+      Effect.forEach(
+        Array.from({ length: options.size }, (_, i) => i),
+        (i) => run(task, { paradigm: options.paradigm, seed: options.seed + i, groupIndex: i }),
+        { concurrency: "unbounded" }
+      )
+
+    const runAll: RolloutService["runAll"] = (jobs, options) =>
+      Effect.forEach(
+        jobs,
+        (job) =>
+          Effect.flatMap(run(job.task, job.options), (trajectory) =>
+            options.onDone === undefined ? Effect.succeed(trajectory) : Effect.as(options.onDone(trajectory, job), trajectory)),
+        { concurrency: options.concurrency }
+      )
+
+    return Rollout.of({ config, run, runGroup, runAll })
+  })
+
+/** The Rollout layer over Policy, Retriever, Simulator and ToolLibrary. */
+export const layer = (overrides: Partial<RolloutConfig> = {}) => Layer.effect(Rollout, make(overrides))
+
+/**
+ * The call ids used on a history, in order: a turn's new ids must avoid them, and unnamed calls are numbered after
+ * them. Ids are unique along the agent's path (DFSDT forgets abandoned branches, so their ids may come back).
+ */
+export const callIdsOf = (history: ReadonlyArray<Step>): ReadonlyArray<CallId> => history.flatMap((s) => s.turn?.calls.map((c) => c.id) ?? [])
+
+/** The tools the agent has seen on a history: every tool a search returned. */
+export const seenTools = (history: ReadonlyArray<Step>): ReadonlySet<string> => {
+  const seen = new Set<string>()
+  for (const step of history) {
+    for (const s of step.searches) for (const h of s.hits) seen.add(h.tool)
+  }
+  return seen
+}
+
+/** What the runtime does with one call: run it (with resolved arguments), or answer it without running it. */
+export type CallPlan =
+  | { readonly _tag: "Run"; readonly call: ToolCall; readonly refs: ReadonlyArray<CallId> }
+  | { readonly _tag: "Reject"; readonly call: ToolCall; readonly outcome: CallOutcome }
+
+/** The runtime's checks of a turn's calls against the history (these feed r_base). */
+export interface CheckedCalls {
+  readonly plans: ReadonlyArray<CallPlan>
+  readonly unseen: ReadonlyArray<CallId>
+  readonly invalid: ReadonlyArray<{ readonly callId: CallId; readonly message: string }>
+  readonly repeated: ReadonlyArray<CallId>
+  readonly unresolved: ReadonlyArray<{ readonly callId: CallId; readonly ref: string }>
+}
+
+/**
+ * Checks calls: a tool the agent has not seen is refused (`unknown_tool`, it must search first); `$ref`s are
+ * resolved against the successful outputs of earlier rounds (a ref to a call of the same round is unresolved: it
+ * has not run yet); arguments are validated against the schema (an invalid call still runs: the simulator answers
+ * it like a real API, with a 400); a call identical to an earlier one that did not fail transiently is a repeat
+ * (re-issuing a call after a 429/500/timeout is a retry, not a repeat).
+ */
+export const checkCalls = (
+  calls: ReadonlyArray<ToolCall>,
+  history: ReadonlyArray<Step>,
+  seen: ReadonlySet<string>,
+  lookup: (name: string) => ToolSpec | undefined
+): CheckedCalls => {
+  const outputs = new Map<string, Json>()
+  const settled = new Set<string>()
+  for (const step of history) {
+    for (const o of step.observations) {
+      if (o.outcome._tag === "ok") outputs.set(o.callId, o.outcome.payload)
+      if (o.attempts > 0 && !(o.outcome._tag === "error" && transientErrorKinds.has(o.outcome.error.kind))) {
+        settled.add(callKey(o.tool, o.arguments))
+      }
+    }
+  }
+  const plans: Array<CallPlan> = []
+  const unseen: Array<CallId> = []
+  const invalid: Array<{ callId: CallId; message: string }> = []
+  const repeated: Array<CallId> = []
+  const unresolved: Array<{ callId: CallId; ref: string }> = []
+  for (const call of calls) {
+    const spec = lookup(call.tool)
+    if (!seen.has(call.tool) || spec === undefined) {
+      unseen.push(call.id)
+      const why = spec === undefined
+        ? `unknown tool ${JSON.stringify(call.tool)}`
+        : `tool ${JSON.stringify(call.tool)} has not been retrieved yet: search for it first`
+      plans.push({ _tag: "Reject", call, outcome: errorOutcome("unknown_tool", why) })
+      continue
+    }
+    const resolution = Refs.resolveRefs(call.arguments, (id) => outputs.get(id))
+    if (resolution.unresolved.length > 0) {
+      for (const u of resolution.unresolved) unresolved.push({ callId: call.id, ref: u.ref })
+      plans.push({
+        _tag: "Reject",
+        call,
+        outcome: errorOutcome("invalid_arguments", resolution.unresolved.map((u) => `${u.ref}: ${u.message}`).join("; "))
+      })
+      continue
+    }
+    const args: JsonObject = resolution.arguments
+    const check = JsonSchemaValidate.validateArguments(spec, args)
+    if (!check.ok) invalid.push({ callId: call.id, message: JsonSchemaValidate.describe(check.errors) })
+    if (settled.has(callKey(call.tool, args))) repeated.push(call.id)
+    plans.push({ _tag: "Run", call: { id: call.id, tool: call.tool as ToolName, arguments: args }, refs: resolution.consumed })
+  }
+  return { plans, unseen, invalid, repeated, unresolved }
+}
+

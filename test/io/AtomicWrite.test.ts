@@ -1,0 +1,29 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import { writeFileAtomic } from "../../src/io/AtomicWrite.ts"
+
+describe("writeFileAtomic", () => {
+  it("creates parent folders, writes text and bytes, replaces an existing file and leaves no temp file", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "paraagent-atomic-"))
+    const file = path.join(dir, "a", "b", "out.bin")
+    await writeFileAtomic(file, "first")
+    expect(await fs.readFile(file, "utf8")).toBe("first")
+    await writeFileAtomic(file, new Uint8Array([1, 2, 3]))
+    expect([...(await fs.readFile(file))]).toEqual([1, 2, 3])
+    expect(await fs.readdir(path.dirname(file))).toEqual(["out.bin"])
+    await fs.rm(dir, { recursive: true, force: true })
+  })
+
+  it("rejects when the rename fails, keeps what was there and removes its temp file", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "paraagent-atomic-"))
+    const target = path.join(dir, "taken")
+    await fs.mkdir(target)
+    await fs.writeFile(path.join(target, "inside"), "kept")
+    await expect(writeFileAtomic(target, "data")).rejects.toThrow()
+    expect((await fs.readdir(dir)).sort()).toEqual(["taken"])
+    expect(await fs.readFile(path.join(target, "inside"), "utf8")).toBe("kept")
+    await fs.rm(dir, { recursive: true, force: true })
+  })
+})

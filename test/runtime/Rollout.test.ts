@@ -1,0 +1,172 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import type { Observation } from "../../src/domain/Call.ts"
+import * as Facts from "../../src/math/TrajectoryFacts.ts"
+import * as Reward from "../../src/math/Reward.ts"
+import * as Paradigm from "../../src/protocol/Paradigm.ts"
+import * as Rollout from "../../src/runtime/Rollout.ts"
+import type { PolicyContext } from "../../src/agent/Policy.ts"
+import { libraryLayer, makeLog, retrieverLayer, scriptedPolicy, simulatorLayer, task } from "../support/RolloutKit.ts"
+import type { Behaviour, CallLog } from "../support/RolloutKit.ts"
+
+const names = ["alpha", "beta", "gamma", "delta", "eps"]
+const search = `<search>[{"slot":"s1","query":"${names.join(" ")}"}]</search>`
+const calls = (tools: ReadonlyArray<string>) =>
+  `<call>[${tools.map((t, i) => `{"id":"c${i + 1}","name":"${t}","arguments":{"q":"x"}}`).join(",")}]</call>`
+const answer = "<answer>done</answer>"
+
+const rolloutLayer = (
+  turns: ReadonlyArray<string>,
+  behaviours: Readonly<Record<string, Behaviour>>,
+  log: CallLog,
+  config: Partial<Rollout.RolloutConfig> = {},
+  expectStarted?: number,
+  seen?: Array<PolicyContext>
+) =>
+  Rollout.layer({ faults: false, ...config }).pipe(
+    Layer.provide(Layer.mergeAll(
+      libraryLayer(names),
+      retrieverLayer(names),
+      scriptedPolicy(turns, seen),
+      simulatorLayer(behaviours, log, expectStarted)
+    ))
+  )
+
+const callsOf = (obs: ReadonlyArray<Observation>) => Object.fromEntries(obs.map((o) => [o.tool, o]))
+
+describe("Rollout", () => {
+  it.live("runs a round's k independent calls concurrently: the round takes about L, not k·L", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const latency = 150
+      const behaviours = Object.fromEntries(names.map((n) => [n, { _tag: "sleep", ms: latency } as const]))
+      const rollout = yield* Effect.provide(Rollout.Rollout, rolloutLayer([search, calls(names), answer], behaviours, log, { topK: 5 }))
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      const round = t.steps[1]
+      assert.isDefined(round)
+      const obs = round!.observations
+      assert.strictEqual(obs.length, names.length)
+      // every call was in flight at one common instant: the latest start precedes the earliest end
+      const latestStart = Math.max(...obs.map((o) => o.startMs))
+      const earliestEnd = Math.min(...obs.map((o) => o.endMs))
+      assert.isBelow(latestStart, earliestEnd)
+      // and the busy span of the round is far below the sum of the calls' durations
+      const span = Math.max(...obs.map((o) => o.endMs)) - Math.min(...obs.map((o) => o.startMs))
+      const total = obs.reduce((s, o) => s + (o.endMs - o.startMs), 0)
+      assert.isBelow(span, total / 2)
+      assert.strictEqual(t.stop, "answer")
+    }))
+
+  it.live("a failing or timing-out call leaves its siblings' results intact", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const behaviours: Record<string, Behaviour> = { beta: { _tag: "die" }, gamma: { _tag: "hang" } }
+      const rollout = yield* Effect.provide(
+        Rollout.Rollout,
+        rolloutLayer([search, calls(["alpha", "beta", "gamma", "delta"]), answer], behaviours, log, { callTimeout: "200 millis", topK: 5 })
+      )
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      const byTool = callsOf(t.steps[1]!.observations)
+      assert.strictEqual(byTool["alpha"]?.outcome._tag, "ok")
+      assert.strictEqual(byTool["delta"]?.outcome._tag, "ok")
+      const beta = byTool["beta"]?.outcome
+      const gamma = byTool["gamma"]?.outcome
+      assert.isTrue(beta?._tag === "error" && beta.error.kind === "server_error")
+      assert.isTrue(gamma?._tag === "error" && gamma.error.kind === "timeout")
+      assert.deepStrictEqual(log.interrupted, ["c3"])
+      assert.strictEqual(t.stop, "answer")
+    }))
+
+  it.live("interrupting a rollout interrupts its in-flight calls", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const behaviours = Object.fromEntries(names.map((n) => [n, { _tag: "hang" } as const]))
+      const rollout = yield* Effect.provide(
+        Rollout.Rollout,
+        rolloutLayer([search, calls(["alpha", "beta", "gamma"]), answer], behaviours, log, {}, 3)
+      )
+      const fiber = yield* Effect.forkChild(rollout.run(task, { paradigm: "ParaAct", seed: 1 }))
+      yield* Deferred.await(log.allStarted)
+      yield* Fiber.interrupt(fiber)
+      assert.sameMembers(log.interrupted, ["c1", "c2", "c3"])
+      assert.deepStrictEqual(log.finished, [])
+    }))
+
+  it.effect("enforces T_max: a policy that never answers stops after maxRounds", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const seen: Array<PolicyContext> = []
+      const rollout = yield* Effect.provide(Rollout.Rollout, rolloutLayer([search], {}, log, { maxRounds: 4 }, undefined, seen))
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      assert.strictEqual(t.steps.length, 4)
+      assert.strictEqual(t.stop, "max_rounds")
+      // the final round is announced to the policy as the Answer state
+      assert.strictEqual(seen[3]?.controller, "Answer")
+    }))
+
+  it.effect("a malformed turn is recorded with its protocol error, scores r_base = 0, and the rollout continues", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const rollout = yield* Effect.provide(Rollout.Rollout, rolloutLayer(["<search>[oops</search>", search, answer], {}, log))
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      assert.strictEqual(t.steps.length, 3)
+      assert.strictEqual(t.steps[0]?.protocolError?.tag, "search")
+      assert.isUndefined(t.steps[0]?.turn)
+      assert.strictEqual(t.steps[1]?.searches.length, 1)
+      assert.strictEqual(t.stop, "answer")
+      assert.strictEqual(t.answer, "done")
+      const scored = Reward.score(Facts.fromTrajectory(t))
+      assert.deepStrictEqual(scored.steps.map((s) => s.rBase), [0, 1, 1])
+    }))
+
+  it.effect("refuses calls to tools the agent has not retrieved, and `$ref`s to calls of the same round", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const sameRound = `<call>[{"id":"c1","name":"alpha","arguments":{"q":"x"}},{"id":"c2","name":"beta","arguments":{"q":{"$ref":"c1.tool"}}}]</call>`
+      const nextRound = `<call>[{"id":"c3","name":"beta","arguments":{"q":{"$ref":"c1.tool"}}}]</call>`
+      const rollout = yield* Effect.provide(
+        Rollout.Rollout,
+        rolloutLayer([`<call>[{"id":"c9","name":"alpha","arguments":{"q":"x"}}]</call>`, `<search>[{"slot":"s1","query":"alpha beta"}]</search>`, sameRound, nextRound, answer], {}, log)
+      )
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      const first = t.steps[0]!
+      assert.deepStrictEqual(first.validation.unseenTools.map(String), ["c9"])
+      assert.strictEqual(first.observations[0]?.attempts, 0)
+      const third = t.steps[2]!
+      assert.deepStrictEqual(third.validation.unresolvedRefs.map((u) => u.callId as string), ["c2"])
+      const fourth = t.steps[3]!.observations[0]!
+      assert.deepStrictEqual(fourth.arguments, { q: "alpha" })
+      assert.deepStrictEqual(fourth.refs.map(String), ["c1"])
+      assert.deepStrictEqual(log.started, ["c1", "c3"])
+    }))
+
+  it.effect("ReAct runs one action per round and records what it dropped", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const rollout = yield* Effect.provide(Rollout.Rollout, rolloutLayer([search, calls(["alpha", "beta"]), answer], {}, log))
+      const t = yield* rollout.run(task, { paradigm: "ReAct", seed: 1 })
+      assert.strictEqual(t.steps[1]?.observations.length, 1)
+      assert.deepStrictEqual(t.steps[1]?.validation.dropped, ["call:c2"])
+    }))
+})
+
+describe("Paradigm.enforce", () => {
+  const turn = {
+    searches: [{ slot: "a", query: "x" }, { slot: "b", query: "y" }],
+    calls: []
+  }
+  it("keeps everything under ParaAct", () => {
+    assert.deepStrictEqual(Paradigm.enforce("ParaAct", turn, true).dropped, [])
+  })
+  it("refuses exploring after execution began under Explore-then-Execute", () => {
+    assert.deepStrictEqual(Paradigm.enforce("ExploreThenExecute", turn, true).dropped, ["search:a", "search:b"])
+    assert.deepStrictEqual(Paradigm.enforce("ExploreThenExecute", turn, false).dropped, [])
+  })
+  it("keeps the first search under ReAct and DFSDT", () => {
+    for (const p of ["ReAct", "DFSDT"] as const) {
+      const e = Paradigm.enforce(p, turn, false)
+      assert.deepStrictEqual(e.turn.searches.map((s) => s.slot), ["a"])
+      assert.deepStrictEqual(e.dropped, ["search:b"])
+    }
+  })
+})
