@@ -5,24 +5,14 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { CallOutcome, ToolCall } from "../domain/Call.ts"
 import { ConfigError } from "../domain/Errors.ts"
-import type { TaskId } from "../domain/Ids.ts"
 import type { Json, JsonObject } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
-import { Engine, type EpisodeState } from "./simulator/Engine.ts"
+import { Engine, type EpisodeSpec, type EpisodeState } from "./simulator/Engine.ts"
+
+export type { EpisodeSpec } from "./simulator/Engine.ts"
 import * as Faults from "./simulator/Faults.ts"
 import { ToolLibrary } from "./ToolLibrary.ts"
 import { GeneratedWorld } from "./world/World.ts"
-
-/** What an episode is opened for. */
-export interface EpisodeSpec {
-  readonly taskId: TaskId
-  /** Rollout seed: faults are a function of (seed, task, call, attempt). */
-  readonly seed: number
-  /** The user's request: values it mentions count as known to the agent (not a 404). */
-  readonly request: string
-  /** Inject the configured transient faults (default true). */
-  readonly faults?: boolean
-}
 
 /** The result of executing one call inside an episode. */
 export interface Execution {

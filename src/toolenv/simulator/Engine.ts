@@ -8,14 +8,25 @@ import type { JsonObject } from "../../domain/Json.ts"
 import type { ToolSpec } from "../../domain/Tool.ts"
 import * as Validate from "../JsonSchemaValidate.ts"
 import { hash32 } from "../../math/Random.ts"
-import type { EpisodeSpec } from "../Simulator.ts"
-import type { Library } from "../ToolLibrary.ts"
+import type { TaskId } from "../../domain/Ids.ts"
+import type { Library } from "../Library.ts"
 import { entityDefs } from "../world/Entities.ts"
 import type { World } from "../world/World.ts"
 import * as Faults from "./Faults.ts"
 import * as Generated from "./Generated.ts"
 import * as Generic from "./Generic.ts"
 import { callKey } from "../../math/CanonicalJson.ts"
+
+/** What an episode is opened for. */
+export interface EpisodeSpec {
+  readonly taskId: TaskId
+  /** Rollout seed: faults are a function of (seed, task, call, attempt). */
+  readonly seed: number
+  /** The user's request: values it mentions count as known to the agent (not a 404). */
+  readonly request: string
+  /** Inject the configured transient faults (default true). */
+  readonly faults?: boolean
+}
 
 /** Configuration of the core. */
 export interface EngineConfig {
