@@ -9,6 +9,7 @@ import type { Paradigm, Step } from "../src/domain/Trajectory.ts"
 import { Paradigm as ParadigmSchema } from "../src/domain/Trajectory.ts"
 import type { PolicyContext } from "../src/agent/Policy.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
+import * as History from "../src/math/History.ts"
 import * as Rollout from "../src/runtime/Rollout.ts"
 import * as Simulator from "../src/toolenv/Simulator.ts"
 import * as Teacher from "../src/agent/Teacher.ts"
@@ -56,7 +57,7 @@ const program = Effect.gen(function*() {
     const path = t.steps
     for (let i = 0; i < path.length; i++) {
       const history: ReadonlyArray<Step> = path.slice(0, i)
-      const seen = Rollout.seenTools(history)
+      const seen = History.retrievedTools(history)
       const context: PolicyContext = {
         request: task.request,
         paradigm,

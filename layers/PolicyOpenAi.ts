@@ -5,11 +5,11 @@
 import { Effect, Layer, Result, Schema } from "effect"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import type { Paradigm, Step } from "../src/domain/Trajectory.ts"
+import * as History from "../src/math/History.ts"
 import { hashParts } from "../src/math/Random.ts"
 import * as OpenAiFormat from "../src/protocol/OpenAiFormat.ts"
 import * as ParaAct from "../src/protocol/ParaAct.ts"
 import * as Paradigms from "../src/protocol/Paradigm.ts"
-import { callIdsOf } from "../src/runtime/Rollout.ts"
 import { Policy, type PolicyContext, PolicyError, type PolicyOutput } from "../src/agent/Policy.ts"
 import {
   type ChatResult,
@@ -164,7 +164,7 @@ export const toOutput = (result: ChatResult, mode: Mode, context: PolicyContext,
     ? {}
     : { tokenLogprobs: result.tokenLogprobs, logprob: result.tokenLogprobs.reduce((a, b) => a + b, 0) }
   if (mode === "text") return { text: result.content, usage, ...logprobs }
-  const used = callIdsOf(context.history)
+  const used = History.callIds(context.history)
   const message: OpenAiFormat.AssistantMessage = {
     role: "assistant",
     content: result.content.length === 0 ? null : result.content,

@@ -21,7 +21,7 @@ import * as ParaAct from "../protocol/ParaAct.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
 import * as Refs from "../protocol/Refs.ts"
-import { seenTools } from "../runtime/Rollout.ts"
+import * as History from "../math/History.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import type { Library } from "../toolenv/ToolLibrary.ts"
 
@@ -116,15 +116,10 @@ export interface EmittedPlan {
   readonly seenBefore: ReadonlySet<string>
 }
 
-/** Finds the latest valid plan on a path. */
+/** Finds the latest valid plan on a path (the history's, see {@link History.LatestPlan}). */
 export const latestPlan = (history: ReadonlyArray<Step>): EmittedPlan | undefined => {
-  for (let i = history.length - 1; i >= 0; i--) {
-    const step = history[i] as Step
-    if (step.turn?.plan !== undefined && step.validation.planError === undefined) {
-      return { plan: step.turn.plan, index: i, seenBefore: seenTools(history.slice(0, i)) }
-    }
-  }
-  return undefined
+  const latest = History.of(history).latestPlan
+  return latest === undefined ? undefined : { plan: latest.plan, index: latest.emittedAt, seenBefore: latest.retrievedBefore }
 }
 
 /**
@@ -144,7 +139,7 @@ export const readBoard = (
   const attempts = new Map<string, number>()
   const lastError = new Map<string, string>()
   const lastTried = new Map<string, number>()
-  const seen = new Set<string>()
+  const seen = History.retrievedTools(history)
   const searched = new Map<string, number>()
   const usedIds = new Set<string>()
   let planned = false
@@ -153,7 +148,6 @@ export const readBoard = (
     if (onPath && step.turn?.plan !== undefined && step.validation.planError === undefined) planned = true
     if (onPath) for (const c of step.turn?.calls ?? []) usedIds.add(c.id)
     for (const s of step.searches) {
-      if (onPath) for (const h of s.hits) seen.add(h.tool)
       searched.set(s.slot, (searched.get(s.slot) ?? 0) + 1)
     }
     for (const o of step.observations) {

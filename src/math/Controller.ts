@@ -6,6 +6,7 @@ import type { CallId } from "../domain/Ids.ts"
 import type { Plan } from "../domain/Plan.ts"
 import type { ControllerState, Step } from "../domain/Trajectory.ts"
 import { callKey, canonicalJson } from "./CanonicalJson.ts"
+import * as History from "./History.ts"
 import * as PlanMath from "./PlanDag.ts"
 
 /**
@@ -44,30 +45,17 @@ export interface News {
   readonly failures: number
 }
 
-/** A call that succeeded: its id, tool and the position of its step in the trajectory. */
-export interface Success {
-  readonly id: CallId
-  readonly tool: string
-  readonly step: number
-}
+/** A call that succeeded (the history's record of it). */
+export type Success = History.Success
 
-/** The plan the controller follows: the latest valid plan, and the step that emitted it. */
-export interface ActivePlan {
-  readonly plan: Plan
-  readonly dag: PlanMath.Dag
-  readonly emittedAt: number
-}
+/** The plan the controller follows: the history's latest valid plan. */
+export type ActivePlan = History.LatestPlan
 
-/** Everything the controller remembers of a history (an immutable fold over its steps). */
-export interface Memory {
-  /** How many steps were folded in. */
-  readonly steps: number
-  readonly active: ActivePlan | undefined
-  /** {@link PlanMath.planKey} of every valid plan emitted so far. */
-  readonly plans: ReadonlySet<string>
-  readonly successes: ReadonlyArray<Success>
-  /** Tools retrieved by a search or named in a call so far. */
-  readonly seenTools: ReadonlySet<string>
+/**
+ * Everything the controller remembers of a history: the {@link History.History} fold, plus what each step revealed
+ * that was new (results, tools, failures), which decides May against No.
+ */
+export interface Memory extends History.History {
   readonly seenResults: ReadonlySet<string>
   readonly seenFailures: ReadonlySet<string>
   /** What the last folded step revealed; undefined before the first step. */
@@ -84,79 +72,37 @@ export type PlanCredit = { readonly [S in ControllerState]: { readonly [P in Pla
 
 /** The memory of an empty history. */
 export const initial: Memory = {
-  steps: 0,
-  active: undefined,
-  plans: new Set(),
-  successes: [],
-  seenTools: new Set(),
+  ...History.empty,
   seenResults: new Set(),
   seenFailures: new Set(),
   lastNews: undefined
 }
 
-/** A step's plan checked: absent, invalid (our validator, or the runtime's recorded `planError`), or a DAG. */
-const checkPlan = (step: Step): "none" | "invalid" | { readonly plan: Plan; readonly dag: PlanMath.Dag } => {
-  const plan = step.turn?.plan
-  if (plan === undefined) return "none"
-  const result = PlanMath.validate(plan)
-  if (result._tag === "Invalid" || step.validation.planError !== undefined) return "invalid"
-  return { plan, dag: result.dag }
-}
-
-/**
- * The nodes of the active plan that are completed. A node is completed by a successful call with its id
- * (and its tool, when the node names one), made at any time; failing that, by a successful call of the node's
- * tool made at or after the plan's step whose id names no node of the plan (each such call completes one node,
- * the first open one in plan order).
- */
-export const completedNodes = (active: ActivePlan, successes: ReadonlyArray<Success>): ReadonlySet<CallId> => {
-  const done = new Set<CallId>()
-  const nodeIds = new Set<string>(active.plan.nodes.map((n) => n.id))
-  for (const node of active.plan.nodes) {
-    if (successes.some((s) => s.id === node.id && (node.tool === undefined || s.tool === node.tool))) done.add(node.id)
-  }
-  for (const s of successes) {
-    if (s.step < active.emittedAt || nodeIds.has(s.id)) continue
-    const node = active.plan.nodes.find((n) => !done.has(n.id) && n.tool === s.tool)
-    if (node !== undefined) done.add(node.id)
-  }
-  return done
-}
+/** The nodes of the active plan that are completed (see {@link History.completedNodes}). */
+export const completedNodes = History.completedNodes
 
 /** Classifies the plan a step emits, against the memory of the steps before it. */
 export const classifyPlan = (memory: Memory, step: Step): PlanStatus => {
-  const checked = checkPlan(step)
+  const checked = History.validPlanOf(step)
   if (checked === "none" || checked === "invalid") return checked
-  const candidate: ActivePlan = { ...checked, emittedAt: memory.steps }
-  if (PlanMath.isExhausted(checked.dag, completedNodes(candidate, memory.successes))) return "stale"
-  if (memory.plans.has(PlanMath.planKey(checked.plan))) return "repeated"
+  if (PlanMath.isExhausted(checked.dag, completedNodes({ plan: checked.plan, emittedAt: memory.steps }, memory.successes))) return "stale"
+  if (memory.planKeys.has(PlanMath.planKey(checked.plan))) return "repeated"
   return "new"
 }
 
-/** Folds one more step into the memory. */
+/** Folds one more step into the memory: the history fold, and the news the step brought. */
 export const advance = (memory: Memory, step: Step): Memory => {
-  const position = memory.steps
-  const checked = checkPlan(step)
-  let active = memory.active
-  let plans = memory.plans
-  if (typeof checked !== "string") {
-    active = { ...checked, emittedAt: position }
-    plans = new Set(plans).add(PlanMath.planKey(checked.plan))
-  }
-
-  const seenTools = new Set(memory.seenTools)
   let tools = 0
+  const retrievedNow = new Set<string>()
   for (const search of step.searches) {
     for (const hit of search.hits) {
-      if (seenTools.has(hit.tool)) continue
-      seenTools.add(hit.tool)
+      if (memory.known.has(hit.tool) || retrievedNow.has(hit.tool)) continue
+      retrievedNow.add(hit.tool)
       tools++
     }
   }
-
   const seenResults = new Set(memory.seenResults)
   const seenFailures = new Set(memory.seenFailures)
-  const successes = [...memory.successes]
   let results = 0
   let failures = 0
   for (const obs of step.observations) {
@@ -167,7 +113,6 @@ export const advance = (memory: Memory, step: Step): Memory => {
         seenResults.add(result)
         results++
       }
-      successes.push({ id: obs.callId, tool: obs.tool, step: position })
     } else {
       const failure = `${key}!${obs.outcome.error.kind}`
       if (!seenFailures.has(failure)) {
@@ -175,20 +120,8 @@ export const advance = (memory: Memory, step: Step): Memory => {
         failures++
       }
     }
-    seenTools.add(obs.tool)
   }
-  for (const call of step.turn?.calls ?? []) seenTools.add(call.tool)
-
-  return {
-    steps: position + 1,
-    active,
-    plans,
-    successes,
-    seenTools,
-    seenResults,
-    seenFailures,
-    lastNews: { results, tools, failures }
-  }
+  return { ...History.advance(memory, step), seenResults, seenFailures, lastNews: { results, tools, failures } }
 }
 
 /** The memory of a whole history. */
@@ -201,8 +134,9 @@ export const remember = (history: ReadonlyArray<Step>): Memory => history.reduce
  */
 export const decide = (memory: Memory, options?: DecideOptions): Decision => {
   if (options?.finalRound === true) return { state: "Answer", reason: "final_round" }
-  if (memory.active === undefined) return { state: "Need", reason: "no_plan" }
-  if (PlanMath.isExhausted(memory.active.dag, completedNodes(memory.active, memory.successes))) {
+  const active = memory.latestPlan
+  if (active === undefined) return { state: "Need", reason: "no_plan" }
+  if (PlanMath.isExhausted(active.dag, completedNodes(active, memory.successes))) {
     return { state: "Need", reason: "plan_exhausted" }
   }
   const news = memory.lastNews

@@ -252,7 +252,7 @@ export const fromSteps = (
 
     // the plan the step's calls run under: the step's own plan when valid, else the active one
     const after = Controller.advance(memory, step)
-    const active = after.active
+    const active = after.latestPlan
     const completed = active === undefined ? new Set<CallId>() : Controller.completedNodes(active, memory.successes)
     const unresolved = new Set<string>(validation.unresolvedRefs.map((r) => r.callId))
     const repeated = new Set<string>(validation.repeatedCalls)
@@ -279,7 +279,7 @@ export const fromSteps = (
     })
     for (const call of stepCalls) if (call.result === "ok") lastSuccess.set(call.tool, k)
 
-    const seen = new Set(memory.seenTools)
+    const seen = new Set(memory.known)
     const stepSearches: Array<RawSearch> = step.searches.map((search) => {
       const hits = search.hits.map((h) => h.tool)
       let fresh = 0
@@ -305,7 +305,7 @@ export const fromSteps = (
         repeatedCalls: validation.repeatedCalls.length,
         unresolvedRefs: validation.unresolvedRefs.length
       },
-      seenBefore: [...memory.seenTools].sort()
+      seenBefore: [...memory.known].sort()
     })
     rawCalls.push(stepCalls)
     rawSearches.push(stepSearches)

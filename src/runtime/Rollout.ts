@@ -25,6 +25,7 @@ import * as JsonSchemaValidate from "../toolenv/JsonSchemaValidate.ts"
 import { callKey } from "../math/CanonicalJson.ts"
 import * as Controller from "../math/Controller.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
+import * as History from "../math/History.ts"
 import * as PlanMath from "../math/PlanDag.ts"
 import * as Paradigms from "../protocol/Paradigm.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
@@ -186,8 +187,9 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
       const episode = yield* simulator.open({ taskId: task.id, seed: options.seed, request: task.request, faults: config.faults })
       const rules = Paradigms.rules[options.paradigm]
       const steps: Array<Step> = []
-      // DFSDT keeps a path through the tree of expansions; linear paradigms keep every step on the path.
-      let path: Array<number> = []
+      // DFSDT: the node of the search tree the next expansion grows from (undefined: the root); the policy sees the
+      // path from the root to it. Linear paradigms see every step.
+      let at: number | undefined
       const abandonedAt = new Map<number, Array<number>>()
       let stop: StopReason = "max_rounds"
       let answer: string | undefined
@@ -195,11 +197,11 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
 
       const round = (roundIndex: number) =>
         Effect.gen(function*() {
-          const history = path.map((i) => steps[i] as Step)
+          const history = rules.backtrack ? History.pathTo(steps, at) : [...steps]
           const memory = Controller.remember(history)
           const decision = Controller.decide(memory, { finalRound: roundIndex === config.maxRounds - 1 })
-          const seen = seenTools(history)
-          const parent = path.length > 0 ? path[path.length - 1] : undefined
+          const seen = memory.retrieved
+          const parent = at
           // DFSDT: every expansion abandoned so far, so the policy knows what failed anywhere in the tree
           const abandoned = [...abandonedAt.values()].flat().sort((a, b) => a - b).map((i) => steps[i] as Step)
           const context: PolicyContext = {
@@ -231,9 +233,9 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           const record = yield* execute({
             output: output.success,
             history,
+            memory,
             index: steps.length,
             controller: decision.state,
-            seen,
             executedBefore: history.some((s) => s.observations.some((o) => o.attempts > 0)),
             startMs,
             policyMs: policyEnd - startMs,
@@ -245,9 +247,9 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
       const execute = (input: {
         readonly output: PolicyOutput
         readonly history: ReadonlyArray<Step>
+        readonly memory: History.History
         readonly index: number
         readonly controller: Step["controller"]
-        readonly seen: ReadonlySet<string>
         readonly executedBefore: boolean
         readonly startMs: number
         readonly policyMs: number
@@ -255,7 +257,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
       }) =>
         Effect.gen(function*() {
           const { output, history } = input
-          const usedCallIds = callIdsOf(history)
+          const usedCallIds = input.memory.callIds
           const parsed: Result.Result<Turn, { readonly tag: string; readonly offset: number; readonly message: string }> =
             output.turn !== undefined
               ? ParaAct.validateTurn(output.turn, { usedCallIds })
@@ -287,7 +289,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           }
           const enforced = Paradigms.enforce(options.paradigm, parsed.success, input.executedBefore)
           const turn = enforced.turn
-          const checked = checkCalls(turn.calls, history, input.seen, library.get)
+          const checked = checkCalls(turn.calls, history, input.memory, library.get)
           const planCheck = turn.plan === undefined ? undefined : PlanMath.validate(turn.plan)
           const validation: StepValidation = {
             unseenTools: checked.unseen,
@@ -342,9 +344,9 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             const siblings = abandonedAt.get(parentKey) ?? []
             siblings.push(step.index)
             abandonedAt.set(parentKey, siblings)
-            if (siblings.length >= rules.branching && path.length > 0) path = path.slice(0, -1)
-          } else {
-            path = [...path, step.index]
+            if (siblings.length >= rules.branching && at !== undefined) at = steps[at]?.parent
+          } else if (rules.backtrack) {
+            at = step.index
           }
         }
       })
@@ -395,21 +397,6 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
 /** The Rollout layer over Policy, Retriever, Simulator and ToolLibrary. */
 export const layer = (overrides: Partial<RolloutConfig> = {}) => Layer.effect(Rollout, make(overrides))
 
-/**
- * The call ids used on a history, in order: a turn's new ids must avoid them, and unnamed calls are numbered after
- * them. Ids are unique along the agent's path (DFSDT forgets abandoned branches, so their ids may come back).
- */
-export const callIdsOf = (history: ReadonlyArray<Step>): ReadonlyArray<CallId> => history.flatMap((s) => s.turn?.calls.map((c) => c.id) ?? [])
-
-/** The tools the agent has seen on a history: every tool a search returned. */
-export const seenTools = (history: ReadonlyArray<Step>): ReadonlySet<string> => {
-  const seen = new Set<string>()
-  for (const step of history) {
-    for (const s of step.searches) for (const h of s.hits) seen.add(h.tool)
-  }
-  return seen
-}
-
 /** What the runtime does with one call: run it (with resolved arguments), or answer it without running it. */
 export type CallPlan =
   | { readonly _tag: "Run"; readonly call: ToolCall; readonly refs: ReadonlyArray<CallId> }
@@ -433,15 +420,15 @@ export interface CheckedCalls {
  */
 export const checkCalls = (
   calls: ReadonlyArray<ToolCall>,
-  history: ReadonlyArray<Step>,
-  seen: ReadonlySet<string>,
+  steps: ReadonlyArray<Step>,
+  history: History.History,
   lookup: (name: string) => ToolSpec | undefined
 ): CheckedCalls => {
-  const outputs = new Map<string, Json>()
+  const seen = history.retrieved
+  const outputs = history.outputs
   const settled = new Set<string>()
-  for (const step of history) {
+  for (const step of steps) {
     for (const o of step.observations) {
-      if (o.outcome._tag === "ok") outputs.set(o.callId, o.outcome.payload)
       if (o.attempts > 0 && !(o.outcome._tag === "error" && transientErrorKinds.has(o.outcome.error.kind))) {
         settled.add(callKey(o.tool, o.arguments))
       }
