@@ -2,8 +2,6 @@
  * The ParaAct controller (spec Table 8): the state Need / May / No / Answer before each step, decided from the
  * history alone, and the plan score r_plan a step earns in that state. Pure; see docs/reward.md for the rules.
  */
-import type { CallId } from "../domain/Ids.ts"
-import type { Plan } from "../domain/Plan.ts"
 import type { ControllerState, Step } from "../domain/Trajectory.ts"
 import { callKey, canonicalJson } from "./CanonicalJson.ts"
 import * as History from "./History.ts"

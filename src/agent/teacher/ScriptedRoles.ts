@@ -1,0 +1,129 @@
+/**
+ * The scripted roles: privileged, they read the task's gold DAG and make realistic mistakes at a given rate
+ * (a vague query, a dropped argument, a forgotten dependency, an omitted fact), so demonstrations show recovery.
+ */
+import { Effect } from "effect"
+import type { JsonObject } from "../../domain/Json.ts"
+import type { Plan, PlanNode } from "../../domain/Plan.ts"
+import type { GoldCall } from "../../domain/Task.ts"
+import type { ToolSpec } from "../../domain/Tool.ts"
+import type { SearchQuery } from "../../domain/Turn.ts"
+import type { Rng } from "../../math/Random.ts"
+import * as Refs from "../../protocol/Refs.ts"
+import type { Library } from "../../toolenv/Library.ts"
+import { type Board, type BoundNode, rewriteRefs } from "./Board.ts"
+import type { TeacherOptions } from "./Options.ts"
+import type { NodeCall, Roles } from "./Roles.ts"
+
+/** Planner: the gold DAG as a plan, each node bound to its tool; may forget one dependency. */
+export const planner = (board: Board, library: Library, random: Rng, options: TeacherOptions): Plan => ({
+  nodes: board.gold.map((g) => {
+    const spec = library.get(g.tool)
+    const forget = g.deps.length > 0 && random.next() < options.mistakeRate
+    return {
+      id: g.id,
+      tool: g.tool,
+      ...(spec !== undefined ? { slot: firstSentence(spec.description) } : {}),
+      deps: forget ? g.deps.slice(1) : g.deps
+    }
+  })
+})
+
+/** The first sentence of a text, whitespace collapsed, at most 160 characters. */
+export const firstSentence = (text: string): string => {
+  const cleaned = text.replace(/\s+/g, " ").trim()
+  const cut = cleaned.search(/[.!?](\s|$)/)
+  return (cut > 0 ? cleaned.slice(0, cut) : cleaned).slice(0, 160)
+}
+
+/**
+ * Searcher: one query per slot, phrased differently on each attempt from the bound tool's documentation (a vague
+ * one by mistake); a slot without a known tool is searched by its capability words.
+ */
+export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: Library, random: Rng, options: TeacherOptions): Array<SearchQuery> =>
+  slots.map((node) => {
+    const slot = node.id
+    const spec = node.tool === undefined ? undefined : library.get(node.tool)
+    if (spec === undefined) return { slot, query: node.tool?.replace(/_/g, " ") ?? (node.slot ?? node.id) }
+    const attempt = board.searched.get(slot) ?? 0
+    const phrasings = [
+      firstSentence(spec.description),
+      `${spec.apiName.replace(/[_-]+/g, " ")} ${spec.group}`,
+      `${spec.group} ${spec.category} ${firstSentence(spec.description)}`
+    ]
+    const vague = attempt === 0 && random.next() < options.mistakeRate
+    const query = vague ? `${spec.category} data` : (phrasings[attempt % phrasings.length] as string)
+    return { slot, query }
+  })
+
+/** The gold call a node stands for: same id and tool, else an open gold call of the same tool, else any of it. */
+const goldCallFor = (board: Board, node: BoundNode): GoldCall | undefined =>
+  board.gold.find((g) => g.id === node.id && g.tool === node.tool) ??
+    board.gold.find((g) => g.tool === node.tool && !board.goldDone.has(g.id)) ??
+    board.gold.find((g) => g.tool === node.tool)
+
+/**
+ * Executor: the gold arguments of each ready node, refs rewritten to the calls that completed their targets; broken
+ * arguments on a first attempt by mistake. A node with no gold call of its tool gets no call.
+ */
+export const executor = (ready: ReadonlyArray<BoundNode>, board: Board, random: Rng, options: TeacherOptions, library: Library): Array<NodeCall> =>
+  ready.flatMap((node) => {
+    const gold = goldCallFor(board, node)
+    if (gold === undefined) return []
+    const tried = board.attempts.get(node.id) ?? 0
+    let args = rewriteRefs(gold.arguments, board.goldDone)
+    if (tried === 0 && random.next() < options.mistakeRate) args = breakArguments(args, library.get(node.tool))
+    return [{ node, arguments: args }]
+  })
+
+/** A realistic argument slip: a required argument left out. */
+const breakArguments = (args: JsonObject, spec: ToolSpec | undefined): JsonObject => {
+  const required = spec?.parameters.required ?? []
+  const victim = required.find((k) => k in args)
+  if (victim === undefined) return args
+  const { [victim]: _dropped, ...rest } = args
+  return rest
+}
+
+/**
+ * The label a fact is stated under: list positions are folded away (`fund 2 of the funds in X` → `the funds in X`),
+ * so an answer reads "the funds in X: A, B, C" instead of numbering what the tools did not number.
+ */
+export const factLabel = (key: string): string => {
+  const listed = /^[^"]+? \d+ of (.+)$/.exec(key)
+  return listed?.[1] ?? key
+}
+
+/** Answerer: states every gold fact it observed; says plainly which ones the tools did not give; may omit one by mistake. */
+export const answerer = (board: Board, random: Rng, options: TeacherOptions): string => {
+  const found: Array<{ readonly label: string; readonly value: string }> = []
+  const missing = new Set<string>()
+  for (const fact of board.task.facts) {
+    const done = board.goldDone.get(fact.call)
+    const value = done === undefined ? undefined : Refs.select(done.payload, fact.path.split(".").filter((s) => s !== ""))
+    if (value !== undefined && value.ok) {
+      found.push({ label: factLabel(fact.key), value: typeof value.value === "string" ? value.value : JSON.stringify(value.value) })
+    } else {
+      missing.add(factLabel(fact.key))
+    }
+  }
+  if (found.length > 1 && random.next() < options.mistakeRate) found.splice(random.int(found.length), 1)
+  const grouped = new Map<string, Array<string>>()
+  for (const f of found) grouped.set(f.label, [...(grouped.get(f.label) ?? []), f.value])
+  const parts: Array<string> = []
+  if (grouped.size > 0) {
+    parts.push(`Here is what the tools returned. ${[...grouped].map(([label, values]) => `${label}: ${values.join(", ")}`).join("; ")}.`)
+  }
+  if (missing.size > 0) parts.push(`I could not obtain ${[...missing].join(", ")}: the tools failed or were not found.`)
+  if (parts.length === 0) parts.push("I could not complete the request: the tools failed or were not found.")
+  return parts.join(" ")
+}
+
+/** The scripted roles: privileged, following the gold DAG, with the option's mistake rate. */
+export const scriptedRoles = (library: Library, options: TeacherOptions): Roles => ({
+  follows: "gold",
+  plan: ({ board, random }) => Effect.succeed({ value: planner(board, library, random, options) }),
+  search: ({ board, random }, slots) => Effect.succeed({ value: searcher(slots, board, library, random, options) }),
+  execute: ({ board, random }, ready) => Effect.succeed({ value: executor(ready, board, random, options, library) }),
+  answer: ({ board, random }) => Effect.succeed({ value: answerer(board, random, options) })
+})
