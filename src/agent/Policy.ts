@@ -47,7 +47,10 @@ export interface PolicyOutput {
   readonly tokenLogprobs?: ReadonlyArray<number>
 }
 
-/** A policy. */
+/**
+ * A policy. Its implementations (the teacher, layers/PolicyOpenAi.ts, a user's own) import this class, so none of
+ * them sits on it as a default layer: pick one (`Teacher.layer`, `PolicyOpenAi.layer`, `Layer.succeed(Policy, ...)`).
+ */
 export class Policy extends Context.Service<Policy, {
   /** A label for reports (model name, `teacher`, ...). */
   readonly name: string

@@ -12,7 +12,10 @@ export class JudgeError extends Schema.TaggedError<JudgeError>()("JudgeError", {
   message: Schema.String
 }) {}
 
-/** A judge. */
+/**
+ * A judge. Its default implementation (RuleJudge.layer) and the LLM judge (layers/JudgeLlm.ts) import this class, so
+ * the default layer sits in its own module rather than on the class (here it would make an import cycle).
+ */
 export class Judge extends Context.Service<Judge, {
   readonly name: string
   readonly judge: (task: Task, trajectory: Trajectory) => Effect.Effect<Verdict, JudgeError>

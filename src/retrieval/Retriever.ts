@@ -45,6 +45,9 @@ export class Retriever extends Context.Service<Retriever, {
    * library's tools; `layerBm25With(Bm25.apiConfig)` is round 1's per-API BM25F, `Bm25.plainConfig` the baseline.
    */
   static readonly layerBm25: Layer.Layer<Retriever, never, ToolLibrary> = Retriever.layerBm25With(Bm25.defaultConfig)
+
+  /** The default layer: {@link Retriever.layerBm25}. */
+  static readonly layer: Layer.Layer<Retriever, never, ToolLibrary> = Retriever.layerBm25
 }
 
 /** `search` over one BM25 index: k must be a positive integer. */

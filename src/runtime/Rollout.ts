@@ -101,7 +101,10 @@ export interface RolloutService {
 }
 
 /** The Rollout service. */
-export class Rollout extends Context.Service<Rollout, RolloutService>()("paraagent/Rollout") {}
+export class Rollout extends Context.Service<Rollout, RolloutService>()("paraagent/Rollout") {
+  /** The default layer over Policy, Retriever, Simulator and ToolLibrary (see {@link layer}). */
+  static readonly layer = (overrides: Partial<RolloutConfig> = {}) => layer(overrides)
+}
 
 /** A round's outcome before it becomes a Step. */
 interface RoundRecord {

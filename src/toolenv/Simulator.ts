@@ -33,7 +33,10 @@ export interface Episode {
 /** The three-layer simulator. */
 export class Simulator extends Context.Service<Simulator, {
   readonly open: (spec: EpisodeSpec) => Effect.Effect<Episode>
-}>()("paraagent/Simulator") {}
+}>()("paraagent/Simulator") {
+  /** The default layer: deterministic L3 over the ToolLibrary (see {@link layer}). */
+  static readonly layer = (config: Partial<SimulatorConfig> = {}): Layer.Layer<Simulator, ConfigError, ToolLibrary> => layer(config)
+}
 
 /** A latency model (see src/simulator/Faults.ts): per-tool base latency in [minMs, maxMs], per-call jitter, timeout duration. */
 export const LatencyConfig = Schema.Struct({

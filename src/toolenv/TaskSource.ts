@@ -19,7 +19,10 @@ export interface SampleOptions {
 /** A source of tasks. */
 export class TaskSource extends Context.Service<TaskSource, {
   readonly sample: (options: SampleOptions) => Effect.Effect<ReadonlyArray<Task>>
-}>()("paraagent/TaskSource") {}
+}>()("paraagent/TaskSource") {
+  /** The default layer: tasks sampled from the generated world (see {@link layerGenerated}). */
+  static readonly layer = (options: Tasks.TaskOptions = {}): Layer.Layer<TaskSource, never, GeneratedWorld> => layerGenerated(options)
+}
 
 /**
  * Tasks sampled from the generated world's G_dep (src/world/Tasks.ts): I1 / I2 / I3 with gold call DAGs and gold

@@ -9,7 +9,10 @@ import * as World from "./world/World.ts"
 export { type Library, makeLibrary } from "./Library.ts"
 
 /** The tool library of the environment. */
-export class ToolLibrary extends Context.Service<ToolLibrary, Library>()("paraagent/ToolLibrary") {}
+export class ToolLibrary extends Context.Service<ToolLibrary, Library>()("paraagent/ToolLibrary") {
+  /** The default layer: the embedded generated world (see {@link layerGenerated}). */
+  static readonly layer = (options: World.WorldOptions = {}): Layer.Layer<ToolLibrary | World.GeneratedWorld> => layerGenerated(options)
+}
 
 /**
  * The embedded generated library (the default: needs no data folder): a deterministic world of 50,011 endpoints in

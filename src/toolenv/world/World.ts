@@ -81,7 +81,10 @@ export const make = (options: WorldOptions = {}): World => {
 }
 
 /** The generated world as a service, for layers that need more than the ToolLibrary (simulator, task generator). */
-export class GeneratedWorld extends Context.Service<GeneratedWorld, World>()("paraagent/GeneratedWorld") {}
+export class GeneratedWorld extends Context.Service<GeneratedWorld, World>()("paraagent/GeneratedWorld") {
+  /** The default layer: the world of the given options, built once (see {@link layer}). */
+  static readonly layer = (options: WorldOptions = {}): Layer.Layer<GeneratedWorld> => layer(options)
+}
 
 /** A layer building the world once. */
 export const layer = (options: WorldOptions = {}): Layer.Layer<GeneratedWorld> =>
