@@ -15,14 +15,19 @@ export const ToolCall = Schema.Struct({
 /** One tool call. */
 export type ToolCall = typeof ToolCall.Type
 
-/** The kinds of error a tool call can observe, named after what a real HTTP API answers. */
+/**
+ * The kinds of error a tool call can observe, named after what a real HTTP API answers. `tool_defect` is not one of
+ * them: the tool's implementation (the simulator, an LLM renderer, a user's tool) crashed — a fault of the machinery,
+ * never charged to the agent and not retryable.
+ */
 export const ErrorKind = Schema.Literals([
   "invalid_arguments",
   "unknown_tool",
   "not_found",
   "rate_limited",
   "server_error",
-  "timeout"
+  "timeout",
+  "tool_defect"
 ])
 /** The kinds of error a tool call can observe. */
 export type ErrorKind = typeof ErrorKind.Type
@@ -37,8 +42,12 @@ export const errorStatus: Readonly<Record<ErrorKind, number>> = {
   not_found: 404,
   rate_limited: 429,
   server_error: 500,
-  timeout: 504
+  timeout: 504,
+  tool_defect: 500
 }
+
+/** Kinds that are faults of the environment's machinery, not of the agent or of the simulated API. */
+export const machineryErrorKinds: ReadonlySet<ErrorKind> = new Set(["tool_defect"])
 
 /** A typed tool error. */
 export const ToolError = Schema.Struct({

@@ -22,7 +22,11 @@ export const Paradigm = Schema.Literals(["ParaAct", "ReAct", "ExploreThenExecute
 /** The agent paradigm a rollout ran under. */
 export type Paradigm = typeof Paradigm.Type
 
-/** Why a rollout ended. */
+/**
+ * Why a rollout ended: `answer` the policy answered before the last round; `max_rounds` T_max forced the end (an
+ * answer given at the forced last round included: the answer is kept, the rollout counts as truncated);
+ * `policy_error` the policy failed or produced no turn; `interrupted` the rollout's time budget ran out.
+ */
 export const StopReason = Schema.Literals(["answer", "max_rounds", "policy_error", "interrupted"])
 /** Why a rollout ended. */
 export type StopReason = typeof StopReason.Type
@@ -37,6 +41,11 @@ export const SearchResult = Schema.Struct({
   slot: Schema.String,
   query: Schema.String,
   hits: Schema.Array(SearchHit),
+  /**
+   * Set when the retriever failed or timed out (a fault of the machinery: the hits are empty, and the search is not
+   * charged to the agent as "found nothing").
+   */
+  error: Schema.optionalKey(Schema.String),
   startMs: Schema.Number,
   endMs: Schema.Number
 })
@@ -64,7 +73,10 @@ export const StepValidation = Schema.Struct({
   unresolvedRefs: Schema.Array(Schema.Struct({ callId: CallId, ref: Schema.String })),
   /** The plan failed validation (unknown dep, cycle, duplicate id), with the reason. */
   planError: Schema.optionalKey(Schema.String),
-  /** Actions the paradigm did not allow this round (ReAct: all but the first; P1: searches after execution began). */
+  /**
+   * Actions the paradigm did not allow this round (ReAct: all but the first; P1: searches after execution began),
+   * labelled `search:<slot>` / `call:<id>`. They did not run: the reward neither credits nor charges them.
+   */
   dropped: Schema.optionalKey(Schema.Array(Schema.String))
 })
 /** The runtime's checks of a parsed turn. */

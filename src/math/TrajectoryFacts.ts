@@ -20,6 +20,9 @@ export const noDeps: DepLookup = () => undefined
 /** How a call ended: its outcome tag, the error kind, or `not_run` when no observation was recorded for it. */
 export type CallResult = "ok" | ErrorKind | "not_run"
 
+/** Whether a call's result is a fault of the machinery (`tool_defect`) rather than the agent's or the API's. */
+export const isMachineryFault = (result: CallResult): boolean => result === "tool_defect"
+
 /** One call of a phase. */
 export interface CallFact {
   readonly id: string
@@ -84,6 +87,10 @@ export interface StepFacts {
   readonly violations: Violations
   /** Tools retrieved or called before the step, sorted. */
   readonly seenBefore: ReadonlyArray<string>
+  /** Actions of the turn the paradigm dropped (they did not run; neither credited nor charged). */
+  readonly dropped: number
+  /** Searches the retriever failed on and calls whose implementation crashed (faults of the machinery, not charged). */
+  readonly machineryFaults: number
   readonly calls: ReadonlyArray<CallFact>
   readonly searches: ReadonlyArray<SearchFact>
 }
@@ -125,6 +132,32 @@ export interface Span {
 export interface FactsOptions {
   /** G_dep; defaults to {@link noDeps}. */
   readonly deps?: DepLookup
+  /**
+   * The steps form a search tree (DFSDT): each step is scored against the root-to-parent path the policy was shown
+   * ({@link History.pathTo}), not against every earlier step. {@link fromTrajectory} sets it for DFSDT trajectories.
+   */
+  readonly tree?: boolean
+}
+
+/** The paradigm whose trajectories are search trees (the runtime's `Paradigm.rules.DFSDT.backtrack`). */
+export const treeParadigm = "DFSDT"
+
+/** The labels of a step's dropped actions (`search:<slot>`, `call:<id>`), as a set. */
+const droppedOf = (step: Step): ReadonlySet<string> => new Set(step.validation.dropped ?? [])
+
+/**
+ * The turn as the runtime ran it: the recorded turn (what the policy said) less the actions the paradigm dropped.
+ * Dropped actions did not run; they are neither credited nor charged.
+ */
+export const executedTurn = (step: Step): Turn | undefined => {
+  const turn = step.turn
+  const dropped = droppedOf(step)
+  if (turn === undefined || dropped.size === 0) return turn
+  return {
+    ...turn,
+    searches: turn.searches.filter((s) => !dropped.has(`search:${s.slot}`)),
+    calls: turn.calls.filter((c) => !dropped.has(`call:${c.id}`))
+  }
 }
 
 /**
@@ -142,7 +175,7 @@ export const phaseOf = (turn: Turn | undefined, previous: Phase | undefined): Ph
  * search results are searches), so a step recorded without a parsed turn still lands in the right phase.
  */
 export const phaseOfStep = (step: Step, previous: Phase | undefined): Phase =>
-  step.observations.length > 0 ? "execute" : phaseOf(step.turn, step.searches.length > 0 ? "explore" : previous)
+  step.observations.length > 0 ? "execute" : phaseOf(executedTurn(step), step.searches.length > 0 ? "explore" : previous)
 
 /** The phase of every step (see {@link phaseOfStep}). */
 export const phasesOf = (steps: ReadonlyArray<Step>): ReadonlyArray<Phase> => {
@@ -203,7 +236,7 @@ const observed = (id: CallId, obs: Observation): StepCall =>
 const callsOf = (step: Step): ReadonlyArray<StepCall> => {
   const used = new Set<number>()
   const out: Array<StepCall> = []
-  for (const call of step.turn?.calls ?? []) {
+  for (const call of executedTurn(step)?.calls ?? []) {
     const at = step.observations.findIndex((o, i) => !used.has(i) && o.callId === call.id)
     const obs = step.observations[at]
     if (obs === undefined) {
@@ -221,7 +254,7 @@ const callsOf = (step: Step): ReadonlyArray<StepCall> => {
 
 /** Builds the facts of a trajectory. `verdict` is taken from the trajectory when present. */
 export const fromTrajectory = (trajectory: Trajectory, options?: FactsOptions): TrajectoryFacts =>
-  fromSteps(trajectory.steps, trajectory.verdict, options)
+  fromSteps(trajectory.steps, trajectory.verdict, { tree: trajectory.paradigm === treeParadigm, ...options })
 
 /** Builds the facts of a list of steps (a trajectory, judged or not). */
 export const fromSteps = (
@@ -240,9 +273,14 @@ export const fromSteps = (
   const lastSuccess = new Map<string, number>()
   const partial: Array<Omit<StepFacts, "calls" | "searches" | "phase">> = []
 
-  let memory = Controller.initial
-  const retrieved = new Set<string>()
+  const tree = options?.tree === true
+  // the controller's memory after each step; a step is scored against the memory of the history the policy saw
+  const memoryAfter: Array<Controller.Memory> = []
+  const toolOfIdAfter: Array<ReadonlyMap<string, string>> = []
   steps.forEach((step, k) => {
+    const parent = tree ? step.parent : k - 1
+    const memory = parent === undefined || parent < 0 ? Controller.initial : (memoryAfter[parent] ?? Controller.initial)
+    const toolOfId = new Map(parent === undefined || parent < 0 ? [] : (toolOfIdAfter[parent] ?? []))
     const decision = Controller.decide(memory)
     const plan = Controller.classifyPlan(memory, step)
     const answered = step.turn?.answer !== undefined
@@ -256,9 +294,12 @@ export const fromSteps = (
     const completed = active === undefined ? new Set<CallId>() : Controller.completedNodes(active, memory.successes)
     const unresolved = new Set<string>(validation.unresolvedRefs.map((r) => r.callId))
     const repeated = new Set<string>(validation.repeatedCalls)
-    const calls = callsOf(step)
+    // a call the machinery crashed on (tool_defect) is not the agent's doing: left out of the phase's facts, counted
+    const allCalls = callsOf(step)
+    const calls = allCalls.filter((c) => !isMachineryFault(c.result))
     const stepCalls: Array<RawCall> = calls.map((call) => {
       if (!firstToolOfId.has(call.id)) firstToolOfId.set(call.id, call.tool)
+      if (!toolOfId.has(call.id)) toolOfId.set(call.id, call.tool)
       const node = active?.plan.nodes.find((n) => n.id === call.id)
       const declaredDeps = node === undefined ? [] : [...new Set(node.deps)]
       const depsMet = declaredDeps.every((d) => completed.has(d as CallId))
@@ -271,7 +312,7 @@ export const fromSteps = (
         step: k,
         result: call.result,
         repeated: repeated.has(call.id),
-        grounded: retrieved.has(call.tool),
+        grounded: memory.retrieved.has(call.tool),
         outOfOrder: unresolved.has(call.id) || !depsMet || blindNotFound,
         refs: call.refs,
         declaredDeps
@@ -280,7 +321,8 @@ export const fromSteps = (
     for (const call of stepCalls) if (call.result === "ok") lastSuccess.set(call.tool, k)
 
     const seen = new Set(memory.known)
-    const stepSearches: Array<RawSearch> = step.searches.map((search) => {
+    // a search the retriever failed on is a fault of the machinery: not a search that "found nothing"
+    const stepSearches: Array<RawSearch> = step.searches.filter((search) => search.error === undefined).map((search) => {
       const hits = search.hits.map((h) => h.tool)
       let fresh = 0
       for (const tool of new Set(hits)) {
@@ -290,7 +332,6 @@ export const fromSteps = (
       }
       return { step: k, slot: normaliseSlot(search.slot), hits, newTools: fresh }
     })
-    for (const search of stepSearches) for (const tool of search.hits) retrieved.add(tool)
 
     partial.push({
       index: k,
@@ -305,12 +346,15 @@ export const fromSteps = (
         repeatedCalls: validation.repeatedCalls.length,
         unresolvedRefs: validation.unresolvedRefs.length
       },
-      seenBefore: [...memory.known].sort()
+      seenBefore: [...memory.known].sort(),
+      dropped: droppedOf(step).size,
+      machineryFaults: allCalls.length - calls.length + (step.searches.length - stepSearches.length)
     })
     rawCalls.push(stepCalls)
     rawSearches.push(stepSearches)
     activeAfter.push(active)
-    memory = after
+    memoryAfter.push(after)
+    toolOfIdAfter.push(toolOfId)
   })
 
   const usedLater = (search: RawSearch): boolean => search.hits.some((tool) => (lastSuccess.get(tool) ?? -1) > search.step)
@@ -363,7 +407,7 @@ export const fromSteps = (
       rounds: acting.size,
       calls,
       searches,
-      dependencies: dependencyFacts(activeAfter[span.end - 1]?.plan, calls, firstToolOfId, deps)
+      dependencies: dependencyFacts(activeAfter[span.end - 1]?.plan, calls, tree ? (toolOfIdAfter[span.end - 1] ?? new Map()) : firstToolOfId, deps)
     }
   })
 

@@ -11,6 +11,7 @@ import type { Json, JsonObject } from "../domain/Json.ts"
 import type { Task } from "../domain/Task.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import type {
+  SearchHit,
   Paradigm,
   ProtocolIssue,
   SearchResult,
@@ -114,6 +115,13 @@ interface RoundRecord {
 
 const truncate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}…`)
 
+/** One line for a failure of the machinery (no stack trace: it is stored in trajectories that become training data). */
+const defectMessage = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === "string" ? error : JSON.stringify(error) ?? String(error)
+  return truncate(text.replace(/\s*\n\s*/g, " "), 300)
+}
+
 /** A round is a dead end (DFSDT backtracks) when it was malformed, or every action it ran failed or found nothing. */
 const isDeadEnd = (step: Step): boolean => {
   if (step.turn === undefined) return true
@@ -135,13 +143,20 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
     const runSearch = (slot: string, query: string, elapsed: Effect.Effect<number>) =>
       Effect.gen(function*() {
         const startMs = yield* elapsed
-        const hits = yield* retriever.search([query], config.topK).pipe(
-          Effect.map((lists) => lists[0] ?? []),
-          Effect.timeoutOrElse({ duration: config.callTimeout, orElse: () => Effect.succeed([]) }),
-          Effect.catchCause((cause) => Effect.logWarning(`search ${JSON.stringify(query)} failed`, Cause.pretty(cause)).pipe(Effect.as([])))
+        // a failed or timed-out retriever is a fault of the machinery: recorded on the search, not "found nothing"
+        const found = yield* retriever.search([query], config.topK).pipe(
+          Effect.map((lists): { readonly hits: ReadonlyArray<SearchHit>; readonly error?: string } => ({ hits: lists[0] ?? [] })),
+          Effect.timeoutOrElse({
+            duration: config.callTimeout,
+            orElse: () => Effect.succeed({ hits: [], error: `the retriever gave no answer within ${Duration.format(Duration.fromInputUnsafe(config.callTimeout))}` })
+          }),
+          Effect.catchCause((cause) =>
+            Effect.logWarning(`search ${JSON.stringify(query)} failed`, Cause.pretty(cause)).pipe(
+              Effect.as({ hits: [], error: `the retriever failed: ${defectMessage(cause)}` })
+            ))
         )
         const endMs = yield* elapsed
-        const result: SearchResult = { slot, query, hits, startMs, endMs }
+        const result: SearchResult = { slot, query, hits: found.hits, ...(found.error !== undefined ? { error: found.error } : {}), startMs, endMs }
         return result
       })
 
@@ -158,7 +173,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
         const endMs = yield* elapsed
         const { outcome, attempt } = Exit.isSuccess(exit)
           ? exit.value
-          : { outcome: errorOutcome("server_error", `the tool crashed: ${truncate(Cause.pretty(exit.cause), 300)}`), attempt: 1 }
+          : { outcome: errorOutcome("tool_defect", `the tool's implementation crashed: ${defectMessage(exit.cause)}`), attempt: 1 }
         const observation: Observation = {
           callId: call.id,
           tool: call.tool,
@@ -337,7 +352,8 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           const { step, answered } = outcome.record
           steps.push(step)
           if (answered) {
-            stop = "answer"
+            // an answer at the last round was forced by T_max (the controller's Answer state): the rollout is truncated
+            stop = r === config.maxRounds - 1 ? "max_rounds" : "answer"
             answer = step.turn?.answer
             return
           }

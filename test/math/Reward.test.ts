@@ -354,6 +354,8 @@ describe("Reward.score and attach", () => {
       plan: "none",
       violations: { unseenTools: 0, invalidArguments: 0, repeatedCalls: 0, unresolvedRefs: 0 },
       seenBefore: [],
+      dropped: 0,
+      machineryFaults: 0,
       calls: [],
       searches: []
     })
