@@ -14,20 +14,15 @@ import { canonicalJson } from "../math/CanonicalJson.ts"
 import {
   assignSlots,
   checkActions,
-  closeTag,
-  decodeItem,
   type DraftCall,
-  fail,
-  hasTags,
   lastTagOf,
-  formatPath,
   parseTags,
   partsToTurn,
-  printTurn,
-  type TagName,
-  type TagParts,
-  WireSearch
-} from "./ParaAct.ts"
+  type TagParts
+} from "./ParaActParser.ts"
+import { printTurn } from "./ParaActPrinter.ts"
+import { closeTag, fail, hasTags, type TagName } from "./ParaActScanner.ts"
+import { decodeItem, formatPath, WireSearch } from "./ParaActWire.ts"
 import { type JsonSpan, locate, readJson } from "./ParaActJson.ts"
 import { callIdPattern, collectRefs } from "./Refs.ts"
 

@@ -4,7 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import { hash32 } from "../math/Random.ts"
-import { idf } from "./Bm25.ts"
+import { idf } from "./Bm25Index.ts"
 import * as Text from "./Tokenize.ts"
 
 /** The vocabulary file shipped beside the ONNX encoder (`models/*.vocab.json`). */

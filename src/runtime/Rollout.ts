@@ -78,8 +78,8 @@ export interface RunOptions {
   readonly groupIndex?: number
 }
 
-/** A (task, options) pair for {@link RolloutService.runAll}. */
-export interface Job {
+/** A (task, options) pair for {@link RolloutService.runAll}: one rollout to run. */
+export interface RolloutRequest {
   readonly task: Task
   readonly options: RunOptions
 }
@@ -93,11 +93,11 @@ export interface RolloutService {
   readonly runGroup: (task: Task, options: { readonly paradigm: Paradigm; readonly seed: number; readonly size: number }) => Effect.Effect<ReadonlyArray<Trajectory>>
   /**
    * Many rollouts through a bounded pool of `concurrency` fibers; `onDone` sees each trajectory as it finishes
-   * (to persist it at once). Results come back in job order.
+   * (to persist it at once). Results come back in request order.
    */
   readonly runAll: <E = never, R = never>(
-    jobs: ReadonlyArray<Job>,
-    options: { readonly concurrency: number; readonly onDone?: (trajectory: Trajectory, job: Job) => Effect.Effect<void, E, R> }
+    requests: ReadonlyArray<RolloutRequest>,
+    options: { readonly concurrency: number; readonly onDone?: (trajectory: Trajectory, request: RolloutRequest) => Effect.Effect<void, E, R> }
   ) => Effect.Effect<ReadonlyArray<Trajectory>, E, R>
 }
 

@@ -56,8 +56,8 @@ export interface EpisodeState {
   readonly records: Map<string, Generated.CreatedRecord>
 }
 
-/** The result of one call, before its effects on the episode are committed. */
-export interface Step {
+/** How the engine resolved one call (outcome, attempt, latency), before its effects on the episode are committed. */
+export interface CallResolution {
   readonly outcome: CallOutcome
   readonly attempt: number
   /** How long the call takes under the latency model (0 without one). */
@@ -212,7 +212,7 @@ export class Engine {
   }
 
   /** Runs one call (with `$ref`s already resolved) and returns its outcome; nothing is committed yet. */
-  step(state: EpisodeState, call: ToolCall): Step {
+  step(state: EpisodeState, call: ToolCall): CallResolution {
     const a = this.attempt(state, call)
     const kind = a.outcome._tag === "error" ? a.outcome.error.kind : undefined
     return {
