@@ -238,7 +238,9 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             ...(abandoned.length > 0 ? { abandoned } : {})
           }
           const startMs = yield* elapsed
-          const output = yield* policy.act(context).pipe(
+          // a policy that throws (or dies) ends this rollout with policy_error, its rounds kept; siblings go on
+          const output = yield* Effect.suspend(() => policy.act(context)).pipe(
+            Effect.catchDefect((defect) => Effect.fail(`the policy crashed: ${defectMessage(Cause.die(defect))}`)),
             Effect.timeoutOrElse({
               duration: config.policyTimeout,
               orElse: () => Effect.fail(`the policy gave no turn within ${Duration.format(Duration.fromInputUnsafe(config.policyTimeout))}`)

@@ -1,0 +1,47 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { Policy } from "../../src/agent/Policy.ts"
+import * as Rollout from "../../src/runtime/Rollout.ts"
+import { libraryLayer, makeLog, retrieverLayer, simulatorLayer, task } from "../support/RolloutKit.ts"
+
+/** A policy that throws is guarded like calls and searches: its rollout ends `policy_error`, the others go on. */
+const names = ["alpha"]
+const turns = [`<search>[{"slot":"s1","query":"alpha"}]</search>`, `<call>[{"id":"c1","name":"alpha","arguments":{"q":"x"}}]</call>`, "<answer>done</answer>"]
+
+const hostile = Layer.succeed(
+  Policy,
+  Policy.of({
+    name: "hostile",
+    privileged: false,
+    act: (context) => {
+      // seed 2 throws outside any Effect on its second round; seed 3 dies inside the Effect on its third
+      if (context.seed === 2 && context.round === 1) throw new Error("policy bug")
+      return Effect.suspend(() => {
+        if (context.seed === 3 && context.round === 2) return Effect.die(new TypeError("cannot read properties of undefined"))
+        const text = turns[Math.min(context.round, turns.length - 1)] ?? ""
+        return Effect.succeed({ text, usage: { promptTokens: 1, completionTokens: 1 } })
+      })
+    }
+  })
+)
+
+describe("a policy that throws", () => {
+  it.effect("ends only its own rollout with policy_error, keeping its rounds; every other trajectory is written", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const layer = Rollout.layer({ faults: false }).pipe(
+        Layer.provide(Layer.mergeAll(libraryLayer(names), retrieverLayer(names), hostile, simulatorLayer({}, log)))
+      )
+      const rollout = yield* Effect.provide(Rollout.Rollout, layer)
+      const written: Array<number> = []
+      const requests = [1, 2, 3, 4].map((seed) => ({ task, options: { paradigm: "ParaAct" as const, seed } }))
+      const out = yield* rollout.runAll(requests, { concurrency: 4, onDone: (t) => Effect.sync(() => written.push(t.seed)) })
+      assert.deepStrictEqual(out.map((t) => t.stop), ["answer", "policy_error", "policy_error", "answer"])
+      assert.sameMembers(written, [1, 2, 3, 4])
+      assert.strictEqual(out[1]?.steps.length, 1)
+      assert.strictEqual(out[2]?.steps.length, 2)
+      assert.include(out[1]?.error ?? "", "policy bug")
+      assert.include(out[2]?.error ?? "", "cannot read properties of undefined")
+      assert.notInclude(out[1]?.error ?? "", "    at ")
+    }))
+})
