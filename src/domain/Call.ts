@@ -52,7 +52,7 @@ export const machineryErrorKinds: ReadonlySet<ErrorKind> = new Set(["tool_defect
 /** A typed tool error. */
 export const ToolError = Schema.Struct({
   kind: ErrorKind,
-  status: Schema.Number,
+  status: Schema.Finite,
   message: Schema.String
 })
 /** A typed tool error. */
@@ -76,9 +76,9 @@ export const Observation = Schema.Struct({
   /** Calls of earlier rounds whose output this call consumed through `$ref`. */
   refs: Schema.Array(CallId),
   /** How many times the runtime tried the call (1 = no retry). */
-  attempts: Schema.Number,
-  startMs: Schema.Number,
-  endMs: Schema.Number
+  attempts: Schema.Finite,
+  startMs: Schema.Finite,
+  endMs: Schema.Finite
 })
 /** What a call observed. */
 export type Observation = typeof Observation.Type

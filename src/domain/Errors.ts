@@ -6,7 +6,7 @@ import { Schema } from "effect"
 /** A model turn that does not follow the ParaAct protocol: which tag, at which character offset. */
 export class ProtocolError extends Schema.TaggedError<ProtocolError>()("ProtocolError", {
   tag: Schema.String,
-  offset: Schema.Number,
+  offset: Schema.Finite,
   message: Schema.String
 }) {}
 

@@ -46,7 +46,7 @@ export const Task = Schema.Struct({
   gold: Schema.Array(GoldCall),
   facts: Schema.Array(GoldFact),
   split: Split,
-  seed: Schema.Number,
+  seed: Schema.Finite,
   /** Which generator or dataset made the task. */
   source: Schema.String
 })

@@ -32,7 +32,7 @@ export const StopReason = Schema.Literals(["answer", "max_rounds", "policy_error
 export type StopReason = typeof StopReason.Type
 
 /** One retrieved tool. */
-export const SearchHit = Schema.Struct({ tool: ToolName, score: Schema.Number })
+export const SearchHit = Schema.Struct({ tool: ToolName, score: Schema.Finite })
 /** One retrieved tool. */
 export type SearchHit = typeof SearchHit.Type
 
@@ -46,8 +46,8 @@ export const SearchResult = Schema.Struct({
    * charged to the agent as "found nothing").
    */
   error: Schema.optionalKey(Schema.String),
-  startMs: Schema.Number,
-  endMs: Schema.Number
+  startMs: Schema.Finite,
+  endMs: Schema.Finite
 })
 /** What one search of a turn returned. */
 export type SearchResult = typeof SearchResult.Type
@@ -55,7 +55,7 @@ export type SearchResult = typeof SearchResult.Type
 /** Where a malformed turn broke: the tag and the character offset. */
 export const ProtocolIssue = Schema.Struct({
   tag: Schema.String,
-  offset: Schema.Number,
+  offset: Schema.Finite,
   message: Schema.String
 })
 /** Where a malformed turn broke. */
@@ -86,39 +86,42 @@ export type StepValidation = typeof StepValidation.Type
 export const validStep: StepValidation = { unseenTools: [], invalidArguments: [], repeatedCalls: [], unresolvedRefs: [] }
 
 /** Token usage of one policy call. */
-export const Usage = Schema.Struct({ promptTokens: Schema.Number, completionTokens: Schema.Number })
+export const Usage = Schema.Struct({ promptTokens: Schema.Finite, completionTokens: Schema.Finite })
 /** Token usage of one policy call. */
 export type Usage = typeof Usage.Type
 
 /** Step-level reward (spec §3). */
-export const StepReward = Schema.Struct({ rBase: Schema.Number, rPlan: Schema.Number, rStep: Schema.Number })
+export const StepReward = Schema.Struct({ rBase: Schema.Finite, rPlan: Schema.Finite, rStep: Schema.Finite })
 /** Step-level reward. */
 export type StepReward = typeof StepReward.Type
 
 /** Phase-level reward and its four components (spec §3). */
 export const PhaseReward = Schema.Struct({
-  l1: Schema.Number,
-  l2: Schema.Number,
-  l3: Schema.Number,
-  l4: Schema.Number,
-  rPhase: Schema.Number
+  l1: Schema.Finite,
+  l2: Schema.Finite,
+  l3: Schema.Finite,
+  l4: Schema.Finite,
+  rPhase: Schema.Finite
 })
 /** Phase-level reward. */
 export type PhaseReward = typeof PhaseReward.Type
 
 /** The per-step advantage, by level and combined (spec §4). */
 export const StepAdvantage = Schema.Struct({
-  traj: Schema.Number,
-  phase: Schema.Number,
-  step: Schema.Number,
-  combined: Schema.Number
+  traj: Schema.Finite,
+  phase: Schema.Finite,
+  step: Schema.Finite,
+  combined: Schema.Finite
 })
 /** The per-step advantage. */
 export type StepAdvantage = typeof StepAdvantage.Type
 
-/** One round of a rollout. */
+/**
+ * One round of a rollout. Numbers are `Schema.Finite`: NaN and ±Infinity would not survive JSON (they are written as
+ * null), so a trajectory that decodes is one that round-trips.
+ */
 export const Step = Schema.Struct({
-  index: Schema.Number,
+  index: Schema.Finite,
   /** The policy's raw output for the round. */
   raw: Schema.String,
   /** The parsed turn, absent when the output was malformed. */
@@ -130,14 +133,19 @@ export const Step = Schema.Struct({
   searches: Schema.Array(SearchResult),
   observations: Schema.Array(Observation),
   /** ms since the rollout started. */
-  startMs: Schema.Number,
-  policyMs: Schema.Number,
-  endMs: Schema.Number,
+  startMs: Schema.Finite,
+  policyMs: Schema.Finite,
+  endMs: Schema.Finite,
   usage: Usage,
+  /**
+   * What was wrong with the policy's output besides its text, e.g. a non-finite token count or log-probability
+   * (which JSON cannot carry): the value is dropped or zeroed and the problem recorded here, never lost.
+   */
+  outputIssues: Schema.optionalKey(Schema.Array(Schema.String)),
   /** Log-probability of the turn under the policy, when the policy can give one. */
-  logprob: Schema.optionalKey(Schema.Number),
+  logprob: Schema.optionalKey(Schema.Finite),
   /** DFSDT only: the index of the step this one expands (absent for a root expansion and in linear paradigms). */
-  parent: Schema.optionalKey(Schema.Number),
+  parent: Schema.optionalKey(Schema.Finite),
   reward: Schema.optionalKey(StepReward),
   advantage: Schema.optionalKey(StepAdvantage)
 })
@@ -147,8 +155,8 @@ export type Step = typeof Step.Type
 /** A maximal run of steps of one phase: steps [start, end). */
 export const PhaseSpan = Schema.Struct({
   kind: Phase,
-  start: Schema.Number,
-  end: Schema.Number,
+  start: Schema.Finite,
+  end: Schema.Finite,
   reward: Schema.optionalKey(PhaseReward)
 })
 /** A maximal run of steps of one phase. */
@@ -171,7 +179,7 @@ export const Verdict = Schema.Struct({
 export type Verdict = typeof Verdict.Type
 
 /** The trajectory-level reward: the Q/F/U bit pattern and R_ans. */
-export const AnswerReward = Schema.Struct({ pattern: Schema.String, rAns: Schema.Number })
+export const AnswerReward = Schema.Struct({ pattern: Schema.String, rAns: Schema.Finite })
 /** The trajectory-level reward. */
 export type AnswerReward = typeof AnswerReward.Type
 
@@ -182,9 +190,9 @@ export const Trajectory = Schema.Struct({
   paradigm: Paradigm,
   /** A label of the policy that produced it (model name, "teacher", ...). */
   policy: Schema.String,
-  seed: Schema.Number,
+  seed: Schema.Finite,
   /** Index within its GRPO group, when rolled out as a group. */
-  groupIndex: Schema.optionalKey(Schema.Number),
+  groupIndex: Schema.optionalKey(Schema.Finite),
   steps: Schema.Array(Step),
   phases: Schema.Array(PhaseSpan),
   answer: Schema.optionalKey(Schema.String),
@@ -192,8 +200,8 @@ export const Trajectory = Schema.Struct({
   /** Why the rollout ended early (policy failure, timeout), when it did. */
   error: Schema.optionalKey(Schema.String),
   /** Wall-clock start (epoch ms) and duration. */
-  startedAt: Schema.Number,
-  durationMs: Schema.Number,
+  startedAt: Schema.Finite,
+  durationMs: Schema.Finite,
   verdict: Schema.optionalKey(Verdict),
   answerReward: Schema.optionalKey(AnswerReward)
 })

@@ -115,6 +115,25 @@ interface RoundRecord {
 
 const truncate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}…`)
 
+/**
+ * The policy's numbers as a trajectory can store them: a non-finite (or negative) token count becomes 0 and a
+ * non-finite log-probability is dropped, each recorded as an issue (JSON would turn them into null and the
+ * trajectory would no longer decode).
+ */
+const finiteOutput = (output: PolicyOutput): { readonly usage: PolicyOutput["usage"]; readonly logprob: number | undefined; readonly issues: ReadonlyArray<string> } => {
+  const issues: Array<string> = []
+  const count = (field: "promptTokens" | "completionTokens"): number => {
+    const value = output.usage[field]
+    if (Number.isFinite(value) && value >= 0) return value
+    issues.push(`usage.${field} was ${String(value)}; recorded as 0`)
+    return 0
+  }
+  const usage = { promptTokens: count("promptTokens"), completionTokens: count("completionTokens") }
+  const logprob = output.logprob
+  if (logprob !== undefined && !Number.isFinite(logprob)) issues.push(`logprob was ${String(logprob)}; dropped`)
+  return { usage, logprob: logprob !== undefined && Number.isFinite(logprob) ? logprob : undefined, issues }
+}
+
 /** One line for a failure of the machinery (no stack trace: it is stored in trajectories that become training data). */
 const defectMessage = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
@@ -282,14 +301,16 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             output.turn !== undefined
               ? ParaAct.validateTurn(output.turn, { usedCallIds })
               : ParaAct.parseTurn(output.text, { lenient: config.lenient, usedCallIds, nextCallIndex: usedCallIds.length + 1 })
+          const checkedOutput = finiteOutput(output)
           const base = {
             index: input.index,
             raw: output.text,
             controller: input.controller,
             startMs: input.startMs,
             policyMs: input.policyMs,
-            usage: output.usage,
-            ...(output.logprob !== undefined ? { logprob: output.logprob } : {}),
+            usage: checkedOutput.usage,
+            ...(checkedOutput.logprob !== undefined ? { logprob: checkedOutput.logprob } : {}),
+            ...(checkedOutput.issues.length > 0 ? { outputIssues: checkedOutput.issues } : {}),
             ...(input.parent !== undefined ? { parent: input.parent } : {})
           }
           const previousPhase = history.length > 0 ? (history[history.length - 1] as Step).phase : undefined

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
+import { Trajectory } from "../../src/domain/Trajectory.ts"
 import { Policy } from "../../src/agent/Policy.ts"
 import * as Rollout from "../../src/runtime/Rollout.ts"
 import { libraryLayer, makeLog, retrieverLayer, simulatorLayer, task } from "../support/RolloutKit.ts"
@@ -43,5 +44,40 @@ describe("a policy that throws", () => {
       assert.include(out[1]?.error ?? "", "policy bug")
       assert.include(out[2]?.error ?? "", "cannot read properties of undefined")
       assert.notInclude(out[1]?.error ?? "", "    at ")
+    }))
+
+  it.effect("non-finite numbers from a policy are stored as typed issues, and the trajectory survives a JSON round trip", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const nanPolicy = Layer.succeed(
+        Policy,
+        Policy.of({
+          name: "nan",
+          privileged: false,
+          act: (context) =>
+            Effect.succeed({
+              text: turns[Math.min(context.round, turns.length - 1)] ?? "",
+              usage: { promptTokens: Number.NaN, completionTokens: Number.POSITIVE_INFINITY },
+              logprob: Number.NEGATIVE_INFINITY
+            })
+        })
+      )
+      const layer = Rollout.layer({ faults: false }).pipe(
+        Layer.provide(Layer.mergeAll(libraryLayer(names), retrieverLayer(names), nanPolicy, simulatorLayer({}, log)))
+      )
+      const rollout = yield* Effect.provide(Rollout.Rollout, layer)
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      assert.strictEqual(t.stop, "answer")
+      assert.deepStrictEqual(t.steps[0]?.usage, { promptTokens: 0, completionTokens: 0 })
+      assert.isUndefined(t.steps[0]?.logprob)
+      assert.deepStrictEqual(t.steps[0]?.outputIssues, [
+        "usage.promptTokens was NaN; recorded as 0",
+        "usage.completionTokens was Infinity; recorded as 0",
+        "logprob was -Infinity; dropped"
+      ])
+      const back = Schema.decodeUnknownSync(Schema.fromJsonString(Trajectory))(JSON.stringify(t))
+      assert.deepStrictEqual(back, t)
+      // and the schema refuses what JSON would have silently turned into null
+      assert.throws(() => Schema.decodeUnknownSync(Trajectory)({ ...t, durationMs: Number.NaN }))
     }))
 })
