@@ -12,6 +12,7 @@ import * as Provenance from "../src/io/Provenance.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Job from "../src/eval/ComparisonJob.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 
@@ -51,7 +52,9 @@ const command = Command.make(
       ...(endpoint !== undefined ? { endpoint: RunConfig.endpointRecord(endpoint) } : {})
     }
     // a run folder that cannot be made fails now, not after building the world
-    yield* RunFolder.make(config.out)
+    yield* RunFolder.make(config.out).pipe(
+      Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: cannot create the run folder (${e.message})` }))
+    )
     const provenance = yield* Provenance.read
     const result = yield* Job.run({ ...RunConfig.jobOptions(config, true), record: { ...config, ...provenance } }).pipe(
       Effect.provide(App.layer(App.optionsFromRunConfig(config, endpoint)))

@@ -56,7 +56,7 @@ const checkWritable = (out: string) =>
       await fs.mkdir(dir, { recursive: true })
       await fs.access(dir, fs.constants.W_OK)
     },
-    catch: (e) => new TrainEncoderError({ file: `${out}.onnx`, message: `--out ${out}: cannot write there: ${describe(e)}` })
+    catch: (e) => new TrainEncoderError({ file: `${out}.onnx`, message: `--out ${out}: cannot write ${out}.onnx there (${describe(e)})` })
   })
 
 const { caps, intFlag, numberFlag } = RunConfig
