@@ -10,7 +10,7 @@ import * as Api from "../src/index.ts"
 
 describe("public API", () => {
   it("exports every module as a namespace", () => {
-    for (const name of ["Domain", "ParaAct", "Refs", "Plan", "Controller", "Reward", "Advantage", "Rollout", "Teacher", "Scoring", "Job", "ToolLibrary", "Simulator", "TaskSource", "Retriever", "Policy", "Judge", "Bm25"]) {
+    for (const name of ["Domain", "ParaAct", "Refs", "Plan", "Controller", "Reward", "Advantage", "Rollout", "Teacher", "Scoring", "Job", "RunConfig", "Cli", "ToolLibrary", "Simulator", "TaskSource", "Retriever", "Policy", "Judge", "Bm25"]) {
       assert.strictEqual(typeof (Api as Record<string, unknown>)[name], "object", name)
     }
   })

@@ -126,6 +126,10 @@ export const tableRows = (summary: Summary): ReadonlyArray<TableRow> =>
 /** The rollout seed of a task: the same under every paradigm, so they meet the same faults. */
 export const taskSeed = (seed: number, task: Task): number => hashParts(seed, "rollout", task.id) & 0x3fffffff
 
+/** The held-out tasks a job runs: `tasksPerLevel` per level of the test split, drawn with the job's seed. */
+export const drawTasks = (source: TaskSource["Service"], options: Pick<JobOptions, "tasksPerLevel" | "levels" | "seed">) =>
+  source.sample({ split: "test", count: options.tasksPerLevel * options.levels.length, levels: options.levels, seed: options.seed })
+
 /** Runs the job; returns the run folder, the summary and the rendered table. */
 export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
   if (!Number.isInteger(options.tasksPerLevel) || options.tasksPerLevel < 1) {
@@ -146,7 +150,7 @@ export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
   const library = yield* ToolLibrary
   const policy = yield* Policy
   const retriever = yield* Retriever
-  const tasks = yield* source.sample({ split: "test", count: options.tasksPerLevel * options.levels.length, levels: options.levels, seed: options.seed })
+  const tasks = yield* drawTasks(source, options)
   const folder = yield* RunFolder.make(options.out)
   const reward = options.reward ?? Reward.defaultRewardConfig
   const resolved = { policy: policy.name, retriever: retriever.name, library: library.label, rollout: rollout.config }
