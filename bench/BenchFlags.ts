@@ -2,7 +2,8 @@
  * The flags of a benchmark, decoded with `effect/cli` before the benchmark runs: a bad value prints one stderr line
  * naming the flag and exits 1 (through the programs' reporter, `src/io/Cli.ts`); `--help` prints the flags and exits 0.
  */
-import { NodeServices } from "@effect/platform-node"
+// a subpath import: the package index loads every Node module, ~1.5 s of start-up
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Exit } from "effect"
 import { Command } from "effect/cli"
 import * as Cli from "../src/io/Cli.ts"

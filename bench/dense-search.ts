@@ -3,7 +3,7 @@
  * (onnxruntime-node, one thread), per query, for several widths; then the dense layer's start-up over the generated
  * 50,011-tool library without and with the document cache. Run: `npx tsx bench/dense-search.ts [--rows 46800]`.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"

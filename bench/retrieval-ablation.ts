@@ -3,7 +3,7 @@
  * NDCG@5 per test file, with one thing changed at a time from the round-2 default, plus the plain baseline and
  * round 1, in one run on the same library. Run: `npx tsx bench/retrieval-ablation.ts` (a few minutes).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"

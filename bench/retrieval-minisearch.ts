@@ -3,7 +3,7 @@
  * same library and queries in one run: NDCG@5 per file and the latency ratio.
  * Run: `npx tsx bench/retrieval-minisearch.ts [--limit N]` (minisearch takes about a second per query).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import MiniSearch from "minisearch"
 import { dataPath } from "../src/io/DataPath.ts"

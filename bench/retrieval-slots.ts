@@ -3,7 +3,7 @@
  * teacher's three phrasings of each gold tool of validation tasks), top-k = 3. Checks that what helps on long
  * ToolBench requests does not hurt slot search. Run: `npx tsx bench/retrieval-slots.ts [--tasks 200]`.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"

@@ -4,7 +4,7 @@
  * provider evidence, API fields again, and query handling, on the tuning queries plus multi-intent requests made from
  * them (`Benchmark.multiIntent`, `Benchmark.singleIntents`); objective ½ · single-provider + ½ · mean of the multi-intent sets. Run: `npx tsx bench/retrieval-tune.ts [--round 2] [--fraction 0.667] [--seed 4]`.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import { dataPath } from "../src/io/DataPath.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"

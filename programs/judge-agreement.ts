@@ -2,7 +2,9 @@
  * `npm run judge-agreement -- --input <file.jsonl> [--judge rule|llm] [--stability]`: how often a judge agrees with
  * human Q/F/U verdicts (binarised YES vs PARTIAL/NO, as the paper's Table 10), with confusion counts and flip rates.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ConfigError, DecodeError } from "../src/domain/Errors.ts"

@@ -3,7 +3,9 @@
  * ToolBench folder), `sample` (tasks with their gold DAG and facts), `call` (one call by hand), `gold` (a task's gold
  * DAG run layer by layer through the simulator), `tool` (one tool's documentation and its G_dep edges).
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolLibraryFiles from "../layers/ToolLibraryFiles.ts"

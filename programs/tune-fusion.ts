@@ -5,7 +5,9 @@
  * `split`: the tuning part of G1_category and the multi-intent sets made from it (`Benchmark.tuningSets`, the BM25
  * tuning data), over ToolEnv2404; also tunes the dense retriever's provider evidence and sentence fusion.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Effect, Layer, Result, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as Cli from "../src/io/Cli.ts"
