@@ -15,7 +15,7 @@ import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Flag } from "effect/cli"
 
 const { rows, queries } = await BenchFlags.parse("dense-search", "Exact top-k: plain JS against ONNX Gemm + TopK; dense start-up with and without the cache", {
   rows: RunConfig.intFlag("rows", { minimum: 10, maximum: 1_000_000 }, "unit vectors searched").pipe(Flag.withDefault(46_800)),

@@ -12,7 +12,7 @@ import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Flag } from "effect/cli"
 
 const flags = await BenchFlags.parse("retrieval-minisearch", "minisearch against our BM25 (plain and tuned) on the same library and queries", {
   limit: RunConfig.intFlag("limit", { minimum: 1, maximum: 1_000_000 }, "at most this many queries per file, evenly spaced (default all)").pipe(Flag.optional)

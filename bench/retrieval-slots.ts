@@ -15,7 +15,7 @@ import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Flag } from "effect/cli"
 
 const { tasks: taskCount } = await BenchFlags.parse("retrieval-slots", "The agent's slot searches over the generated world, top-k = 3", {
   tasks: RunConfig.flags.tasks.pipe(Flag.withDescription("validation tasks whose gold tools are searched for"), Flag.withDefault(200))

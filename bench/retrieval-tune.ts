@@ -13,7 +13,7 @@ import * as Document from "../src/retrieval/Document.ts"
 import * as Text from "../src/retrieval/Tokenize.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Flag } from "effect/cli"
 
 const flags = await BenchFlags.parse("retrieval-tune", "Tune the BM25 configuration on a held-out part of G1_category by coordinate ascent", {
   fraction: RunConfig.numberFlag("fraction", { minimum: 0, maximum: 1, exclusiveMinimum: true }, "fraction of G1_category queries used for tuning").pipe(

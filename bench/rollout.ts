@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Argument } from "effect/cli"
 
 import * as App from "../layers/App.ts"
 import type { Paradigm } from "../src/domain/Trajectory.ts"

@@ -16,7 +16,7 @@ import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Argument } from "effect/cli"
 
 const { seconds } = await BenchFlags.parse("simulator", "Simulated calls per second: the synchronous core and Episode.execute", {
   seconds: Argument.Finite("seconds").pipe(Argument.withSchema(RunConfig.FiniteIn({ minimum: 0.5, maximum: 600 })), Argument.withDescription("seconds per measurement (0.5–600)"), Argument.withDefault(3))

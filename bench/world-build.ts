@@ -10,7 +10,7 @@ import * as Graph from "../src/toolenv/world/Graph.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
-import { Argument, Flag } from "effect/cli"
+import { Argument } from "effect/cli"
 
 const { reps } = await BenchFlags.parse("world-build", "Time and memory to build the generated 50k-interface world with G_dep", {
   reps: Argument.Int("reps").pipe(Argument.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 100 })), Argument.withDescription("repetitions (1–100)"), Argument.withDefault(3))

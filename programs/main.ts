@@ -43,14 +43,28 @@ const command = Command.make(
     ...RunConfig.endpointFlags
   },
   Effect.fn(function*(given) {
-    const { baseUrl: _b, model: _m, apiKey: _k, timeoutMs: _t, maxRetries: _r, out, ...rest } = given
     // the endpoint: the environment's PARAAGENT_* variables with every given flag laid over them, resolved (and
     // checked) before the world is built
-    const endpoint = RunConfig.needsEndpoint(rest) ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(given)) : undefined
+    const endpoint = RunConfig.needsEndpoint(given) ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(given)) : undefined
     const config: RunConfig.RunConfig = {
-      ...rest,
-      faultRate: RunConfig.faultRateOf(rest.faults),
-      out: Option.getOrElse(out, () => Job.defaultOut(rest.seed)),
+      tasks: given.tasks,
+      levels: given.levels,
+      seed: given.seed,
+      worldSeed: given.worldSeed,
+      worldSize: given.worldSize,
+      paradigms: given.paradigms,
+      group: given.group,
+      policy: given.policy,
+      mistakeRate: given.mistakeRate,
+      mode: given.mode,
+      judge: given.judge,
+      retriever: given.retriever,
+      faults: given.faults,
+      faultRate: RunConfig.faultRateOf(given.faults),
+      maxRounds: given.maxRounds,
+      concurrency: given.concurrency,
+      estimator: given.estimator,
+      out: Option.getOrElse(given.out, () => Job.defaultOut(given.seed)),
       ...(endpoint !== undefined ? { endpoint: RunConfig.endpointRecord(endpoint) } : {})
     }
     // a run folder that cannot be made fails now, not after building the world
