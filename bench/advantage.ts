@@ -7,6 +7,10 @@ import { rng } from "../src/math/Random.ts"
 import { defaultRewardConfig } from "../src/math/Reward.ts"
 import * as Stats from "../src/math/Stats.ts"
 import { loopEstimate } from "../test/math/AdvantageLoop.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+
+// no flags: an unknown one is refused before any work
+await BenchFlags.parse("advantage", "Advantage estimators: the flat Float64Array kernels against the loop implementation", {})
 
 const config = defaultRewardConfig.advantage
 const random = rng(20260927)

@@ -3,7 +3,7 @@
  * (onnxruntime-node, one thread), per query, for several widths; then the dense layer's start-up over the generated
  * 50,011-tool library without and with the document cache. Run: `npx tsx bench/dense-search.ts [--rows 46800]`.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -13,15 +13,14 @@ import { rng } from "../src/math/Random.ts"
 import * as Stats from "../src/math/Stats.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Flag } from "effect/cli"
 
-const argument = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(`--${name}`)
-  const value = at < 0 ? fallback : Number(process.argv[at + 1])
-  return Number.isFinite(value) && value > 0 ? value : fallback
-}
-
-const rows = argument("rows", 46_800)
-const queries = argument("queries", 200)
+const { rows, queries } = await BenchFlags.parse("dense-search", "Exact top-k: plain JS against ONNX Gemm + TopK; dense start-up with and without the cache", {
+  rows: RunConfig.intFlag("rows", { minimum: 10, maximum: 1_000_000 }, "unit vectors searched").pipe(Flag.withDefault(46_800)),
+  queries: RunConfig.intFlag("queries", { minimum: 1, maximum: 100_000 }, "queries timed").pipe(Flag.withDefault(200))
+})
 const k = 10
 
 const program = Effect.scoped(Effect.gen(function*() {

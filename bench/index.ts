@@ -6,7 +6,9 @@
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
+import { Argument, Flag } from "effect/cli"
 import { dataPathIfPresent, repoRoot } from "../src/io/DataPath.ts"
+import * as BenchFlags from "./BenchFlags.ts"
 
 interface Bench {
   readonly name: string
@@ -31,14 +33,12 @@ const benches: ReadonlyArray<Bench> = [
   { name: "retrieval-tune", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true }
 ]
 
-const argv = process.argv.slice(2)
-const all = argv.includes("--all")
-const named = argv.filter((a) => !a.startsWith("--"))
-const unknown = named.filter((n) => !benches.some((b) => b.name === n))
-if (unknown.length > 0) {
-  console.error(`unknown bench ${unknown.join(", ")}; known: ${benches.map((b) => b.name).join(", ")}`)
-  process.exit(2)
-}
+const flags = await BenchFlags.parse("index", "Run the benchmarks one after another in fresh processes", {
+  all: Flag.Boolean("all").pipe(Flag.withDescription("add the slow benchmarks"), Flag.withDefault(false)),
+  names: Argument.Literals("bench", benches.map((b) => b.name)).pipe(Argument.withDescription("benchmarks to run (default: the quick set)"), Argument.variadic())
+})
+const all = flags.all
+const named: ReadonlyArray<string> = flags.names
 const chosen = benches.filter((b) => (named.length > 0 ? named.includes(b.name) : all || !b.slow))
 let failed = 0
 for (const b of chosen) {

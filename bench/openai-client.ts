@@ -5,6 +5,10 @@
 import { Effect } from "effect"
 import * as OpenAiClient from "../layers/OpenAiClient.ts"
 import { LoopbackServer, Reply } from "../test/support/LoopbackServer.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+
+// no flags: an unknown one is refused before any work
+await BenchFlags.parse("openai-client", "OpenAiClient overhead against a bare fetch + JSON.parse on one loopback server", {})
 
 const N = 400
 const CONCURRENCY = 16

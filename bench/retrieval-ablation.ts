@@ -3,7 +3,7 @@
  * NDCG@5 per test file, with one thing changed at a time from the round-2 default, plus the plain baseline and
  * round 1, in one run on the same library. Run: `npx tsx bench/retrieval-ablation.ts` (a few minutes).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -13,6 +13,10 @@ import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as DenseWordNet from "../src/retrieval/DenseWordNet.ts"
 import * as Text from "../src/retrieval/Tokenize.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+
+// no flags: an unknown one is refused before any work
+await BenchFlags.parse("retrieval-ablation", "BM25 ablation over ToolEnv2404: which part of the configuration gives what", {})
 
 const tuned = Bm25.defaultConfig
 const group = tuned.group as Bm25.GroupConfig

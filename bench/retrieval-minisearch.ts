@@ -3,17 +3,22 @@
  * same library and queries in one run: NDCG@5 per file and the latency ratio.
  * Run: `npx tsx bench/retrieval-minisearch.ts [--limit N]` (minisearch takes about a second per query).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import MiniSearch from "minisearch"
 import { dataPath } from "../src/io/DataPath.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Flag } from "effect/cli"
 
-const limitAt = process.argv.indexOf("--limit")
+const flags = await BenchFlags.parse("retrieval-minisearch", "minisearch against our BM25 (plain and tuned) on the same library and queries", {
+  limit: RunConfig.intFlag("limit", { minimum: 1, maximum: 1_000_000 }, "at most this many queries per file, evenly spaced (default all)").pipe(Flag.optional)
+})
 /** At most this many queries per file (evenly spaced), for a quicker run; default all. */
-const limit = limitAt < 0 ? Infinity : Math.max(1, Number(process.argv[limitAt + 1]) || 1)
+const limit = flags.limit._tag === "Some" ? flags.limit.value : Infinity
 
 const files = Benchmark.testQueryFiles.map((parts) => dataPath(...parts))
 

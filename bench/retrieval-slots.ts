@@ -3,7 +3,7 @@
  * teacher's three phrasings of each gold tool of validation tasks), top-k = 3. Checks that what helps on long
  * ToolBench requests does not hurt slot search. Run: `npx tsx bench/retrieval-slots.ts [--tasks 200]`.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
@@ -13,9 +13,13 @@ import { defaultTopK } from "../src/retrieval/Retriever.ts"
 import { firstSentence } from "../src/agent/Teacher.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Flag } from "effect/cli"
 
-const at = process.argv.indexOf("--tasks")
-const taskCount = at < 0 ? 200 : Math.max(1, Number(process.argv[at + 1]) || 200)
+const { tasks: taskCount } = await BenchFlags.parse("retrieval-slots", "The agent's slot searches over the generated world, top-k = 3", {
+  tasks: RunConfig.flags.tasks.pipe(Flag.withDescription("validation tasks whose gold tools are searched for"), Flag.withDefault(200))
+})
 
 /** The teacher's phrasings of a slot bound to a tool (src/Teacher.ts `searcher`). */
 const phrasings = (spec: ToolSpec): ReadonlyArray<string> => [

@@ -4,24 +4,29 @@
  * provider evidence, API fields again, and query handling, on the tuning queries plus multi-intent requests made from
  * them (`Benchmark.multiIntent`, `Benchmark.singleIntents`); objective ½ · single-provider + ½ · mean of the multi-intent sets. Run: `npx tsx bench/retrieval-tune.ts [--round 2] [--fraction 0.667] [--seed 4]`.
  */
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import { dataPath } from "../src/io/DataPath.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as Text from "../src/retrieval/Tokenize.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Flag } from "effect/cli"
 
-const argument = (name: string, fallback: number): number => {
-  const at = process.argv.indexOf(`--${name}`)
-  const value = at < 0 ? fallback : Number(process.argv[at + 1])
-  return Number.isFinite(value) ? value : fallback
-}
-
+const flags = await BenchFlags.parse("retrieval-tune", "Tune the BM25 configuration on a held-out part of G1_category by coordinate ascent", {
+  fraction: RunConfig.numberFlag("fraction", { minimum: 0, maximum: 1, exclusiveMinimum: true }, "fraction of G1_category queries used for tuning").pipe(
+    Flag.withDefault(Benchmark.tuningSplit.fraction)
+  ),
+  seed: RunConfig.flags.seed.pipe(Flag.withDescription("seed of the tuning split's hash"), Flag.withDefault(Benchmark.tuningSplit.seed)),
+  round: Flag.Literals("round", ["1", "2"]).pipe(Flag.withDescription("1: tokeniser variants and per-API fields; 2: provider evidence and query handling"), Flag.withDefault("2")),
+  start: RunConfig.intFlag("start", { minimum: 0, maximum: 2 }, "round 2: run only start 1 or 2 (0: both)").pipe(Flag.withDefault(0))
+})
 /** Fraction of G1_category queries (by a seeded hash of the query id) used for tuning; the rest is reported. */
-const fraction = argument("fraction", Benchmark.tuningSplit.fraction)
-const seed = argument("seed", Benchmark.tuningSplit.seed)
-const round = argument("round", 2)
+const fraction = flags.fraction
+const seed = flags.seed
+const round = Number(flags.round)
 const isTuning = (queryId: string): boolean => Benchmark.isTuningQuery(queryId, fraction, seed)
 
 /** The grid of each coordinate. */
@@ -202,7 +207,7 @@ const program = Effect.gen(function*() {
       group: { ...neutral, weight: 3 }
     }
   ]
-  const only = argument("start", 0)
+  const only = flags.start
   const base = Bm25.build(setup.tools, starts[0] as Bm25.Config)
   const roundOne = Bm25.reweight(base, Bm25.apiConfig)
   yield* report("round 1 (Bm25.apiConfig), tuning sets", roundOne, tuningSets)

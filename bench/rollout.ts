@@ -5,14 +5,20 @@
  * Run: `npx tsx bench/rollout.ts [tasks] [latency-ms]` (defaults 24 tasks, 40 ms per call).
  */
 import { Effect } from "effect"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Argument } from "effect/cli"
+
 import * as App from "../layers/App.ts"
 import type { Paradigm } from "../src/domain/Trajectory.ts"
 import { mean } from "../src/math/Stats.ts"
 import { Rollout } from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
 
-const taskCount = Math.max(2, Number(process.argv[2] ?? 24))
-const latencyMs = Math.max(1, Number(process.argv[3] ?? 40))
+const { tasks: taskCount, latency: latencyMs } = await BenchFlags.parse("rollout", "ParaAct against ReAct on the same tasks with simulated tool latency", {
+  tasks: Argument.Int("tasks").pipe(Argument.withSchema(RunConfig.IntIn({ minimum: 2, maximum: 10_000 })), Argument.withDescription("held-out I2/I3 tasks (2–10000)"), Argument.withDefault(24)),
+  latency: Argument.Finite("latency-ms").pipe(Argument.withSchema(RunConfig.FiniteIn({ minimum: 1, maximum: 60_000 })), Argument.withDescription("simulated ms per call (1–60000)"), Argument.withDefault(40))
+})
 
 const app = App.layer({
   tasks: { holdoutTools: true },

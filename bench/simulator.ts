@@ -14,8 +14,13 @@ import { Engine } from "../src/toolenv/simulator/Engine.ts"
 import * as Simulator from "../src/toolenv/Simulator.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Argument } from "effect/cli"
 
-const seconds = Math.max(0.5, Number(process.argv[2] ?? 3))
+const { seconds } = await BenchFlags.parse("simulator", "Simulated calls per second: the synchronous core and Episode.execute", {
+  seconds: Argument.Finite("seconds").pipe(Argument.withSchema(RunConfig.FiniteIn({ minimum: 0.5, maximum: 600 })), Argument.withDescription("seconds per measurement (0.5–600)"), Argument.withDefault(3))
+})
 const target = 100_000
 /** Process CPU time in seconds: on a shared machine, calls per CPU-second is the per-core rate wall time hides. */
 const cpu = (): number => {

@@ -4,7 +4,7 @@
  * consults are built (layers/TeacherLlm.ts) and measured in characters, against PolicyOpenAi.buildMessages.
  * Run: npx tsx bench/teacher-prompts.ts [tasks=30] [paradigm=ParaAct]
  */
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import type { Paradigm, Step } from "../src/domain/Trajectory.ts"
 import { Paradigm as ParadigmSchema } from "../src/domain/Trajectory.ts"
 import type { PolicyContext } from "../src/agent/Policy.ts"
@@ -19,8 +19,14 @@ import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as PolicyOpenAi from "../layers/PolicyOpenAi.ts"
 import * as TeacherLlm from "../layers/TeacherLlm.ts"
+import { Argument } from "effect/cli"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
 
-const Args = Schema.Tuple([Schema.optionalKey(Schema.FiniteFromString), Schema.optionalKey(ParadigmSchema)])
+const args = await BenchFlags.parse("teacher-prompts", "What the LLM teacher sends per round against the single-agent LLM policy", {
+  tasks: Argument.Int("tasks").pipe(Argument.withSchema(RunConfig.IntIn(RunConfig.caps.tasks)), Argument.withDescription("generated test tasks (1–10000)"), Argument.withDefault(30)),
+  paradigm: Argument.Literals("paradigm", ParadigmSchema.literals).pipe(Argument.withDescription("paradigm replayed"), Argument.withDefault("ParaAct"))
+})
 
 const percentile = (xs: ReadonlyArray<number>, p: number): number => {
   const sorted = [...xs].sort((a, b) => a - b)
@@ -28,9 +34,8 @@ const percentile = (xs: ReadonlyArray<number>, p: number): number => {
 }
 
 const program = Effect.gen(function*() {
-  const [countArg, paradigmArg] = yield* Schema.decodeUnknownEffect(Args)(process.argv.slice(2))
-  const count = countArg ?? 30
-  const paradigm: Paradigm = paradigmArg ?? "ParaAct"
+  const count = args.tasks
+  const paradigm: Paradigm = args.paradigm
   const started = performance.now()
   const world = World.make({ seed: 7 })
   const tasks = Tasks.make(world).take({ split: "test", count })

@@ -11,6 +11,13 @@ import { dataPathIfPresent } from "../src/io/DataPath.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import * as DepInference from "../src/toolenv/DepInference.ts"
 import { loadDirectory } from "../src/toolenv/importers/ToolBench.ts"
+import { Flag } from "effect/cli"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+
+const flags = await BenchFlags.parse("toolbench-load", "Loading ToolEnv2404 and inferring its G_dep: wall time and peak RSS", {
+  child: RunConfig.intFlag("child", { minimum: 1, maximum: 1_024 }, "internal: measure one configuration with this file-read concurrency").pipe(Flag.optional)
+})
 
 const targetMs = 15_000
 const targetRssMb = 1024
@@ -61,8 +68,8 @@ const main = async (): Promise<void> => {
     console.log("ToolEnv2404 not found under PARAAGENT_DATA (toolenv2404/toolenv2404_filtered): nothing to measure")
     return
   }
-  if (process.argv[2] === "--child") {
-    console.log(JSON.stringify(await child(dir, Number(process.argv[3] ?? 32))))
+  if (flags.child._tag === "Some") {
+    console.log(JSON.stringify(await child(dir, flags.child.value)))
     return
   }
   const self = fileURLToPath(import.meta.url)

@@ -8,8 +8,13 @@ import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { generate } from "../src/toolenv/world/Generate.ts"
 import * as Graph from "../src/toolenv/world/Graph.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import { Argument } from "effect/cli"
 
-const reps = Math.max(1, Number(process.argv[2] ?? 3))
+const { reps } = await BenchFlags.parse("world-build", "Time and memory to build the generated 50k-interface world with G_dep", {
+  reps: Argument.Int("reps").pipe(Argument.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 100 })), Argument.withDescription("repetitions (1–100)"), Argument.withDefault(3))
+})
 const targetMs = 10_000
 const cpuMs = (): number => {
   const u = process.cpuUsage()

@@ -4,6 +4,7 @@
  */
 import { Layer } from "effect"
 import type { ConfigError } from "../src/domain/Errors.ts"
+import type * as RunConfig from "../src/eval/RunConfig.ts"
 import type { Judge } from "../src/judge/Judge.ts"
 import * as JudgeRule from "../src/judge/RuleJudge.ts"
 import type { Policy } from "../src/agent/Policy.ts"
@@ -93,3 +94,22 @@ export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigErr
   const agents = Layer.mergeAll(simulator, tasks, retriever, policy, judge).pipe(Layer.provideMerge(env))
   return Rollout.layer(options.rollout ?? {}).pipe(Layer.provideMerge(agents))
 }
+
+/**
+ * The application options a `RunConfig` stands for (what `npm start` builds, and what a run folder's `config.json`
+ * rebuilds). `endpoint` is the resolved endpoint (environment merged with flags) when the config needs one.
+ */
+export const optionsFromRunConfig = (config: RunConfig.RunConfig, endpoint?: OpenAiConfigInput): AppOptions => ({
+  world: { seed: config.worldSeed, size: config.worldSize },
+  tasks: { holdoutTools: true },
+  retriever: config.retriever,
+  policy: config.policy === "teacher"
+    ? { kind: "teacher", options: { mistakeRate: config.mistakeRate } }
+    : config.policy === "openai"
+    ? { kind: "openai", options: { mode: config.mode } }
+    : { kind: "teacher-llm" },
+  judge: config.judge,
+  ...(endpoint !== undefined ? { endpoint } : {}),
+  simulator: { faultRate: config.faultRate },
+  rollout: { maxRounds: config.maxRounds, faults: config.faults, lenient: config.policy === "openai" }
+})

@@ -2,7 +2,9 @@
  * `npm run judge-agreement -- --input <file.jsonl> [--judge rule|llm] [--stability]`: how often a judge agrees with
  * human Q/F/U verdicts (binarised YES vs PARTIAL/NO, as the paper's Table 10), with confusion counts and flip rates.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { ConfigError, DecodeError } from "../src/domain/Errors.ts"
@@ -10,6 +12,8 @@ import { Judge } from "../src/judge/Judge.ts"
 import * as Agreement from "../src/judge/Agreement.ts"
 import * as RuleJudge from "../src/judge/RuleJudge.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
 import * as JudgeLlm from "../layers/JudgeLlm.ts"
 import type { OpenAiConfigInput } from "../layers/OpenAiClient.ts"
 
@@ -21,14 +25,10 @@ const judgeKind = Flag.Literals("judge", ["rule", "llm"]).pipe(
   Flag.withDefault("rule")
 )
 const stabilityFlag = Flag.Boolean("stability").pipe(Flag.withDescription("judge every item twice and report flip rates"), Flag.withDefault(false))
-const concurrency = Flag.Int("concurrency").pipe(Flag.withDescription("items judged at once"), Flag.withDefault(4))
+const concurrency = RunConfig.intFlag("concurrency", RunConfig.caps.concurrency, "items judged at once").pipe(Flag.withDefault(4))
 const json = Flag.Path("json").pipe(Flag.withDescription("also write the report as JSON to this file"), Flag.optional)
 const reference = Flag.Boolean("reference").pipe(Flag.withDescription("llm: show the gold facts to the judge"), Flag.withDefault(false))
 const jsonMode = Flag.Boolean("json-mode").pipe(Flag.withDescription("llm: ask the server for response_format json_object"), Flag.withDefault(false))
-const baseUrl = Flag.String("base-url").pipe(Flag.withDescription("llm: endpoint root, e.g. http://127.0.0.1:8000/v1 (else PARAAGENT_BASE_URL)"), Flag.optional)
-const model = Flag.String("model").pipe(Flag.withDescription("llm: model name (else PARAAGENT_MODEL)"), Flag.optional)
-const apiKey = Flag.Redacted("api-key").pipe(Flag.withDescription("llm: API key (else PARAAGENT_API_KEY / OPENAI_API_KEY)"), Flag.optional)
-const timeoutMs = Flag.Int("timeout-ms").pipe(Flag.withDescription("llm: per-request timeout"), Flag.optional)
 
 const judgeLayer = (
   kind: "rule" | "llm",
@@ -38,22 +38,15 @@ const judgeLayer = (
 
 const command = Command.make(
   "judge-agreement",
-  { input, judgeKind, stabilityFlag, concurrency, json, reference, jsonMode, baseUrl, model, apiKey, timeoutMs },
+  { input, judgeKind, stabilityFlag, concurrency, json, reference, jsonMode, ...RunConfig.endpointFlags },
   Effect.fn(function*(flags) {
-    if (flags.concurrency < 1) {
-      return yield* new ConfigError({ field: "--concurrency", value: String(flags.concurrency), message: "--concurrency must be at least 1" })
-    }
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(flags.input).pipe(
       Effect.mapError((error) => new DecodeError({ source: flags.input, message: error.message }))
     )
+    if (text.trim() === "") return yield* new DecodeError({ source: flags.input, message: `${flags.input} is empty: expected JSONL records` })
     const parsed = Agreement.parseJsonl(text)
-    const overrides: Partial<OpenAiConfigInput> = {
-      ...Option.match(flags.baseUrl, { onNone: () => ({}), onSome: (baseUrl) => ({ baseUrl }) }),
-      ...Option.match(flags.model, { onNone: () => ({}), onSome: (model) => ({ model }) }),
-      ...Option.match(flags.apiKey, { onNone: () => ({}), onSome: (apiKey) => ({ apiKey }) }),
-      ...Option.match(flags.timeoutMs, { onNone: () => ({}), onSome: (timeoutMs) => ({ timeoutMs }) })
-    }
+    const overrides: Partial<OpenAiConfigInput> = RunConfig.endpointOverrides(flags)
     const report = yield* Judge.use((judge) =>
       Agreement.run(judge, parsed, { stability: flags.stabilityFlag, concurrency: flags.concurrency })
     ).pipe(Effect.provide(judgeLayer(flags.judgeKind, { reference: flags.reference, jsonMode: flags.jsonMode }, overrides)))
@@ -66,7 +59,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Agreement of a judge with human Q/F/U verdicts (Table 10), optionally its stability"))
 
 command.pipe(
-  Command.run({ version: "0.1.0" }),
+  Cli.run("judge-agreement", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain
 )

@@ -4,13 +4,17 @@
  * the baselines and round 1; `--model` with `--vocab` or `--tokenizer` for another dense encoder):
  * NDCG@1/5, Recall@5/10 and latency per query file over the whole library (tools + the query files' api_lists).
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { dataPathIfPresent } from "../src/io/DataPath.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
-import { ConfigError } from "../src/domain/Errors.ts"
+import { ConfigError, DecodeError } from "../src/domain/Errors.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
 import { summary } from "../src/toolenv/importers/ImportReport.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
@@ -21,11 +25,11 @@ import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 /** The StableToolBench test files of the shared data folder, used when no query file is given. */
 const defaultQueryFiles = Benchmark.testQueryFiles.map((parts) => dataPathIfPresent(...parts))
 
-const library = Flag.Directory("library", { mustExist: true }).pipe(
+const library = RunConfig.flags.library.pipe(
   Flag.withDescription("folder of ToolBench-format tools (<Category>/<tool>.json); default: the data folder's ToolEnv2404"),
   Flag.optional
 )
-const queries = Flag.File("queries", { mustExist: true }).pipe(
+const queries = RunConfig.flags.queries.pipe(
   Flag.withDescription("a StableToolBench query file (repeatable; more files may follow as arguments); default: the four test_instruction files"),
   Flag.between(0, 64)
 )
@@ -33,11 +37,11 @@ const moreQueries = Argument.File("query-files", { mustExist: true }).pipe(
   Argument.withDescription("more query files"),
   Argument.variadic()
 )
-const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(
+const retriever = RunConfig.flags.retriever.pipe(
   Flag.withDescription("which Retriever layer to evaluate"),
   Flag.withDefault("bm25")
 )
-const k = Flag.Int("k").pipe(Flag.withDescription("hits retrieved per query (at least 10, for Recall@10)"), Flag.withDefault(10))
+const k = RunConfig.intFlag("k", RunConfig.caps.k, "hits retrieved per query (at least 10, for Recall@10)").pipe(Flag.withDefault(10))
 const json = Flag.Boolean("json").pipe(Flag.withDescription("end the output with one JSON line of the results"), Flag.withDefault(false))
 const bm25Plain = Flag.Boolean("bm25-plain").pipe(
   Flag.withDescription("bm25 only: the plain baseline (one text of tool name, API name, descriptions, category; lowercase words; k1 1.2, b 0.75); same as --bm25-config plain"),
@@ -117,9 +121,6 @@ const command = Command.make(
   "retrieval-eval",
   { library, queries, moreQueries, retriever, k, json, bm25Plain, bm25Config, denseConfig, fusion, model, vocab, tokenizer },
   Effect.fn(function*(flags) {
-    if (flags.k < 10 || flags.k > 10_000) {
-      return yield* new ConfigError({ field: "--k", value: String(flags.k), message: "--k must be between 10 and 10000" })
-    }
     const libraryDir = Option.getOrUndefined(flags.library) ?? dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
     if (libraryDir === undefined) {
       return yield* new ConfigError({ field: "--library", value: "", message: "no --library given and no ToolEnv2404 in the data folder (PARAAGENT_DATA)" })
@@ -139,6 +140,11 @@ const command = Command.make(
     const setup = yield* Benchmark.load(libraryDir, files)
     yield* Console.log(summary(setup.libraryReport, 3))
     for (const set of setup.sets) yield* Console.log(summary(set.report, 3))
+    const empty = setup.sets.find((set) => set.queries.length === 0)
+    if (empty !== undefined) {
+      // metrics over no query are 0/0: refuse instead of printing NaN
+      return yield* new DecodeError({ source: empty.path, message: `${empty.path}: no usable query (see the import report above)` })
+    }
     yield* Console.log(
       `library: ${setup.tools.length} APIs (${setup.tools.length - setup.added} from ${libraryDir}, ${setup.added} added from the query files' api_lists; ${setup.matchedApis} api_list entries were already there); loaded in ${(setup.loadMs / 1000).toFixed(1)} s`
     )
@@ -169,7 +175,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Retrieval benchmark on StableToolBench queries over a ToolBench-format library"))
 
 command.pipe(
-  Command.run({ version: "0.1.0" }),
+  Cli.run("retrieval-eval", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain
 )

@@ -3,13 +3,17 @@
  * ToolBench folder), `sample` (tasks with their gold DAG and facts), `call` (one call by hand), `gold` (a task's gold
  * DAG run layer by layer through the simulator), `tool` (one tool's documentation and its G_dep edges).
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolLibraryFiles from "../layers/ToolLibraryFiles.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { type CallOutcome, transientErrorKinds } from "../src/domain/Call.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
 import { callId, taskId, toolName } from "../src/domain/Ids.ts"
 import { type Json, JsonObject } from "../src/domain/Json.ts"
 import type { Level, Split, Task } from "../src/domain/Task.ts"
@@ -20,28 +24,18 @@ import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
 
-const seed = Flag.Int("seed").pipe(Flag.withDescription("world seed (entities, tools and G_dep derive from it)"), Flag.withDefault(World.defaultSeed))
-const size = Flag.Int("size").pipe(Flag.withDescription("number of generated interfaces (at least 500)"), Flag.withDefault(50_011))
+const seed = RunConfig.intFlag("seed", RunConfig.caps.seed, "world seed (entities, tools and G_dep derive from it)").pipe(Flag.withDefault(World.defaultSeed))
+const size = RunConfig.intFlag("size", RunConfig.caps.worldSize, "number of generated interfaces").pipe(Flag.withDefault(50_011))
 const json = Flag.Boolean("json").pipe(Flag.withDescription("machine-readable output"), Flag.withDefault(false))
-const library = Flag.Directory("library", { mustExist: true }).pipe(
-  Flag.withDescription("a ToolBench-format folder (<Category>/<tool>.json) instead of the generated library"),
-  Flag.optional
-)
+const library = RunConfig.flags.library.pipe(Flag.optional)
 const level = Flag.Literals("level", ["I1", "I2", "I3"]).pipe(Flag.withDescription("task level (default: I1, I2, I3 in turn)"), Flag.optional)
 const split = Flag.Literals("split", ["train", "validation", "test"]).pipe(Flag.withDescription("dataset split"), Flag.withDefault("train"))
-const taskSeed = Flag.Int("task-seed").pipe(Flag.withDescription("seed of the task stream (default: the world seed)"), Flag.optional)
+const taskSeed = RunConfig.intFlag("task-seed", RunConfig.caps.seed, "seed of the task stream (default: the world seed)").pipe(Flag.optional)
 const holdout = Flag.Boolean("holdout-tools").pipe(Flag.withDescription("hold out whole providers per split"), Flag.withDefault(false))
 const faults = Flag.Boolean("faults").pipe(Flag.withDescription("inject the 5% transient faults (off by default)"), Flag.withDefault(false))
 
-const checkSize = (n: number): Effect.Effect<number, ConfigError> =>
-  n >= 500 && Number.isInteger(n) ? Effect.succeed(n) : Effect.fail(new ConfigError({ field: "--size", value: String(n), message: "--size must be an integer of at least 500" }))
-
-/** Builds the generated world, reporting how long it took. */
-const buildWorld = (s: number, n: number) =>
-  Effect.gen(function*() {
-    const checked = yield* checkSize(n)
-    return World.make({ seed: s, size: checked })
-  })
+/** Builds the generated world (the flags checked `--size` against `RunConfig.caps.worldSize` already). */
+const buildWorld = (s: number, n: number) => Effect.sync(() => World.make({ seed: s, size: n }))
 
 /** The library a command works on: a ToolBench folder when given, else the generated world. */
 const loadLibrary = (s: number, n: number, dir: Option.Option<string>) =>
@@ -123,12 +117,12 @@ const drawTasks = (world: World.World, flags: { readonly level: Option.Option<Le
   return generator.take({ split: flags.split, count, ...(Option.isSome(flags.level) ? { levels: [flags.level.value] } : {}) })
 }
 
-const count = Flag.Int("count").pipe(Flag.withDescription("how many tasks"), Flag.withDefault(1))
+const count = RunConfig.intFlag("count", RunConfig.caps.count, "how many tasks").pipe(Flag.withDefault(1))
 
 const sample = Command.make("sample", { seed, size, level, split, taskSeed, holdout, count, json }, (flags) =>
   Effect.gen(function*() {
     const world = yield* buildWorld(flags.seed, flags.size)
-    const tasks = drawTasks(world, flags, Math.max(1, flags.count))
+    const tasks = drawTasks(world, flags, flags.count)
     for (const t of tasks) {
       if (flags.json) yield* Console.log(JSON.stringify(t))
       else {
@@ -166,7 +160,7 @@ const call = Command.make("call", {
     }).pipe(Effect.provide(simulatorLayer(lib, world, flags.faults ? Faults.defaultFaultRate : 0)))
   })).pipe(Command.withDescription("Execute one call by hand: tool name + JSON arguments"))
 
-const index = Flag.Int("index").pipe(Flag.withDescription("which task of the stream (0-based)"), Flag.withDefault(0))
+const index = RunConfig.intFlag("index", RunConfig.caps.index, "which task of the stream (0-based)").pipe(Flag.withDefault(0))
 
 const gold = Command.make("gold", { seed, size, level, split, taskSeed, holdout, index, faults }, (flags) =>
   Effect.gen(function*() {
@@ -230,7 +224,7 @@ const tool = Command.make("tool", {
 Command.make("toolenv").pipe(
   Command.withDescription("Explore ToolEnv: the generated 50k-tool world (or a ToolBench folder), its tasks and its simulator"),
   Command.withSubcommands([stats, sample, call, gold, tool]),
-  Command.run({ version: "0.1.0" }),
+  Cli.run("toolenv", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain
 )

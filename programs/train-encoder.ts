@@ -3,7 +3,9 @@
  * trains the static dense encoder contrastively on pseudo-queries of a tool library (the generated world by default)
  * and WordNet, prints the loss curve and held-out validation, and writes `<out>.onnx` + `<out>.vocab.json`.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { createHash } from "node:crypto"
@@ -11,7 +13,8 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as ort from "onnxruntime-node"
 import { writeFileAtomic } from "../src/io/AtomicWrite.ts"
-import { ConfigError } from "../src/domain/Errors.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import * as ToolBench from "../src/toolenv/importers/ToolBench.ts"
 import { rng } from "../src/math/Random.ts"
@@ -47,42 +50,43 @@ const loadWordNet = Effect.suspend(() => {
   return DenseWordNet.load((file) => readText(path.join(dict, file)))
 })
 
-const positive = (field: string, value: number, integer = true) =>
-  (integer ? Number.isInteger(value) : Number.isFinite(value)) && value > 0
-    ? Effect.succeed(value)
-    : Effect.fail(new ConfigError({ field, value: String(value), message: `${field} must be a positive ${integer ? "integer" : "number"}` }))
+/** Checks that `<out>.onnx` can be written before any training: its folder is made (or exists) and is writable. */
+const checkWritable = (out: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const dir = path.dirname(path.resolve(out))
+      await fs.mkdir(dir, { recursive: true })
+      await fs.access(dir, fs.constants.W_OK)
+    },
+    catch: (e) => new TrainEncoderError({ file: `${out}.onnx`, message: `--out ${out}: cannot write ${out}.onnx there (${describe(e)})` })
+  })
 
-const fraction = (field: string, value: number) =>
-  value >= 0 && value <= 1
-    ? Effect.succeed(value)
-    : Effect.fail(new ConfigError({ field, value: String(value), message: `${field} must be within [0, 1]` }))
-
+const { caps, intFlag, numberFlag } = RunConfig
 const flags = {
-  seed: Flag.Int("seed").pipe(Flag.withDescription("training seed (pairs, batches, initial weights)"), Flag.withDefault(DenseTrain.defaultTrainConfig.seed)),
+  seed: intFlag("seed", caps.seed, "training seed (pairs, batches, initial weights)").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.seed)),
   out: Flag.String("out").pipe(
     Flag.withDescription("output path without extension: writes <out>.onnx and <out>.vocab.json"),
     Flag.withDefault("models/paraagent-static")
   ),
-  library: Flag.Directory("library", { mustExist: true }).pipe(
+  library: RunConfig.flags.library.pipe(
     Flag.withDescription("train on your own ToolBench-format library (<Category>/<tool>.json) instead of the generated world"),
     Flag.optional
   ),
-  worldSeed: Flag.Int("world-seed").pipe(Flag.withDescription("seed of the generated world"), Flag.withDefault(World.defaultSeed)),
-  worldSize: Flag.Int("world-size").pipe(Flag.withDescription("tools in the generated world"), Flag.withDefault(50_011)),
-  steps: Flag.Int("steps").pipe(Flag.withDescription("training batches"), Flag.withDefault(DenseTrain.defaultTrainConfig.steps)),
-  batch: Flag.Int("batch").pipe(Flag.withDescription("queries per batch"), Flag.withDefault(DenseTrain.defaultTrainConfig.batchSize)),
-  dim: Flag.Int("dim").pipe(Flag.withDescription("embedding width"), Flag.withDefault(DenseCorpus.defaultCorpusOptions.dim)),
-  lr: Flag.Finite("lr").pipe(Flag.withDescription("Adam learning rate"), Flag.withDefault(DenseTrain.defaultTrainConfig.learningRate)),
-  temperature: Flag.Finite("temperature").pipe(Flag.withDescription("InfoNCE temperature"), Flag.withDefault(DenseTrain.defaultTrainConfig.temperature)),
+  worldSeed: RunConfig.flags.worldSeed.pipe( Flag.withDefault(World.defaultSeed)),
+  worldSize: RunConfig.flags.worldSize.pipe( Flag.withDefault(50_011)),
+  steps: intFlag("steps", caps.steps, "training batches").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.steps)),
+  batch: intFlag("batch", caps.batch, "queries per batch").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.batchSize)),
+  dim: intFlag("dim", caps.dim, "embedding width").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.dim)),
+  lr: numberFlag("lr", caps.learningRate, "Adam learning rate").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.learningRate)),
+  temperature: numberFlag("temperature", caps.temperature, "InfoNCE temperature").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.temperature)),
   wordnet: Flag.Boolean("wordnet").pipe(Flag.withDescription("use WordNet synonyms and dictionary pairs (--no-wordnet to leave it out)"), Flag.withDefault(true)),
-  wordnetShare: Flag.Finite("wordnet-share").pipe(
-    Flag.withDescription("fraction of batches of WordNet dictionary pairs"),
+  wordnetShare: numberFlag("wordnet-share", { minimum: 0, maximum: 1 }, "fraction of batches of WordNet dictionary pairs").pipe(
     Flag.withDefault(DenseTrain.defaultTrainConfig.textPairShare)
   ),
-  buckets: Flag.Int("buckets").pipe(Flag.withDescription("hashed n-gram rows for unseen words"), Flag.withDefault(DenseCorpus.defaultCorpusOptions.buckets)),
-  maxVocab: Flag.Int("max-vocab").pipe(Flag.withDescription("largest stem vocabulary"), Flag.withDefault(DenseCorpus.defaultCorpusOptions.maxVocab)),
-  logEvery: Flag.Int("log-every").pipe(Flag.withDescription("steps per loss-curve point"), Flag.withDefault(250)),
-  validateEvery: Flag.Int("validate-every").pipe(Flag.withDescription("steps between validations"), Flag.withDefault(2000))
+  buckets: intFlag("buckets", caps.buckets, "hashed n-gram rows for unseen words").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.buckets)),
+  maxVocab: intFlag("max-vocab", caps.maxVocab, "largest stem vocabulary").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.maxVocab)),
+  logEvery: intFlag("log-every", caps.steps, "steps per loss-curve point").pipe( Flag.withDefault(250)),
+  validateEvery: intFlag("validate-every", caps.steps, "steps between validations").pipe( Flag.withDefault(2000))
 }
 
 const command = Command.make(
@@ -90,19 +94,8 @@ const command = Command.make(
   flags,
   Effect.fn(function*(f) {
     const started = performance.now()
-    yield* positive("--steps", f.steps)
-    yield* positive("--batch", f.batch)
-    yield* positive("--dim", f.dim)
-    yield* positive("--lr", f.lr, false)
-    yield* positive("--temperature", f.temperature, false)
-    yield* positive("--log-every", f.logEvery)
-    yield* positive("--validate-every", f.validateEvery)
-    yield* positive("--max-vocab", f.maxVocab)
-    yield* positive("--world-size", f.worldSize)
-    yield* fraction("--wordnet-share", f.wordnetShare)
-    if (!Number.isInteger(f.buckets) || f.buckets < 0) {
-      return yield* new ConfigError({ field: "--buckets", value: String(f.buckets), message: "--buckets must be a non-negative integer" })
-    }
+    // ranges were checked when the flags were parsed; the output place is checked before any work
+    yield* checkWritable(f.out)
 
     const libraryDir = Option.getOrUndefined(f.library)
     const { tools, label, fingerprint } = libraryDir === undefined
@@ -225,7 +218,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Train ParaAgent's static dense encoder and export it to ONNX"))
 
 command.pipe(
-  Command.run({ version: "0.1.0" }),
+  Cli.run("train-encoder", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain
 )

@@ -5,8 +5,12 @@
  * `split`: the tuning part of G1_category and the multi-intent sets made from it (`Benchmark.tuningSets`, the BM25
  * tuning data), over ToolEnv2404; also tunes the dense retriever's provider evidence and sentence fusion.
  */
-import { NodeRuntime } from "@effect/platform-node"
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Effect, Layer, Result, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as Cli from "../src/io/Cli.ts"
 import * as fs from "node:fs/promises"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import { dataPath } from "../src/io/DataPath.ts"
@@ -38,9 +42,11 @@ const SealQuery = Schema.Struct({
 
 class TuneError extends Schema.TaggedError<TuneError>()("TuneError", { file: Schema.String, message: Schema.String }) {}
 
-const argument = (name: string, fallback: string): string => {
-  const at = process.argv.indexOf(`--${name}`)
-  return at < 0 ? fallback : (process.argv[at + 1] ?? fallback)
+/** What the flags choose: the dense model files and the dense cache folder. */
+interface Choice {
+  readonly onnx: string
+  readonly vocab: string
+  readonly cache: string
 }
 
 const readLines = <A>(file: string, schema: Schema.Codec<A>) =>
@@ -72,11 +78,7 @@ const toSpec = (t: typeof SealTool.Type): ToolSpec => ({
   source: { kind: "user", ref: `seal-tools/tool.jsonl#${t.api_name}` }
 })
 
-const staticModel = (): RetrieverOnnx.ModelSource => ({
-  kind: "static",
-  onnx: argument("onnx", RetrieverOnnx.shippedModel.onnx),
-  vocab: argument("vocab", RetrieverOnnx.shippedModel.vocab)
-})
+const staticModel = (choice: Choice): RetrieverOnnx.ModelSource => ({ kind: "static", onnx: choice.onnx, vocab: choice.vocab })
 
 /** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 1.5. */
 const fusionGrid: ReadonlyArray<Hybrid.FusionConfig> = (["rrf", "score"] as const).flatMap((method) =>
@@ -85,12 +87,12 @@ const fusionGrid: ReadonlyArray<Hybrid.FusionConfig> = (["rrf", "score"] as cons
   )
 )
 
-const onSealTools = Effect.gen(function*() {
+const onSealTools = (choice: Choice) => Effect.gen(function*() {
   const dir = dataPath("seal-tools", "Seal-Tools_Dataset")
   const tools = (yield* readLines(`${dir}/tool.jsonl`, SealTool)).map(toSpec)
   const queries = yield* readLines(`${dir}/dev.jsonl`, SealQuery)
   const library = makeLibrary("seal-tools", tools, DepGraph.make([]))
-  const model = staticModel()
+  const model = staticModel(choice)
   yield* Console.log(`Seal-Tools: ${tools.length} tools, ${queries.length} dev queries; dense model ${model.onnx}`)
   const depth = 100
   const rankings = yield* Effect.scoped(Effect.gen(function*() {
@@ -124,7 +126,7 @@ const onSealTools = Effect.gen(function*() {
   yield* Console.log(`best: ${JSON.stringify(best.config)} NDCG@5 ${best.score.toFixed(2)}`)
 })
 
-const onTuningSplit = Effect.gen(function*() {
+const onTuningSplit = (choice: Choice) => Effect.gen(function*() {
   const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
     dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
   ])
@@ -132,7 +134,7 @@ const onTuningSplit = Effect.gen(function*() {
   const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
   const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
   const texts = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
-  const model = staticModel()
+  const model = staticModel(choice)
   yield* Console.log(`tuning sets: ${sets.map((set) => `${set.name} (${set.queries.length})`).join(", ")}; ${setup.tools.length} APIs; dense model ${model.onnx}`)
   const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
   const libraryLayer = Layer.succeed(ToolLibrary, library)
@@ -152,7 +154,7 @@ const onTuningSplit = Effect.gen(function*() {
     `objective ${r.objective.toFixed(2)} (${r.perSet.map((x) => x.toFixed(1)).join(" · ")})`
   yield* Console.log(`BM25 alone (Retriever.layerBm25): ${show(score((q) => bm25.get(q) ?? []))}`)
   let best: { readonly label: string; readonly objective: number } | undefined
-  const cacheDir = argument("cache", ".cache/dense")
+  const cacheDir = choice.cache
   for (const group of [0, 0.5, 1, 2]) {
     for (const clauses of [false, true]) {
       const options: RetrieverOnnx.DenseOptions = {
@@ -175,6 +177,19 @@ const onTuningSplit = Effect.gen(function*() {
   if (best !== undefined) yield* Console.log(`best: ${best.label}, objective ${best.objective.toFixed(2)}`)
 })
 
-const program = argument("on", "seal-tools") === "split" ? onTuningSplit : onSealTools
+const command = Command.make("tune-fusion", {
+  on: Flag.Literals("on", ["seal-tools", "split"]).pipe(
+    Flag.withDescription("seal-tools: Seal-Tools dev queries over its own library; split: the tuning part of G1_category over ToolEnv2404"),
+    Flag.withDefault("seal-tools")
+  ),
+  onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
+  vocab: Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("the static encoder's *.vocab.json"), Flag.withDefault(RetrieverOnnx.shippedModel.vocab)),
+  cache: Flag.String("cache").pipe(Flag.withDescription("split: the dense document cache folder"), Flag.withDefault(".cache/dense"))
+}, (flags) => (flags.on === "split" ? onTuningSplit(flags) : onSealTools(flags)))
+  .pipe(Command.withDescription("Tune the hybrid fusion (method, dense weight, RRF k) and the dense retriever's evidence settings"))
 
-NodeRuntime.runMain(program)
+command.pipe(
+  Cli.run("tune-fusion", "0.1.0"),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)

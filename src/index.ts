@@ -16,8 +16,10 @@ export * as Reward from "./math/Reward.ts"
 export * as Stats from "./math/Stats.ts"
 export * as TrajectoryFacts from "./math/TrajectoryFacts.ts"
 // io: run folders, atomic writes, the data path, progress
+export * as Cli from "./io/Cli.ts"
 export * as DataPath from "./io/DataPath.ts"
 export * as Progress from "./io/Progress.ts"
+export * as Provenance from "./io/Provenance.ts"
 export * as RunFolder from "./io/RunFolder.ts"
 // protocol: the ParaAct turn format, $refs, the OpenAI mapping, paradigm rules
 export * as OpenAiFormat from "./protocol/OpenAiFormat.ts"
@@ -79,4 +81,5 @@ export * as JudgePrompt from "./judge/Prompt.ts"
 export * as RuleJudge from "./judge/RuleJudge.ts"
 // eval: scoring (judge -> reward -> advantage) and the paradigm comparison job
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
+export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"

@@ -11,7 +11,7 @@ import * as Api from "../src/index.ts"
 
 describe("public API", () => {
   it("exports every module as a namespace", () => {
-    for (const name of ["Domain", "ParaAct", "Refs", "PlanDag", "History", "Controller", "Reward", "Advantage", "Rollout", "Teacher", "Scoring", "ComparisonJob", "TrajectoryFacts", "ImportReport", "Library", "ToolLibrary", "Simulator", "TaskSource", "Retriever", "Policy", "Judge", "Bm25"]) {
+    for (const name of ["Domain", "ParaAct", "Refs", "PlanDag", "History", "Controller", "Reward", "Advantage", "Rollout", "Teacher", "Scoring", "ComparisonJob", "TrajectoryFacts", "ImportReport", "Library", "RunConfig", "Cli", "ToolLibrary", "Simulator", "TaskSource", "Retriever", "Policy", "Judge", "Bm25"]) {
       assert.strictEqual(typeof (Api as Record<string, unknown>)[name], "object", name)
     }
   })

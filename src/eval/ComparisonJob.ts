@@ -33,6 +33,12 @@ export interface JobOptions {
   readonly reward?: Reward.RewardConfig
   readonly out: string
   readonly progress: boolean
+  /**
+   * The configuration the run was started from (a program's decoded flags plus provenance, see `RunConfig`). When
+   * given, `config.json` is this record plus what the job resolved (policy, retriever, library, rollout and reward
+   * settings); else the options themselves.
+   */
+  readonly record?: Readonly<Record<string, unknown>>
 }
 
 /** Defaults of `npm start`. */
@@ -47,6 +53,19 @@ export class JobError extends Schema.TaggedError<JobError>()("JobError", {
   field: Schema.String,
   message: Schema.String
 }) {}
+
+/** Every rollout of the run failed (e.g. a dead endpoint): the table would be all zeros. */
+export class RunFailedError extends Schema.TaggedError<RunFailedError>()("RunFailedError", {
+  dir: Schema.String,
+  rollouts: Schema.Number,
+  message: Schema.String
+}) {}
+
+/** One row of `table.json`: a cell of Table 1 (rates in 0–1) for a paradigm and a level (or "Avg"). */
+export interface TableRow extends Evaluation.Cell {
+  readonly paradigm: string
+  readonly level: string
+}
 
 /** The summary written to `summary.json`: per paradigm, per level, the cell of Table 1 (rates in 0–1). */
 export interface Summary {
@@ -97,8 +116,19 @@ export const renderTable = (summary: Summary): string => {
   return rows.join("\n")
 }
 
+/** The rows of the table, in the order of `table.md`. */
+export const tableRows = (summary: Summary): ReadonlyArray<TableRow> =>
+  Object.entries(summary.paradigms).flatMap(([paradigm, levels]) => {
+    const avg = summary.average[paradigm]
+    return [...Object.entries(levels), ...(avg !== undefined ? [["Avg", avg] as const] : [])].map(([level, cell]) => ({ paradigm, level, ...cell }))
+  })
+
 /** The rollout seed of a task: the same under every paradigm, so they meet the same faults. */
 export const taskSeed = (seed: number, task: Task): number => hashParts(seed, "rollout", task.id) & 0x3fffffff
+
+/** The held-out tasks a job runs: `tasksPerLevel` per level of the test split, drawn with the job's seed. */
+export const drawTasks = (source: TaskSource["Service"], options: Pick<JobOptions, "tasksPerLevel" | "levels" | "seed">) =>
+  source.sample({ split: "test", count: options.tasksPerLevel * options.levels.length, levels: options.levels, seed: options.seed })
 
 /** Runs the job; returns the run folder, the summary and the rendered table. */
 export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
@@ -120,21 +150,24 @@ export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
   const library = yield* ToolLibrary
   const policy = yield* Policy
   const retriever = yield* Retriever
-  const tasks = yield* source.sample({ split: "test", count: options.tasksPerLevel * options.levels.length, levels: options.levels, seed: options.seed })
+  const tasks = yield* drawTasks(source, options)
   const folder = yield* RunFolder.make(options.out)
-  yield* folder.writeJson("config.json", { ...options, policy: policy.name, retriever: retriever.name, library: library.label, rollout: rollout.config })
+  const reward = options.reward ?? Reward.defaultRewardConfig
+  const resolved = { policy: policy.name, retriever: retriever.name, library: library.label, rollout: rollout.config }
+  const { record, ...plain } = options
+  yield* folder.writeJson("config.json", record === undefined ? { ...plain, ...resolved } : { ...record, resolved: { ...resolved, reward } })
   yield* folder.writeText("tasks.jsonl", tasks.map((t) => JSON.stringify(t)).join("\n") + "\n")
 
   const groups = options.paradigms.flatMap((paradigm) => tasks.map((task) => ({ paradigm, task })))
   const progress = Progress.make("rollouts", groups.length * options.group, options.progress)
-  const scoring: Scoring.ScoringOptions = { reward: options.reward ?? Reward.defaultRewardConfig, estimator: options.estimator }
+  const scoring: Scoring.ScoringOptions = { reward, estimator: options.estimator }
   const outcomes = yield* Effect.forEach(groups, ({ paradigm, task }) =>
     Effect.gen(function*() {
       const trajectories = yield* rollout.runGroup(task, { paradigm, seed: taskSeed(options.seed, task), size: options.group })
       const scored: ReadonlyArray<Trajectory> = yield* Scoring.scoreGroup(task, trajectories, scoring)
       yield* folder.appendJsonl("trajectories.jsonl", scored)
       yield* progress.tick(scored.length)
-      return { paradigm, level: task.level, outcomes: scored.map((t) => Evaluation.outcomeOf(task, t)) }
+      return { paradigm, level: task.level, outcomes: scored.map((t) => Evaluation.outcomeOf(task, t)), failed: scored.filter((t) => t.stop === "policy_error") }
     }), { concurrency: options.concurrency })
   yield* progress.done
 
@@ -163,7 +196,17 @@ export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
   }
   const table = renderTable(summary)
   yield* folder.writeText("table.md", `${table}\n`)
-  yield* folder.writeJson("table.json", summary)
+  yield* folder.writeJson("table.json", tableRows(summary))
   yield* folder.writeJson("summary.json", summary)
+  const failed = outcomes.flatMap((o) => o.failed)
+  const rollouts = outcomes.reduce((n, o) => n + o.outcomes.length, 0)
+  if (rollouts > 0 && failed.length === rollouts) {
+    const first = failed.find((t) => t.error !== undefined)?.error ?? "no error text"
+    return yield* new RunFailedError({
+      dir: folder.dir,
+      rollouts,
+      message: `every one of the ${rollouts} rollouts ended policy_error (first: ${first.replace(/\s+/g, " ").slice(0, 300)}); the table in ${folder.dir} is meaningless`
+    })
+  }
   return { dir: folder.dir, summary, table }
 })

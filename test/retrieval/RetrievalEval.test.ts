@@ -120,7 +120,7 @@ describe("programs/retrieval-eval", () => {
       failure(["--bm25-plain", "--bm25-config", "api"])
     ])
     expect(smallK.code).toBe(1)
-    expect(smallK.output).toContain("--k must be between 10 and 10000")
+    expect(smallK.output).toContain("Invalid value for flag --k: \"3\". Expected a value between 10 and 10000")
     expect(plainDense.code).toBe(1)
     expect(plainDense.output).toContain("--bm25-plain / --bm25-config plain applies to --retriever bm25 only")
     expect(vocabAlone.code).toBe(1)

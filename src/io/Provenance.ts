@@ -1,0 +1,39 @@
+/**
+ * What a run folder records about the code that produced it: the package version and the git commit
+ * (`"unknown"` when git or the repository is missing: a run never fails for want of git).
+ */
+import { Effect } from "effect"
+import { execFile } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { repoRoot } from "./DataPath.ts"
+
+/** The code a run came from. */
+export interface Provenance {
+  readonly version: string
+  readonly commit: string
+}
+
+const packageVersion = (): string => {
+  const text = ((): string => {
+    try {
+      return readFileSync(join(repoRoot, "package.json"), "utf8")
+    } catch {
+      return "{}"
+    }
+  })()
+  const parsed: unknown = JSON.parse(text)
+  const version = typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>)["version"] : undefined
+  return typeof version === "string" ? version : "unknown"
+}
+
+/** `git rev-parse HEAD` in the repository, or `"unknown"`. */
+const gitCommit: Effect.Effect<string> = Effect.callback<string>((resume) => {
+  execFile("git", ["rev-parse", "HEAD"], { cwd: repoRoot, timeout: 5_000 }, (error, stdout) => {
+    const commit = String(stdout).trim()
+    resume(Effect.succeed(error === null && /^[0-9a-f]{40}$/.test(commit) ? commit : "unknown"))
+  })
+})
+
+/** The package version and git commit of this checkout. */
+export const read: Effect.Effect<Provenance> = Effect.map(gitCommit, (commit) => ({ version: packageVersion(), commit }))

@@ -1,0 +1,102 @@
+import { describe, expect, it } from "@effect/vitest"
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { spawnProgram } from "../support/Spawn.ts"
+
+const dir = mkdtempSync(join(tmpdir(), "paraagent-badcli-"))
+const emptyFile = join(dir, "empty.jsonl")
+writeFileSync(emptyFile, "")
+const library = join(dir, "lib")
+mkdirSync(join(library, "Cat"), { recursive: true })
+writeFileSync(join(library, "Cat", "t.json"), JSON.stringify({
+  tool_name: "T",
+  tool_description: "a tool",
+  api_list: [{ name: "a", description: "an api", method: "GET", required_parameters: [], optional_parameters: [] }]
+}))
+const noQuery = join(dir, "no-query.json")
+writeFileSync(noQuery, JSON.stringify([{ bogus: 1 }]))
+
+/** A bad command line: the program, its arguments, the text its one stderr line must contain. */
+type Row = readonly [program: string, args: ReadonlyArray<string>, names: string, env?: Readonly<Record<string, string>>]
+
+const main = "programs/main.ts"
+const toolenv = "programs/toolenv.ts"
+const retrieval = "programs/retrieval-eval.ts"
+const judge = "programs/judge-agreement.ts"
+const train = "programs/train-encoder.ts"
+const tune = "programs/tune-fusion.ts"
+
+const rows: ReadonlyArray<Row> = [
+  [main, ["--max-rounds", "0"], "--max-rounds"],
+  [main, ["--max-rounds", "-5"], "--max-rounds"],
+  [main, ["--world-size", "10"], "--world-size"],
+  [main, ["--world-size", "0"], "--world-size"],
+  [main, ["--world-size", "-1"], "--world-size"],
+  [main, ["--world-size", "1e8"], "--world-size"],
+  [main, ["--concurrency", "0"], "--concurrency"],
+  [main, ["--tasks", "1e8"], "--tasks"],
+  [main, ["--tasks", "abc"], "--tasks"],
+  [main, ["--group", "1e8"], "--group"],
+  [main, ["--levels", "I4"], "--levels"],
+  [main, ["--levels", ","], "--levels"],
+  [main, ["--paradigms", "ParaAct,Nope"], "--paradigms"],
+  [main, ["--estimator", "nope"], "--estimator"],
+  [main, ["--mistake-rate", "2"], "--mistake-rate"],
+  [main, ["--policy", "nope"], "--policy"],
+  [main, ["--seed", "1.5"], "--seed"],
+  [main, ["--timeout-ms", "0"], "--timeout-ms"],
+  [main, ["--max-retries", "99"], "--max-retries"],
+  [main, ["--no-such-flag"], "--no-such-flag"],
+  [main, ["--out", "/dev/null/x"], "--out /dev/null/x"],
+  [main, ["--policy", "openai"], "PARAAGENT_BASE_URL"],
+  [main, ["--judge", "llm", "--base-url", "ftp://host/v1", "--model", "m"], "baseUrl"],
+  [main, ["--policy", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"], "PARAAGENT_", { PARAAGENT_TIMEOUT_MS: "soon" }],
+  [toolenv, ["stats", "--size", "10"], "--size"],
+  [toolenv, ["sample", "--count", "-5"], "--count"],
+  [toolenv, ["gold", "--index", "1e8"], "--index"],
+  [toolenv, ["call", "x", "not json", "--size", "600"], "arguments"],
+  [toolenv, ["tool", "no_such_tool", "--size", "600"], "no_such_tool"],
+  [toolenv, ["stats", "--library", "/nonexistent/folder"], "--library"],
+  [toolenv, ["sample", "--level", "I9"], "--level"],
+  [toolenv, ["frobnicate"], "frobnicate"],
+  [retrieval, ["--k", "5"], "--k"],
+  [retrieval, ["--k", "1e9"], "--k"],
+  [retrieval, ["--queries", "/nonexistent.json"], "--queries"],
+  [retrieval, ["--retriever", "nope"], "--retriever"],
+  [retrieval, ["--library", library, "--queries", noQuery], noQuery],
+  [judge, ["--input", emptyFile], emptyFile],
+  [judge, ["--input", "/nonexistent.jsonl"], "--input"],
+  [judge, [], "--input"],
+  [judge, ["--input", emptyFile, "--concurrency", "0"], "--concurrency"],
+  [train, ["--steps", "0"], "--steps"],
+  [train, ["--lr", "0"], "--lr"],
+  [train, ["--wordnet-share", "2"], "--wordnet-share"],
+  [train, ["--world-size", "10"], "--world-size"],
+  [train, ["--out", "/dev/null/x"], "--out /dev/null/x"],
+  [tune, ["--on", "nowhere"], "--on"],
+  [tune, ["--onnx", "/nonexistent.onnx"], "--onnx"],
+  ["bench/rollout.ts", ["abc"], "<tasks>"],
+  ["bench/simulator.ts", ["0.1"], "<seconds>"],
+  ["bench/world-build.ts", ["0"], "<reps>"],
+  ["bench/index.ts", ["nonexistent"], "nonexistent"],
+  ["bench/advantage.ts", ["--bogus"], "--bogus"],
+  ["bench/dense-search.ts", ["--rows", "-1"], "--rows"],
+  ["bench/retrieval-tune.ts", ["--round", "3"], "--round"],
+  ["bench/retrieval-slots.ts", ["--tasks", "0"], "--tasks"],
+  ["bench/teacher-prompts.ts", ["5", "Foo"], "<paradigm>"]
+]
+
+describe.concurrent("a bad command line: exit ≠ 0, one stderr line naming the flag or file, no stack trace", () => {
+  const cases = rows.map(([program, args, names, env]) => ({ program, args, names, env: env ?? {} }))
+  it.each(cases)("$program $args", async ({ program, args, names, env }) => {
+    const r = await spawnProgram(program, args, env)
+    const lines = r.stderr.split("\n").filter((l) => l.trim() !== "")
+    expect(r.code, r.stderr).not.toBe(0)
+    expect(lines, r.stderr).toHaveLength(1)
+    expect(lines[0]).toContain(names)
+    expect(r.stdout + r.stderr).not.toContain("    at ")
+    // refused before any expensive work (building the 50k world alone takes ~7 s)
+    expect(r.ms).toBeLessThan(60_000)
+  }, 150_000)
+})

@@ -1,0 +1,50 @@
+/**
+ * Spawns a program or benchmark as a user runs it (`node --import tsx <file> ...`), a few at a time, with a clean
+ * environment (no PARAAGENT_* / OPENAI_* of the test runner), and returns its exit code and output.
+ */
+import { execFile } from "node:child_process"
+import { repoRoot } from "../../src/io/DataPath.ts"
+
+/** The result of one spawned program. */
+interface Ran {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  readonly ms: number
+}
+
+/** The environment of a spawned program: this one's without any PARAAGENT_* / OPENAI_* setting, plus `extra`. */
+const cleanEnv = (extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PARAAGENT_") && !k.startsWith("OPENAI_"))),
+  ...extra
+})
+
+// spawned tsx processes cost ~1 s of CPU each (more on a busy machine): a few at a time
+let running = 0
+const waiting: Array<() => void> = []
+const slot = async (): Promise<void> => {
+  if (running < 3) {
+    running++
+    return
+  }
+  await new Promise<void>((resolve) => waiting.push(resolve))
+}
+const release = (): void => {
+  const next = waiting.shift()
+  if (next === undefined) running--
+  else next()
+}
+
+/** Runs `node --import tsx <file> ...args` in the repository (as `npm run` / `npx tsx` would). */
+export const spawnProgram = async (file: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<Ran> => {
+  await slot()
+  const started = Date.now()
+  return new Promise<Ran>((resolve) => {
+    execFile(process.execPath, ["--import", "tsx", file, ...args], { cwd: repoRoot, env: cleanEnv(env), maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (error, stdout, stderr) => {
+      release()
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+      resolve({ code, stdout: String(stdout), stderr: String(stderr), ms: Date.now() - started })
+    })
+  })
+}
+
