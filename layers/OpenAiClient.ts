@@ -1,9 +1,12 @@
 /**
  * A client for OpenAI-compatible chat completions (vLLM, SGLang, Ollama, llama.cpp server, OpenAI) over `effect/http`:
- * schema-checked request and response bodies, a per-request timeout, retries with backoff that honour `Retry-After`.
+ * schema-checked request and response bodies, a per-request timeout, retries as a `Schedule` (jittered exponential
+ * backoff that honours `Retry-After`), URL credentials and keys redacted from every message, and a cap on the bytes read
+ * from every response (after fetch's gzip/deflate/br decoding, so a decompression bomb is bounded too).
  */
-import { Clock, Config, Context, Effect, Layer, Option, Random, Redacted, Schema } from "effect"
+import { Clock, Config, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import type { HttpClientError, HttpClientResponse } from "effect/http"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as OpenAiFormat from "../src/protocol/OpenAiFormat.ts"
 
@@ -168,8 +171,8 @@ export interface ChatResult {
 }
 
 /** Why a chat request failed after its retries. */
-export const OpenAiErrorKind = Schema.Literals(["request", "transport", "timeout", "status", "decode"])
-/** Why a chat request failed: bad request body, network, timeout, non-2xx status, or a malformed response body. */
+export const OpenAiErrorKind = Schema.Literals(["request", "transport", "timeout", "status", "decode", "too_large"])
+/** Why a chat request failed: bad request body, network, timeout, non-2xx status, malformed or over-cap response body. */
 export type OpenAiErrorKind = typeof OpenAiErrorKind.Type
 
 /** A chat request that failed; the message never contains the API key. */
@@ -179,7 +182,9 @@ export class OpenAiError extends Schema.TaggedError<OpenAiError>()("OpenAiError"
   /** HTTP status, for `status` errors. */
   status: Schema.optionalKey(Schema.Number),
   /** HTTP attempts made (0 when the request was invalid and nothing was sent). */
-  attempts: Schema.Number
+  attempts: Schema.Number,
+  /** The cap that was exceeded (`maxResponseBytes`), for `too_large` errors. */
+  limitBytes: Schema.optionalKey(Schema.Number)
 }) {}
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -188,20 +193,27 @@ export class OpenAiError extends Schema.TaggedError<OpenAiError>()("OpenAiError"
 
 /** Everything the client needs to reach an endpoint. */
 export interface OpenAiConfig {
-  /** The API root including its version segment, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended. */
+  /**
+   * The API root including its version segment, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended.
+   * Never holds credentials: a `user:password@` given in the URL is moved to {@link OpenAiConfig.urlCredentials}.
+   */
   readonly baseUrl: string
   readonly model: string
   /** Sent as `Authorization: Bearer …` when set; local servers usually need none. */
   readonly apiKey: Redacted.Redacted | undefined
+  /** The base URL's userinfo, sent as `Authorization: Basic …` when no API key is set (fetch refuses URLs holding it). */
+  readonly urlCredentials: UrlCredentials | undefined
   /** Per HTTP attempt (connect + generation + body), ms. */
   readonly timeoutMs: number
-  /** Retries after the first attempt, on transport errors, timeouts, 408/409/429 and 5xx. */
+  /** Retries after the first attempt, on transport errors, timeouts, 408/409/429 and 5xx (never 400/401/403/404). */
   readonly maxRetries: number
-  /** Backoff before retry n (1-based) is `min(backoffMaxMs, backoffBaseMs·2^(n-1))`, jittered to 50–100 %. */
+  /** Backoff before retry n (1-based) is `min(backoffMaxMs, backoffBaseMs·2^(n-1))`, jittered to 80–120 % (Schedule.jittered). */
   readonly backoffBaseMs: number
   readonly backoffMaxMs: number
   /** A server's `Retry-After` is obeyed up to this many ms. */
   readonly maxRetryAfterMs: number
+  /** The most bytes read from one response body (after content decoding); more is a `too_large` error. */
+  readonly maxResponseBytes: number
   /** Defaults for requests that set none (spec Table 6). */
   readonly temperature: number
   readonly maxTokens: number
@@ -214,6 +226,7 @@ export const defaults = {
   backoffBaseMs: 500,
   backoffMaxMs: 20_000,
   maxRetryAfterMs: 60_000,
+  maxResponseBytes: 16 * 1024 * 1024,
   temperature: 0.7,
   maxTokens: 2048
 } as const
@@ -228,8 +241,15 @@ export interface OpenAiConfigInput {
   readonly backoffBaseMs?: number
   readonly backoffMaxMs?: number
   readonly maxRetryAfterMs?: number
+  readonly maxResponseBytes?: number
   readonly temperature?: number
   readonly maxTokens?: number
+}
+
+/** A user name and password taken out of a base URL (`http://user:password@host/v1`). */
+export interface UrlCredentials {
+  readonly username: string
+  readonly password: Redacted.Redacted
 }
 
 const checkNumber = (
@@ -256,8 +276,13 @@ export const checkMaxTokens = (value: number): Effect.Effect<number, ConfigError
 export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*(input: OpenAiConfigInput) {
   const url = URL.canParse(input.baseUrl) ? new URL(input.baseUrl) : undefined
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    return yield* new ConfigError({ field: "baseUrl", value: input.baseUrl, message: "baseUrl must be an http(s) URL such as http://127.0.0.1:8000/v1" })
+    return yield* new ConfigError({ field: "baseUrl", value: redactUrlCredentials(input.baseUrl), message: "baseUrl must be an http(s) URL such as http://127.0.0.1:8000/v1" })
   }
+  const urlCredentials: UrlCredentials | undefined = url.username === "" && url.password === ""
+    ? undefined
+    : { username: decodeURIComponent(url.username), password: Redacted.make(decodeURIComponent(url.password)) }
+  url.username = ""
+  url.password = ""
   if (input.model.trim().length === 0) {
     return yield* new ConfigError({ field: "model", value: input.model, message: "model must not be empty" })
   }
@@ -269,14 +294,17 @@ export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*
     ? undefined
     : Redacted.make(input.apiKey)
   const config: OpenAiConfig = {
-    baseUrl: input.baseUrl.replace(/\/+$/, ""),
+    // Only a URL that held credentials is re-serialised, so every other base URL is kept byte for byte.
+    baseUrl: (urlCredentials === undefined ? input.baseUrl : url.href).replace(/\/+$/, ""),
     model: input.model.trim(),
     apiKey,
+    urlCredentials,
     timeoutMs: yield* checkNumber("timeoutMs", input.timeoutMs ?? defaults.timeoutMs, isPositive, "a positive number of ms"),
     maxRetries: yield* checkNumber("maxRetries", input.maxRetries ?? defaults.maxRetries, isNonNegativeInt, "a non-negative integer"),
     backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, isNonNegative, "a non-negative number of ms"),
     backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, isNonNegative, "a non-negative number of ms"),
     maxRetryAfterMs: yield* checkNumber("maxRetryAfterMs", input.maxRetryAfterMs ?? defaults.maxRetryAfterMs, isNonNegative, "a non-negative number of ms"),
+    maxResponseBytes: yield* checkNumber("maxResponseBytes", input.maxResponseBytes ?? defaults.maxResponseBytes, (n) => Number.isInteger(n) && n > 0, "a positive integer number of bytes"),
     temperature: yield* checkTemperature(input.temperature ?? defaults.temperature),
     maxTokens: yield* checkMaxTokens(input.maxTokens ?? defaults.maxTokens)
   }
@@ -330,10 +358,13 @@ const withKey = <K extends string, A>(key: K, picked: { readonly value?: A }): {
   (picked.value === undefined ? {} : { [key]: picked.value }) as { readonly [P in K]?: A }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Retry arithmetic (pure)
+// Retry policy and redaction
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The statuses worth retrying: request timeout, conflict, rate limit, and every server error. */
+/**
+ * The statuses worth retrying: request timeout, conflict, rate limit, and every server error. Never 400/401/403/404:
+ * a bad request, bad credentials or a missing route cannot succeed by asking again.
+ */
 export const isRetryableStatus = (status: number): boolean => status === 408 || status === 409 || status === 429 || status >= 500
 
 /**
@@ -350,51 +381,125 @@ export const parseRetryAfter = (headers: { readonly [name: string]: string | und
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
 }
 
-/**
- * The wait before retry `retry` (1-based): the server's `Retry-After` when it gave one (capped at
- * `maxRetryAfterMs`), else exponential backoff `min(max, base·2^(retry-1))` scaled by `0.5 + 0.5·u`, u ∈ [0, 1).
- */
-export const retryDelayMs = (
-  retry: number,
-  retryAfterMs: number | undefined,
-  config: Pick<OpenAiConfig, "backoffBaseMs" | "backoffMaxMs" | "maxRetryAfterMs">,
-  u: number
-): number => {
-  if (retryAfterMs !== undefined) return Math.min(retryAfterMs, config.maxRetryAfterMs)
-  const exponential = Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** (retry - 1))
-  return exponential * (0.5 + 0.5 * u)
+/** A failed attempt, before the retry decision (the input of {@link retrySchedule}). */
+export interface AttemptFailure {
+  readonly kind: OpenAiErrorKind
+  readonly message: string
+  readonly status?: number
+  /** The server's `Retry-After`, ms. */
+  readonly retryAfterMs?: number
+  /** False for a failure that cannot go away by asking again (a URL fetch refuses, a body over the cap). */
+  readonly transient?: boolean
+  readonly limitBytes?: number
 }
 
-/** Replaces every occurrence of the secret (and any bearer token) in a text destined for an error or a log. */
-export const scrubSecret = (text: string, secret: Redacted.Redacted | undefined): string => {
-  const bare = text.replace(/Bearer\s+[^\s"',;]+/gi, "Bearer <redacted>")
-  if (secret === undefined) return bare
-  const value = Redacted.value(secret)
-  return value.length === 0 ? bare : bare.split(value).join("<redacted>")
+/** Whether an attempt's failure is worth another attempt: transport errors, timeouts and {@link isRetryableStatus}. */
+export const isRetryable = (failure: AttemptFailure): boolean =>
+  failure.transient !== false &&
+  (failure.kind === "transport" || failure.kind === "timeout" ||
+    (failure.kind === "status" && failure.status !== undefined && isRetryableStatus(failure.status)))
+
+/**
+ * When to try again: at most `maxRetries` times, only after a {@link isRetryable} failure, waiting
+ * `min(backoffMaxMs, backoffBaseMs·2^(n-1))` jittered to 80–120 % before retry n — or, when the server sent
+ * `Retry-After` (429, 503, …), exactly that, capped at `maxRetryAfterMs`.
+ */
+export const retrySchedule = (config: Pick<OpenAiConfig, "maxRetries" | "backoffBaseMs" | "backoffMaxMs" | "maxRetryAfterMs">) =>
+  Schedule.min([Schedule.exponential(Duration.millis(config.backoffBaseMs)), Schedule.spaced(Duration.millis(config.backoffMaxMs))]).pipe(
+    Schedule.jittered,
+    Schedule.upTo({ times: config.maxRetries }),
+    Schedule.setInputType<AttemptFailure>(),
+    Schedule.while(({ input }) => isRetryable(input)),
+    Schedule.modifyDelay(({ input, duration }) =>
+      Effect.succeed(input.retryAfterMs === undefined ? duration : Duration.millis(Math.min(input.retryAfterMs, config.maxRetryAfterMs)))
+    )
+  )
+
+const REDACTED = "<redacted>"
+
+// `scheme://userinfo@` in any text: the userinfo is everything up to the `@` that is not a path, query or fragment.
+const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi
+
+/** Replaces the userinfo of every URL in a text (`http://u:pw@host` → `http://<redacted>@host`). */
+export const redactUrlCredentials = (text: string): string => text.replace(urlUserinfo, `$1${REDACTED}@`)
+
+/**
+ * Replaces every occurrence of the secrets (the API key, a URL password — raw and percent-encoded), any bearer or
+ * basic token and any URL userinfo in a text destined for an error or a log.
+ */
+export const scrubSecret = (text: string, ...secrets: ReadonlyArray<Redacted.Redacted | undefined>): string => {
+  let out = redactUrlCredentials(text).replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`)
+  for (const secret of secrets) {
+    if (secret === undefined) continue
+    const value = Redacted.value(secret)
+    if (typeof value !== "string" || value.length === 0) continue
+    for (const form of new Set([value, encodeURIComponent(value)])) out = out.split(form).join(REDACTED)
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading a body under a cap
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A body read up to a cap: its first bytes and whether anything was left unread. */
+interface CappedBody {
+  readonly text: string
+  readonly complete: boolean
+}
+
+/**
+ * Reads at most `cap` bytes of a response body as a stream and stops there (the rest is never buffered; stopping
+ * cancels the body, which closes the connection). The bytes are those the HttpClient delivers: fetch decodes
+ * gzip/deflate/br lazily as they are pulled, so the decompressed size is what is bounded.
+ */
+const readCapped = (response: HttpClientResponse.HttpClientResponse, cap: number): Effect.Effect<CappedBody, HttpClientError.HttpClientError> =>
+  Effect.suspend(() => {
+    const chunks: Array<Uint8Array> = []
+    let total = 0
+    let complete = true
+    return Stream.runForEachWhile(response.stream, (chunk) =>
+      Effect.sync(() => {
+        const room = cap - total
+        if (chunk.byteLength > room) {
+          chunks.push(chunk.subarray(0, room))
+          total = cap
+          complete = false
+          return false
+        }
+        chunks.push(chunk)
+        total += chunk.byteLength
+        return true
+      })).pipe(Effect.map((): CappedBody => {
+        const bytes = new Uint8Array(total)
+        let offset = 0
+        for (const chunk of chunks) {
+          bytes.set(chunk, offset)
+          offset += chunk.byteLength
+        }
+        return { text: new TextDecoder().decode(bytes), complete }
+      }))
+  })
+
+/** The declared `content-length`, when it is a plain number. */
+const declaredLength = (response: HttpClientResponse.HttpClientResponse): number | undefined => {
+  const value = response.headers["content-length"]
+  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // The service
 // ---------------------------------------------------------------------------------------------------------------
 
-/** A failed attempt, before the retry decision. */
-interface AttemptFailure {
-  readonly kind: OpenAiErrorKind
-  readonly message: string
-  readonly status?: number
-  readonly retryAfterMs?: number
-}
-
-const retryable = (failure: AttemptFailure): boolean =>
-  failure.kind === "transport" || failure.kind === "timeout" || (failure.kind === "status" && failure.status !== undefined && isRetryableStatus(failure.status))
-
 const SNIPPET = 300
+// An error status's body is only shown as a snippet: reading more than this of it is waste.
+const ERROR_BODY_BYTES = 64 * 1024
 
 /** An OpenAI-compatible chat client. */
 export class OpenAiClient extends Context.Service<OpenAiClient, {
   /** The configured model. */
   readonly model: string
-  /** The configured API root (never holds the key). */
+  /** The configured API root (never holds the key or URL credentials). */
   readonly baseUrl: string
   /** One chat completion, retried on transient failures. */
   readonly chat: (request: ChatRequest) => Effect.Effect<ChatResult, OpenAiError>
@@ -449,51 +554,104 @@ export const toResult = (
 /** Builds the client over whatever `HttpClient` the context provides. */
 export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
   const http = yield* HttpClient.HttpClient
-  const endpoint = `${config.baseUrl}/chat/completions`
-  // For messages: the endpoint without userinfo, so `https://user:pass@host` never reaches a log.
-  const shownEndpoint = ((): string => {
-    const url = new URL(endpoint)
-    return `${url.origin}${url.pathname}`
-  })()
-  const scrub = (text: string): string => scrubSecret(text, config.apiKey)
+  // `validateConfig` already took any userinfo out of the base URL; a hand-built config may still carry one.
+  const endpointUrl = new URL(`${config.baseUrl}/chat/completions`)
+  const credentials: UrlCredentials | undefined = config.urlCredentials ?? (endpointUrl.username === "" && endpointUrl.password === ""
+    ? undefined
+    : { username: decodeURIComponent(endpointUrl.username), password: Redacted.make(decodeURIComponent(endpointUrl.password)) })
+  endpointUrl.username = ""
+  endpointUrl.password = ""
+  const endpoint = endpointUrl.href
+  // For messages: the endpoint without query or userinfo.
+  const shownEndpoint = `${endpointUrl.origin}${endpointUrl.pathname}`
+  const scrub = (text: string): string => scrubSecret(text, config.apiKey, credentials?.password)
   // The request without its body is the same for every chat: built once.
   const post = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
-  const authed = config.apiKey === undefined ? post : HttpClientRequest.bearerToken(post, config.apiKey)
+  const authed = config.apiKey !== undefined
+    ? HttpClientRequest.bearerToken(post, config.apiKey)
+    : credentials !== undefined
+    ? HttpClientRequest.basicAuth(post, credentials.username, credentials.password)
+    : post
 
+  const transportFailure = (error: HttpClientError.HttpClientError): AttemptFailure => ({
+    kind: "transport",
+    message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`),
+    // Only a transport failure can pass; a URL or body the client cannot send fails the same way every time.
+    transient: error.reason._tag === "TransportError"
+  })
+
+  const tooLarge = (what: string): AttemptFailure => ({
+    kind: "too_large",
+    message: `response body from ${shownEndpoint} ${what} maxResponseBytes = ${config.maxResponseBytes} bytes`,
+    transient: false,
+    limitBytes: config.maxResponseBytes
+  })
+
+  const readResponse = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<ChatCompletionResponse, AttemptFailure> => {
+    const ok = response.status >= 200 && response.status < 300
+    if (ok) {
+      const declared = declaredLength(response)
+      if (declared !== undefined && declared > config.maxResponseBytes) {
+        return Effect.fail(tooLarge(`declares ${declared} bytes, over`))
+      }
+      return readCapped(response, config.maxResponseBytes).pipe(
+        Effect.mapError(transportFailure),
+        Effect.flatMap(({ text, complete }) =>
+          complete
+            ? decodeResponse(text).pipe(
+              Effect.mapError((error): AttemptFailure => ({
+                kind: "decode",
+                message: scrub(`malformed response body from ${shownEndpoint}: ${error.message} (body starts: ${JSON.stringify(text.slice(0, 120))})`)
+              }))
+            )
+            : Effect.fail(tooLarge("exceeds"))
+        )
+      )
+    }
+    return readCapped(response, Math.min(config.maxResponseBytes, ERROR_BODY_BYTES)).pipe(
+      Effect.map(({ text }) => text),
+      // The status is the news; a body that breaks off is only a worse snippet.
+      Effect.catch(() => Effect.succeed("")),
+      Effect.flatMap((text) =>
+        Clock.currentTimeMillis.pipe(Effect.flatMap((now) => {
+          const retryAfterMs = parseRetryAfter(response.headers, now)
+          return Effect.fail<AttemptFailure>({
+            kind: "status",
+            status: response.status,
+            message: scrub(`POST ${shownEndpoint} answered ${response.status}: ${text.slice(0, SNIPPET)}`),
+            ...(retryAfterMs === undefined ? {} : { retryAfterMs })
+          })
+        }))
+      )
+    )
+  }
+
+  // One attempt: the request, its body under the cap, all within the per-attempt timeout.
   const once = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<ChatCompletionResponse, AttemptFailure> =>
     http.execute(request).pipe(
-      Effect.flatMap((response) =>
-        response.text.pipe(Effect.map((text) => ({ response, text })))
-      ),
-      Effect.mapError((error): AttemptFailure => ({
-        kind: "transport",
-        message: scrub(`POST ${shownEndpoint} failed: ${error.reason._tag}${transportDetail(error.reason)}`)
-      })),
+      Effect.mapError(transportFailure),
+      Effect.flatMap(readResponse),
       Effect.timeoutOrElse({
         duration: config.timeoutMs,
         orElse: () =>
           Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
-      }),
-      Effect.flatMap(({ response, text }) => {
-        if (response.status < 200 || response.status >= 300) {
-          return Clock.currentTimeMillis.pipe(Effect.flatMap((now) => {
-            const retryAfterMs = parseRetryAfter(response.headers, now)
-            return Effect.fail<AttemptFailure>({
-              kind: "status",
-              status: response.status,
-              message: scrub(`POST ${shownEndpoint} answered ${response.status}: ${text.slice(0, SNIPPET)}`),
-              ...(retryAfterMs === undefined ? {} : { retryAfterMs })
-            })
-          }))
-        }
-        return decodeResponse(text).pipe(
-          Effect.mapError((error): AttemptFailure => ({
-            kind: "decode",
-            message: scrub(`malformed response body from ${shownEndpoint}: ${error.message} (body starts: ${JSON.stringify(text.slice(0, 120))})`)
-          }))
-        )
       })
     )
+
+  // The warning says what failed and how long the schedule waits; it goes through Effect's logger (stderr in programs).
+  const schedule = retrySchedule(config).pipe(
+    Schedule.tap(({ input, attempt, duration }) =>
+      Effect.logWarning("OpenAiClient: retrying").pipe(
+        Effect.annotateLogs({
+          attempt,
+          kind: input.kind,
+          status: input.status ?? "none",
+          delayMs: Math.round(Duration.toMillis(duration)),
+          error: input.message
+        })
+      )
+    )
+  )
 
   const chat = Effect.fn("OpenAiClient.chat")(function*(request: ChatRequest) {
     const body = yield* checkBody(buildBody(config, request)).pipe(
@@ -503,30 +661,26 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
     // serialised once: every retry sends the same bytes
     const httpRequest = HttpClientRequest.bodyJsonUnsafe(authed, body)
     const started = yield* Clock.currentTimeMillis
-    let attempt = 1
-    while (true) {
-      const outcome = yield* Effect.result(once(httpRequest))
-      if (outcome._tag === "Success") {
-        const now = yield* Clock.currentTimeMillis
-        return toResult(outcome.success, body.model, attempt, now - started)
-      }
-      const failure = outcome.failure
-      if (!retryable(failure) || attempt > config.maxRetries) {
-        return yield* new OpenAiError({
-          kind: failure.kind,
-          message: attempt > 1 ? `${failure.message} (after ${attempt} attempts)` : failure.message,
-          ...(failure.status === undefined ? {} : { status: failure.status }),
-          attempts: attempt
-        })
-      }
-      const u = yield* Random.next
-      const delay = retryDelayMs(attempt, failure.retryAfterMs, config, u)
-      yield* Effect.logWarning("OpenAiClient: retrying").pipe(
-        Effect.annotateLogs({ attempt, kind: failure.kind, status: failure.status ?? "none", delayMs: Math.round(delay), error: failure.message })
+    const attempts = yield* Ref.make(0)
+    const attempt = Ref.update(attempts, (n) => n + 1).pipe(Effect.andThen(once(httpRequest)))
+    const response = yield* attempt.pipe(
+      Effect.retry(schedule),
+      Effect.catch((failure) =>
+        Ref.get(attempts).pipe(Effect.flatMap((n) =>
+          Effect.fail(
+            new OpenAiError({
+              kind: failure.kind,
+              message: n > 1 ? `${failure.message} (after ${n} attempts)` : failure.message,
+              ...(failure.status === undefined ? {} : { status: failure.status }),
+              ...(failure.limitBytes === undefined ? {} : { limitBytes: failure.limitBytes }),
+              attempts: n
+            })
+          )
+        ))
       )
-      yield* Effect.sleep(delay)
-      attempt++
-    }
+    )
+    const now = yield* Clock.currentTimeMillis
+    return toResult(response, body.model, yield* Ref.get(attempts), now - started)
   })
 
   return OpenAiClient.of({ model: config.model, baseUrl: config.baseUrl, chat })

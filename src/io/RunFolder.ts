@@ -4,6 +4,7 @@
  */
 import { Effect, FileSystem, Path, Schema } from "effect"
 import type { PlatformError } from "effect/PlatformError"
+import * as AtomicWrite from "./AtomicWrite.ts"
 
 /** A folder the job writes into. */
 export interface RunFolder {
@@ -18,15 +19,9 @@ export interface RunFolder {
   readonly writeJson: (name: string, value: unknown) => Effect.Effect<void, PlatformError>
 }
 
-let tempCounter = 0
-
-/** Writes a file atomically: a temporary sibling (unique per process and write), then a rename. */
-export const writeFileAtomic = Effect.fn("RunFolder.writeFileAtomic")(function*(file: string, text: string) {
-  const fs = yield* FileSystem.FileSystem
-  const temp = `${file}.tmp-${process.pid}-${tempCounter++}`
-  yield* fs.writeFileString(temp, text)
-  yield* fs.rename(temp, file)
-})
+/** Writes a file atomically: the project's one writer ({@link AtomicWrite.writeFileAtomicEffect}), temp sibling then rename. */
+export const writeFileAtomic = (file: string, text: string): Effect.Effect<void, PlatformError> =>
+  AtomicWrite.writeFileAtomicEffect(file, text).pipe(Effect.withSpan("RunFolder.writeFileAtomic"))
 
 /** Creates the folder (and its parents) and returns a writer for it. */
 export const make = Effect.fn("RunFolder.make")(function*(dir: string) {
@@ -35,7 +30,7 @@ export const make = Effect.fn("RunFolder.make")(function*(dir: string) {
   const root = path.resolve(dir)
   yield* fs.makeDirectory(root, { recursive: true })
   const file = (name: string) => path.join(root, name)
-  const writeText = (name: string, text: string) => writeFileAtomic(file(name), text).pipe(Effect.provideService(FileSystem.FileSystem, fs))
+  const writeText = (name: string, text: string) => writeFileAtomic(file(name), text)
   const folder: RunFolder = {
     dir: root,
     file,

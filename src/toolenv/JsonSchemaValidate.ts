@@ -10,6 +10,15 @@
  * - `null` for an optional parameter means "not given".
  * Unknown arguments are rejected unless the schema says `additionalProperties: true`: a hallucinated parameter is a
  * mistake the agent should hear about, not a value silently ignored.
+ *
+ * Kept instead of ajv because: same verdicts, faster, ~100× cheaper to compile, and it does what ajv cannot (the
+ * comma-split and null-means-absent coercions, API-style messages the agent reads). Measured by
+ * bench/json-schema-validate.ts on 2026-12-01 (ajv 8.20.0 + ajv-formats, `coerceTypes: "array"`, Node 20, 2 busy
+ * cores, load ≈ 17) over 4,671 argument sets of 944 gold calls (300 tasks, 923 parameter schemas): identical verdicts on
+ * all 944 valid and all 3,267 broken ones (missing / unknown / type / range / enum / format); on the 460 lenient
+ * forms ours accepts 460, ajv 154 (it turns a null into ""/0/false and keeps "a,b" as one item); 274k vs 194k
+ * validations/s (ours/ajv 1.41, runs 1.26–2.50); compiling the 923 schemas 51 ms vs 5.0 s (ajv/ours 99×), which
+ * for a 50k-tool world is seconds against minutes. Two generated enums repeat an item, which ajv refuses as a schema.
  */
 import type { Json, JsonObject, JsonSchema, ParametersSchema } from "../domain/Json.ts"
 

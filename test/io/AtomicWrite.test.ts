@@ -1,8 +1,9 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { writeFileAtomic } from "../../src/io/AtomicWrite.ts"
+import { writeFileAtomic, writeFileAtomicEffect } from "../../src/io/AtomicWrite.ts"
 
 describe("writeFileAtomic", () => {
   it("creates parent folders, writes text and bytes, replaces an existing file and leaves no temp file", async () => {
@@ -26,4 +27,16 @@ describe("writeFileAtomic", () => {
     expect(await fs.readFile(path.join(target, "inside"), "utf8")).toBe("kept")
     await fs.rm(dir, { recursive: true, force: true })
   })
+
+  it.effect("the Effect form fails with a PlatformError naming the file, and leaves no temp file", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "paraagent-atomic-")))
+      const target = path.join(dir, "taken")
+      yield* Effect.promise(() => fs.mkdir(target))
+      const error = yield* Effect.flip(writeFileAtomicEffect(target, "data"))
+      assert.strictEqual(error._tag, "PlatformError")
+      assert.include(error.message, target)
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["taken"])
+      yield* Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
+    }))
 })

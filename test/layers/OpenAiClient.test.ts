@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Logger, Redacted } from "effect"
-import * as fc from "fast-check"
+import { ConfigProvider, Duration, Effect, Exit, Logger, Redacted, Schedule } from "effect"
+import * as zlib from "node:zlib"
 import * as OpenAiClient from "../../layers/OpenAiClient.ts"
 import { LoopbackServer, Reply } from "../support/LoopbackServer.ts"
 
@@ -268,6 +268,163 @@ describe("OpenAiClient against a loopback server", () => {
     }))
 })
 
+describe("OpenAiClient against a hostile server", () => {
+  it.live("credentials in the base URL: sent as Basic auth, never shown, a 401 is answered after exactly one request", () =>
+    Effect.gen(function*() {
+      const password = "s3cret/p@ss"
+      const lines: Array<string> = []
+      const capture = Logger.map(Logger.formatJson, (line) => {
+        lines.push(line)
+      })
+      // The server echoes what it was sent, decoded, and a URL holding it: the worst a server can do.
+      const server = yield* LoopbackServer.make({
+        fallback: (request) => {
+          const basic = (request.headers["authorization"] ?? "").replace(/^Basic /, "")
+          const decoded = Buffer.from(basic, "base64").toString("utf8")
+          return Reply.json({ error: { message: `bad credentials ${decoded} for http://${decoded}@127.0.0.1/v1 (${request.headers["authorization"]})` } }, { status: 401 })
+        }
+      })
+      const baseUrl = `http://alice:${encodeURIComponent(password)}@127.0.0.1:${server.port}/v1`
+      const config = yield* OpenAiClient.validateConfig({ baseUrl, model: "test-model", maxRetries: 3, backoffBaseMs: 5, backoffMaxMs: 20 })
+      assert.strictEqual(config.baseUrl, `${server.url}/v1`)
+      const client = yield* Effect.provide(Effect.service(OpenAiClient.OpenAiClient), OpenAiClient.layer(config))
+      const error = yield* Effect.flip(client.chat({ messages: user })).pipe(Effect.provide(Logger.layer([capture])))
+      assert.strictEqual(error.kind, "status")
+      assert.strictEqual(error.status, 401)
+      assert.strictEqual(error.attempts, 1)
+      assert.include(error.message, "bad credentials")
+      const requests = yield* server.requests
+      assert.strictEqual(requests.length, 1)
+      assert.strictEqual(requests[0]?.headers["authorization"], `Basic ${Buffer.from(`alice:${password}`).toString("base64")}`)
+      const everything = [error.message, JSON.stringify(error), String(error), JSON.stringify(config), client.baseUrl, ...lines].join("\n")
+      assert.notInclude(everything, "s3cret")
+      assert.notInclude(everything, encodeURIComponent(password))
+    }))
+
+  it.live("a 403 is not retried either", () =>
+    Effect.gen(function*() {
+      const server = yield* LoopbackServer.make({ fallback: Reply.status(403) })
+      const client = yield* clientFor(server, { maxRetries: 3 })
+      const error = yield* Effect.flip(client.chat({ messages: user }))
+      assert.strictEqual(error.status, 403)
+      assert.strictEqual((yield* server.requests).length, 1)
+    }))
+
+  it.live("a bad base URL's credentials are redacted in the ConfigError", () =>
+    Effect.gen(function*() {
+      const error = yield* Effect.flip(OpenAiClient.validateConfig({ baseUrl: "ftp://u:hunter22@host/v1", model: "m" }))
+      assert.strictEqual(error.field, "baseUrl")
+      assert.notInclude(JSON.stringify(error), "hunter22")
+    }))
+
+  it.live("a 50 MB junk body (chunked, or declared) ends with a too_large error naming the cap, with bounded memory", () =>
+    Effect.gen(function*() {
+      const junk = Buffer.alloc(1 << 20, "x")
+      const fiftyMb = function*() {
+        for (let i = 0; i < 50; i++) yield junk
+      }
+      const server = yield* LoopbackServer.make({
+        replies: [Reply.bytes(fiftyMb), Reply.bytes(fiftyMb, { headers: { "content-length": String(50 << 20) } })]
+      })
+      const client = yield* clientFor(server, { maxRetries: 3 })
+      const peak = yield* rssSampler
+      const chunked = yield* Effect.flip(client.chat({ messages: user }))
+      const declared = yield* Effect.flip(client.chat({ messages: user }))
+      const growthMb = (yield* peak) / (1 << 20)
+      for (const error of [chunked, declared]) {
+        assert.strictEqual(error.kind, "too_large")
+        assert.strictEqual(error.limitBytes, OpenAiClient.defaults.maxResponseBytes)
+        assert.include(error.message, `maxResponseBytes = ${16 * 1024 * 1024} bytes`)
+        assert.strictEqual(error.attempts, 1)
+      }
+      assert.include(chunked.message, "exceeds")
+      assert.include(declared.message, `declares ${50 << 20} bytes`)
+      assert.strictEqual((yield* server.requests).length, 2)
+      assert.isBelow(growthMb, 200)
+    }))
+
+  // gzip and br inflate to 400 MiB; deflate to 160 MiB (10× the cap), as compressing more costs seconds of CPU.
+  for (const [encoding, inflatedMb] of [["gzip", 400], ["deflate", 160], ["br", 400]] as const) {
+    it.live(`a ${encoding} bomb inflating to ${inflatedMb} MiB ends with a too_large error, with bounded memory`, () =>
+      Effect.gen(function*() {
+        const bomb = yield* Effect.promise(() => compressZeros(encoding, inflatedMb))
+        assert.isBelow(bomb.byteLength, 2 << 20)
+        const server = yield* LoopbackServer.make({
+          fallback: Reply.bytes(() => [bomb], { headers: { "content-encoding": encoding, "content-length": String(bomb.byteLength) } })
+        })
+        const client = yield* clientFor(server, { maxRetries: 3 })
+        const peak = yield* rssSampler
+        const error = yield* Effect.flip(client.chat({ messages: user }))
+        const growthMb = (yield* peak) / (1 << 20)
+        assert.strictEqual(error.kind, "too_large")
+        assert.include(error.message, "maxResponseBytes")
+        assert.strictEqual((yield* server.requests).length, 1)
+        assert.isBelow(growthMb, 200)
+      }))
+  }
+
+  it.live("a gzip body under the cap is decoded as usual", () =>
+    Effect.gen(function*() {
+      const body = zlib.gzipSync(Buffer.from(JSON.stringify(completion("zipped"))))
+      const server = yield* LoopbackServer.make({
+        replies: [Reply.bytes(() => [body], { headers: { "content-encoding": "gzip", "content-length": String(body.byteLength) } })]
+      })
+      const client = yield* clientFor(server)
+      assert.strictEqual((yield* client.chat({ messages: user })).content, "zipped")
+    }))
+
+  it.live("maxResponseBytes is configurable and checked", () =>
+    Effect.gen(function*() {
+      const server = yield* LoopbackServer.make({ replies: [Reply.json(completion("x".repeat(2_000)))] })
+      const client = yield* clientFor(server, { maxResponseBytes: 1_000 })
+      const error = yield* Effect.flip(client.chat({ messages: user }))
+      assert.strictEqual(error.kind, "too_large")
+      assert.strictEqual(error.limitBytes, 1_000)
+      const bad = yield* Effect.flip(OpenAiClient.validateConfig({ baseUrl: "http://x/v1", model: "m", maxResponseBytes: 0 }))
+      assert.strictEqual(bad.field, "maxResponseBytes")
+    }))
+})
+
+/** Samples RSS every 5 ms until the scope closes; the effect it returns reads the peak growth over the start, bytes. */
+const rssSampler = Effect.gen(function*() {
+  const start = process.memoryUsage().rss
+  let peak = start
+  yield* Effect.acquireRelease(
+    Effect.sync(() => setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss)
+    }, 5)),
+    (t) => Effect.sync(() => clearInterval(t))
+  )
+  return Effect.sync(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+    return peak - start
+  })
+})
+
+/**
+ * A decompression bomb: `mb` MiB of zeros as `encoding`, built without holding the plain text. gzip repeats one member
+ * of 4 MiB (a gzip body may hold many; ~400 KB for 400 MiB, as in the issue); deflate and br stream at the fastest level.
+ */
+const compressZeros = async (encoding: "gzip" | "deflate" | "br", mb: number): Promise<Buffer> => {
+  if (encoding === "gzip") {
+    const member = zlib.gzipSync(Buffer.alloc(4 << 20), { level: 9 })
+    return Buffer.concat(Array.from({ length: Math.ceil(mb / 4) }, () => member))
+  }
+  const z = encoding === "deflate"
+    ? zlib.createDeflate({ level: 1 })
+    : zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } })
+  const out: Array<Buffer> = []
+  z.on("data", (chunk: Buffer) => out.push(chunk))
+  const ended = new Promise<void>((resolve) => z.on("end", () => resolve()))
+  const zeros = Buffer.alloc(1 << 20)
+  for (let i = 0; i < mb; i++) {
+    if (!z.write(zeros)) await new Promise<void>((resolve) => z.once("drain", () => resolve()))
+  }
+  z.end()
+  await ended
+  return Buffer.concat(out)
+}
+
 describe("OpenAiClient configuration", () => {
   it.effect("rejects a base URL that is not http(s), naming the field", () =>
     Effect.gen(function*() {
@@ -312,18 +469,50 @@ describe("OpenAiClient configuration", () => {
 describe("retry arithmetic", () => {
   const config = { backoffBaseMs: 500, backoffMaxMs: 20_000, maxRetryAfterMs: 60_000 }
 
-  it("jittered backoff stays within [½, 1] of the capped exponential", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (retry, u) => {
-      const delay = OpenAiClient.retryDelayMs(retry, undefined, config, u)
-      const cap = Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** (retry - 1))
-      return delay >= cap / 2 && delay <= cap
-    }))
+  const failure = (status: number, retryAfterMs?: number): OpenAiClient.AttemptFailure => ({
+    kind: "status",
+    status,
+    message: `answered ${status}`,
+    ...(retryAfterMs === undefined ? {} : { retryAfterMs })
   })
 
-  it("Retry-After wins over backoff, capped at maxRetryAfterMs", () => {
-    assert.strictEqual(OpenAiClient.retryDelayMs(1, 3_000, config, 0.9), 3_000)
-    assert.strictEqual(OpenAiClient.retryDelayMs(1, 600_000, config, 0.9), 60_000)
-  })
+  // Adapted when the hand loop became a Schedule: the jitter is Schedule.jittered's 80–120 % (was 50–100 %).
+  it.effect("the schedule's backoff stays within 80–120 % of the capped exponential", () =>
+    Effect.gen(function*() {
+      const schedule = OpenAiClient.retrySchedule({ ...config, maxRetries: 30 })
+      for (let run = 0; run < 50; run++) {
+        const step = yield* Schedule.toStep(schedule)
+        for (let retry = 1; retry <= 12; retry++) {
+          const [, delay] = yield* step(0, failure(500))
+          const cap = Math.min(config.backoffMaxMs, config.backoffBaseMs * 2 ** (retry - 1))
+          const ms = Duration.toMillis(delay)
+          assert.isAtLeast(ms, cap * 0.8)
+          assert.isAtMost(ms, cap * 1.2)
+        }
+      }
+    }))
+
+  it.effect("Retry-After wins over backoff, capped at maxRetryAfterMs", () =>
+    Effect.gen(function*() {
+      const step = yield* Schedule.toStep(OpenAiClient.retrySchedule({ ...config, maxRetries: 3 }))
+      assert.strictEqual(Duration.toMillis((yield* step(0, failure(429, 3_000)))[1]), 3_000)
+      assert.strictEqual(Duration.toMillis((yield* step(0, failure(503, 600_000)))[1]), 60_000)
+    }))
+
+  it.effect("the schedule stops after maxRetries, and at once on 400/401/403/404 or a body over the cap", () =>
+    Effect.gen(function*() {
+      const step = yield* Schedule.toStep(OpenAiClient.retrySchedule({ ...config, maxRetries: 2 }))
+      yield* step(0, failure(500))
+      yield* step(0, failure(502))
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(step(0, failure(500)))))
+      for (const status of [400, 401, 403, 404]) {
+        const fresh = yield* Schedule.toStep(OpenAiClient.retrySchedule({ ...config, maxRetries: 2 }))
+        assert.isTrue(Exit.isFailure(yield* Effect.exit(fresh(0, failure(status)))), `status ${status}`)
+      }
+      const fresh = yield* Schedule.toStep(OpenAiClient.retrySchedule({ ...config, maxRetries: 2 }))
+      const tooLarge: OpenAiClient.AttemptFailure = { kind: "too_large", message: "big", transient: false, limitBytes: 1 }
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(fresh(0, tooLarge))))
+    }))
 
   it("parses Retry-After as seconds, an HTTP date, or retry-after-ms", () => {
     const now = Date.parse("2026-01-01T00:00:00Z")
@@ -335,11 +524,18 @@ describe("retry arithmetic", () => {
   })
 
   it("retries exactly the transient statuses", () => {
-    assert.deepStrictEqual([400, 401, 404, 408, 409, 422, 429, 500, 502, 503].filter(OpenAiClient.isRetryableStatus), [408, 409, 429, 500, 502, 503])
+    assert.deepStrictEqual([400, 401, 403, 404, 408, 409, 422, 429, 500, 502, 503].filter(OpenAiClient.isRetryableStatus), [408, 409, 429, 500, 502, 503])
   })
 
   it("scrubs the key and any bearer token from text", () => {
     const key = Redacted.make(SECRET)
     assert.strictEqual(OpenAiClient.scrubSecret(`a ${SECRET} b Bearer xyz`, key), "a <redacted> b Bearer <redacted>")
+  })
+
+  it("scrubs URL userinfo, basic tokens and a URL password in raw and percent-encoded form", () => {
+    const password = Redacted.make("s3cret/p@ss")
+    const text = "GET http://alice:s3cret%2Fp%40ss@host/v1 failed; https://bob:x@h2/ too; Basic YWxpY2U6eA== and s3cret/p@ss"
+    const scrubbed = OpenAiClient.scrubSecret(text, undefined, password)
+    assert.strictEqual(scrubbed, "GET http://<redacted>@host/v1 failed; https://<redacted>@h2/ too; Basic <redacted> and <redacted>")
   })
 })

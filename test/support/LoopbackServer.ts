@@ -6,6 +6,7 @@ import { Effect, Option, Schema } from "effect"
 import type { Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { Readable } from "node:stream"
 
 /** What the server does with one request. */
 export type Reply =
@@ -15,6 +16,14 @@ export type Reply =
   | { readonly _tag: "text"; readonly status: number; readonly body: string; readonly headers: Readonly<Record<string, string>>; readonly delayMs: number }
   /** Destroy the connection without answering (the client sees a reset / socket hang-up). */
   | { readonly _tag: "reset"; readonly delayMs: number }
+  /** Answer `status` with raw bytes streamed from `chunks` with back-pressure (huge or compressed bodies); chunked unless a content-length header is given. */
+  | {
+    readonly _tag: "bytes"
+    readonly status: number
+    readonly chunks: () => Iterable<Uint8Array> | AsyncIterable<Uint8Array>
+    readonly headers: Readonly<Record<string, string>>
+    readonly delayMs: number
+  }
 
 /** Options shared by the reply builders. */
 export interface ReplyOptions {
@@ -48,6 +57,14 @@ export const Reply = {
     status,
     body: { error: { message: options.message ?? `scripted ${status}`, type: "scripted", code: status } },
     headers: options.retryAfter === undefined ? {} : { "retry-after": String(options.retryAfter) },
+    delayMs: options.delayMs ?? 0
+  }),
+  /** Raw bytes, streamed as `chunks` yields them (e.g. 50 MB of junk, or a gzip body with `content-encoding: gzip`). */
+  bytes: (chunks: () => Iterable<Uint8Array> | AsyncIterable<Uint8Array>, options: ReplyOptions = {}): Reply => ({
+    _tag: "bytes",
+    status: options.status ?? 200,
+    chunks,
+    headers: { "content-type": "application/json", ...options.headers },
     delayMs: options.delayMs ?? 0
   }),
   /** Close the connection without an answer. */
@@ -199,6 +216,15 @@ export const make = (script: Script = {}): Effect.Effect<LoopbackServer, never, 
             record.repliedAt = performance.now()
             if (reply._tag === "reset") {
               req.socket.destroy()
+              return
+            }
+            if (reply._tag === "bytes") {
+              res.writeHead(reply.status, reply.headers)
+              const body = Readable.from(reply.chunks(), { objectMode: false })
+              // A client that stops reading (its size cap) closes the socket: stop producing.
+              res.on("close", () => body.destroy())
+              body.on("error", () => res.destroy())
+              body.pipe(res)
               return
             }
             const payload = reply._tag === "json" ? JSON.stringify(reply.body) : reply.body
