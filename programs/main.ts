@@ -55,7 +55,7 @@ const command = Command.make(
     faults: Flag.Boolean("faults").pipe(Flag.withDescription("inject the simulator's 5% transient faults (--no-faults to disable)"), Flag.withDefault(true)),
     maxRounds: Flag.Int("max-rounds").pipe(Flag.withDescription("T_max"), Flag.withDefault(12)),
     concurrency: Flag.Int("concurrency").pipe(Flag.withDescription("task groups rolled out at once"), Flag.withDefault(Job.defaults.concurrency)),
-    estimator: Flag.String("estimator").pipe(Flag.withDescription("advantage estimator stored on trajectories (paraagent, grpo, grpo_per_index)"), Flag.withDefault("paraagent")),
+    estimator: Flag.String("estimator").pipe(Flag.withDescription("advantage estimator stored on trajectories (paraagent, grpo, paraagent_single_pool, grpo_per_index)"), Flag.withDefault("paraagent")),
     out: Flag.String("out").pipe(Flag.withDescription("run folder (default runs/<date>-seed<seed>)"), Flag.optional)
   },
   Effect.fn(function*(flags) {
