@@ -14,6 +14,7 @@ export * as PlanDag from "./math/PlanDag.ts"
 export * as Random from "./math/Random.ts"
 export * as Reward from "./math/Reward.ts"
 export * as Stats from "./math/Stats.ts"
+export * as StepKind from "./math/StepKind.ts"
 export * as TrajectoryFacts from "./math/TrajectoryFacts.ts"
 // io: run folders, atomic writes, the data path, progress
 export * as Cli from "./io/Cli.ts"

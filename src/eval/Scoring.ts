@@ -26,9 +26,18 @@ export interface ScoringOptions {
 /** The paper's coefficients and the decoupled estimator. */
 export const defaultOptions: ScoringOptions = { reward: Reward.defaultRewardConfig, estimator: Advantage.defaultEstimator }
 
+/** How many trajectories carry no verdict: after {@link scoreGroup}, the ones the judge failed on. */
+export const unjudgedCount = (trajectories: ReadonlyArray<Trajectory>): number => {
+  let n = 0
+  for (const t of trajectories) if (t.verdict === undefined) n++
+  return n
+}
+
 /**
  * Judges, rewards and computes advantages for the G rollouts of one task. A judge failure leaves that trajectory
- * unjudged (R_ans takes the config's `unjudged` value) and is logged; it never drops the trajectory.
+ * unjudged (no `verdict`) and is logged; it never drops the trajectory. By default (`answer.unjudged: "mask"`) an
+ * unjudged trajectory is left out of the group's advantages at every level and gets 0 (the others are scored as
+ * if it were not in the group); with `{ penalty }` its R_ans is the penalty. Count them with {@link unjudgedCount}.
  */
 export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
   task: Task,
@@ -45,7 +54,13 @@ export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
   const deps = (from: string, to: string) => library.graph.kind(from, to)
   const scores = judged.map((t) => Reward.score(Facts.fromTrajectory(t, { deps }), options.reward))
   const rewarded = judged.map((t, i) => Reward.attach(t, scores[i] as Reward.TrajectoryScore))
-  const advantages = Advantage.compute(options.estimator, scores.map(Advantage.fromScore), options.reward.advantage)
+  const unjudged = unjudgedCount(judged)
+  if (unjudged > 0) {
+    const policy = options.reward.answer.unjudged === "mask" ? "masked from the advantages" : `R_ans = ${options.reward.answer.unjudged.penalty}`
+    yield* Effect.logWarning(`${unjudged} of ${judged.length} trajectories of task ${task.id} unjudged: ${policy}`)
+  }
+  const rollouts = scores.map((s, i) => Advantage.fromScore(s, (judged[i] as Trajectory).steps))
+  const advantages = Advantage.compute(options.estimator, rollouts, options.reward.advantage)
   if (advantages._tag === "UnknownEstimator") {
     return yield* new ScoringError({ message: `unknown advantage estimator ${JSON.stringify(options.estimator)}; known: ${advantages.known.join(", ")}` })
   }

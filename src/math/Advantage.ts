@@ -2,38 +2,73 @@
  * Group-normalised advantages (spec §4, Eq. 7): estimators over the G rollouts of one task, kept in a registry
  * keyed by name so a trainer picks one by name. Flat Float64Array kernels; pure, no Effect import.
  */
-import type { StepAdvantage, Trajectory } from "../domain/Trajectory.ts"
+import type { Step, StepAdvantage, Trajectory } from "../domain/Trajectory.ts"
 import type { RewardConfig, TrajectoryScore } from "./Reward.ts"
+import * as StepKind from "./StepKind.ts"
 
-/** The coefficients an estimator reads: λτ, λp, λs and ε. */
+/** The coefficients an estimator reads: λτ, λp, λs, ε and the tolerance below which a pool counts as constant. */
 export type AdvantageConfig = RewardConfig["advantage"]
 
-/** The rewards of one rollout at the three levels; `stepPhase[i]` indexes `phases` for step i. */
+/** The largest step-pool key + 1 that {@link flatten} accepts (keys index small per-pool arrays). */
+export const maxStepPools = 1024
+
+/**
+ * The rewards of one rollout at the three levels; `stepPhase[i]` indexes `phases` for step i.
+ *
+ * `stepPool[i]` is step i's pool key **[ours]**: steps sharing a key are normalised together, pooled across the
+ * group's rollouts. {@link fromScore} keys steps by action kind ({@link StepKind.stepPoolKey}: search 0, call 1,
+ * answer 2, other 3), so an answer step is compared with the group's other answer steps and not with searches
+ * (in the Answer state r_plan is 0, so pooled with every step an answer always looked below average). Absent:
+ * every step in pool 0 (one pool).
+ *
+ * `masked` **[ours]**: the rollout is left out of every pool of the group (as if it were not in the group) and
+ * gets 0 at every level; it stays in the output. Scoring masks an unjudged trajectory (`answer.unjudged: "mask"`).
+ */
 export interface RolloutRewards {
   readonly traj: number
   readonly phases: ReadonlyArray<number>
   readonly steps: ReadonlyArray<number>
   readonly stepPhase: ReadonlyArray<number>
+  readonly stepPool?: ReadonlyArray<number>
+  readonly masked?: boolean
 }
 
-/** The rewards of a scored trajectory (R_ans, R_phase, R_step). */
-export const fromScore = (score: TrajectoryScore): RolloutRewards => ({
+/** The rewards of a scored trajectory (R_ans, R_phase, R_step), its steps pooled by action kind, masked when the score says so. */
+export const fromScore = (score: TrajectoryScore, steps: ReadonlyArray<Pick<Step, "turn">>): RolloutRewards => ({
   traj: score.answer.rAns,
   phases: score.phases.map((p) => p.rPhase),
   steps: score.steps.map((s) => s.rStep),
-  stepPhase: score.stepPhase
+  stepPhase: score.stepPhase,
+  stepPool: StepKind.stepPools(steps),
+  masked: score.masked
 })
 
-/** A group of rollouts laid out flat: G trajectories, P phases, S steps in total, rollout-major. */
+/**
+ * A group of rollouts laid out flat: G trajectories, P phases, S steps in total, rollout-major. The `…Key`,
+ * `…Index` and `stepPool` arrays are pool keys; a key of −1 marks a member of a masked rollout, which joins no
+ * pool and gets 0.
+ */
 export interface FlatGroup {
   readonly size: number
   readonly traj: Float64Array
+  /** 1 for a masked rollout, else 0. */
+  readonly masked: Uint8Array
+  /** The one pool of the trajectory rewards: 0, or −1 for a masked rollout. */
+  readonly trajKey: Int32Array
   readonly phaseReward: Float64Array
-  /** Position of each phase within its rollout. */
+  /** The one pool of all phases of the group: 0, or −1. */
+  readonly phaseKey: Int32Array
+  /** Position of each phase within its rollout (the per-index pool), or −1. */
   readonly phaseIndex: Int32Array
   readonly stepReward: Float64Array
-  /** Position of each step within its rollout. */
+  /** The one pool of all steps of the group: 0, or −1. */
+  readonly stepKey: Int32Array
+  /** Position of each step within its rollout (the per-index pool), or −1. */
   readonly stepIndex: Int32Array
+  /** Each step's pool key from `RolloutRewards.stepPool` (0 when absent), or −1. */
+  readonly stepPool: Int32Array
+  /** 1 + the largest step-pool key (at least 1). */
+  readonly stepPoolCount: number
   readonly stepRollout: Int32Array
   /** Flat index (into `phaseReward`) of each step's phase. */
   readonly stepPhase: Int32Array
@@ -69,18 +104,25 @@ export interface UnknownEstimator {
   readonly known: ReadonlyArray<string>
 }
 
-/** Lays a group out flat, checking every reward is finite and every step points at one of its rollout's phases. */
+/**
+ * Lays a group out flat, checking every reward is finite, every step points at one of its rollout's phases and
+ * every step-pool key is an integer in [0, {@link maxStepPools}).
+ */
 export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _tag: "Ok"; readonly group: FlatGroup } | InvalidGroup => {
   let phaseCount = 0
   let stepCount = 0
   let maxPhases = 0
   let maxSteps = 0
+  let stepPoolCount = 1
   for (let g = 0; g < rollouts.length; g++) {
     const r = rollouts[g] as RolloutRewards
     const invalid = (message: string): InvalidGroup => ({ _tag: "InvalidGroup", rollout: g, message })
     if (!Number.isFinite(r.traj)) return invalid(`trajectory reward is ${r.traj}`)
     if (r.stepPhase.length !== r.steps.length) {
       return invalid(`${r.steps.length} step rewards but ${r.stepPhase.length} step-to-phase entries`)
+    }
+    if (r.stepPool !== undefined && r.stepPool.length !== r.steps.length) {
+      return invalid(`${r.steps.length} step rewards but ${r.stepPool.length} step-pool keys`)
     }
     for (let i = 0; i < r.phases.length; i++) {
       if (!Number.isFinite(r.phases[i])) return invalid(`phase ${i} reward is ${r.phases[i]}`)
@@ -91,6 +133,11 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
       if (!Number.isInteger(p) || p < 0 || p >= r.phases.length) {
         return invalid(`step ${i} points at phase ${p}, but the rollout has ${r.phases.length} phases`)
       }
+      const k = r.stepPool === undefined ? 0 : (r.stepPool[i] as number)
+      if (!Number.isInteger(k) || k < 0 || k >= maxStepPools) {
+        return invalid(`step ${i} has step-pool key ${k}; keys are integers in [0, ${maxStepPools})`)
+      }
+      stepPoolCount = Math.max(stepPoolCount, k + 1)
     }
     phaseCount += r.phases.length
     stepCount += r.steps.length
@@ -100,10 +147,16 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
   const group: FlatGroup = {
     size: rollouts.length,
     traj: new Float64Array(rollouts.length),
+    masked: new Uint8Array(rollouts.length),
+    trajKey: new Int32Array(rollouts.length),
     phaseReward: new Float64Array(phaseCount),
+    phaseKey: new Int32Array(phaseCount),
     phaseIndex: new Int32Array(phaseCount),
     stepReward: new Float64Array(stepCount),
+    stepKey: new Int32Array(stepCount),
     stepIndex: new Int32Array(stepCount),
+    stepPool: new Int32Array(stepCount),
+    stepPoolCount,
     stepRollout: new Int32Array(stepCount),
     stepPhase: new Int32Array(stepCount),
     stepOffsets: new Int32Array(rollouts.length + 1),
@@ -113,15 +166,21 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
   let p0 = 0
   let s0 = 0
   rollouts.forEach((r, g) => {
+    const masked = r.masked === true
     group.traj[g] = r.traj
+    group.masked[g] = masked ? 1 : 0
+    group.trajKey[g] = masked ? -1 : 0
     r.phases.forEach((x, i) => {
       group.phaseReward[p0 + i] = x
-      group.phaseIndex[p0 + i] = i
+      group.phaseKey[p0 + i] = masked ? -1 : 0
+      group.phaseIndex[p0 + i] = masked ? -1 : i
     })
     group.stepOffsets[g] = s0
     r.steps.forEach((x, i) => {
       group.stepReward[s0 + i] = x
-      group.stepIndex[s0 + i] = i
+      group.stepKey[s0 + i] = masked ? -1 : 0
+      group.stepIndex[s0 + i] = masked ? -1 : i
+      group.stepPool[s0 + i] = masked ? -1 : r.stepPool === undefined ? 0 : (r.stepPool[i] as number)
       group.stepRollout[s0 + i] = g
       group.stepPhase[s0 + i] = p0 + (r.stepPhase[i] as number)
     })
@@ -134,14 +193,25 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
 
 /**
  * (x − mean)/(std + ε) per key, population std, in one pass (Welford) plus the output pass. Values sharing a
- * key form one normalisation pool; a pool whose values are all equal (or that has one member) gives exactly 0.
- * `keys` undefined means one pool.
+ * key form one normalisation pool; a negative key leaves the value out of every pool and gives it 0. A pool
+ * whose values all lie within `tolerance` of each other (max − min < tolerance; all equal, or one member,
+ * whatever the tolerance) gives exactly 0: differences that small are treated as noise, not as signal to be
+ * blown up to ±1 by a tiny std. `keys` undefined means one pool of every value.
  */
-export const normalise = (values: Float64Array, keys: Int32Array | undefined, keyCount: number, epsilon: number): Float64Array =>
-  keys === undefined ? normalisePooled(values, epsilon) : normaliseKeyed(values, keys, keyCount, epsilon)
+export const normalise = (
+  values: Float64Array,
+  keys: Int32Array | undefined,
+  keyCount: number,
+  epsilon: number,
+  tolerance = 0
+): Float64Array =>
+  keys === undefined ? normalisePooled(values, epsilon, tolerance) : normaliseKeyed(values, keys, keyCount, epsilon, tolerance)
+
+/** Whether a pool with this range is constant for the purpose of normalisation. */
+const isConstant = (min: number, max: number, tolerance: number): boolean => !(max - min > 0) || max - min < tolerance
 
 /** {@link normalise} with one pool: the same Welford pass on scalars (no per-key arrays to allocate). */
-const normalisePooled = (values: Float64Array, epsilon: number): Float64Array => {
+const normalisePooled = (values: Float64Array, epsilon: number, tolerance: number): Float64Array => {
   let n = 0
   let mean = 0
   let m2 = 0
@@ -157,13 +227,13 @@ const normalisePooled = (values: Float64Array, epsilon: number): Float64Array =>
     if (x > max) max = x
   }
   const out = new Float64Array(values.length)
-  if (n === 0 || min === max) return out
+  if (n === 0 || isConstant(min, max, tolerance)) return out
   const scale = 1 / (Math.sqrt(m2 / n) + epsilon)
   for (let i = 0; i < values.length; i++) out[i] = ((values[i] as number) - mean) * scale
   return out
 }
 
-const normaliseKeyed = (values: Float64Array, keys: Int32Array, keyCount: number, epsilon: number): Float64Array => {
+const normaliseKeyed = (values: Float64Array, keys: Int32Array, keyCount: number, epsilon: number, tolerance: number): Float64Array => {
   const pools = Math.max(1, keyCount)
   const count = new Float64Array(pools)
   const mean = new Float64Array(pools)
@@ -172,6 +242,7 @@ const normaliseKeyed = (values: Float64Array, keys: Int32Array, keyCount: number
   const max = new Float64Array(pools).fill(-Infinity)
   for (let i = 0; i < values.length; i++) {
     const k = keys[i] as number
+    if (k < 0) continue
     const x = values[i] as number
     const n = (count[k] as number) + 1
     count[k] = n
@@ -183,12 +254,14 @@ const normaliseKeyed = (values: Float64Array, keys: Int32Array, keyCount: number
   }
   const scale = new Float64Array(pools)
   for (let k = 0; k < pools; k++) {
-    scale[k] = count[k] === 0 || min[k] === max[k] ? 0 : 1 / (Math.sqrt((m2[k] as number) / (count[k] as number)) + epsilon)
+    scale[k] = count[k] === 0 || isConstant(min[k] as number, max[k] as number, tolerance)
+      ? 0
+      : 1 / (Math.sqrt((m2[k] as number) / (count[k] as number)) + epsilon)
   }
   const out = new Float64Array(values.length)
   for (let i = 0; i < values.length; i++) {
     const k = keys[i] as number
-    const s = scale[k] as number
+    const s = k < 0 ? 0 : (scale[k] as number)
     out[i] = s === 0 ? 0 : ((values[i] as number) - (mean[k] as number)) * s
   }
   return out
@@ -219,18 +292,38 @@ const combine = (
   return { traj, phase, step, combined, stepOffsets: group.stepOffsets }
 }
 
-/** GRPO, the paper's "RL (GRPO)" baseline: the trajectory level only; A = A_traj (no λ). */
-export const grpo: Estimator = (group, config) =>
-  combine(group, normalise(group.traj, undefined, 1, config.epsilon), undefined, undefined, { traj: 1, phase: 0, step: 0 })
+const trajLevel = (group: FlatGroup, config: AdvantageConfig): Float64Array =>
+  normalise(group.traj, group.trajKey, 1, config.epsilon, config.tolerance)
 
-/** ParaAgent's decoupled estimator (default): A = λτ·A_traj + λp·A_phase + λs·A_step, phases and steps pooled over the group. */
+const lambdas = (config: AdvantageConfig) => ({ traj: config.lambdaTraj, phase: config.lambdaPhase, step: config.lambdaStep })
+
+/** GRPO, the paper's "RL (GRPO)" baseline: the trajectory level only; A = A_traj (no λ). */
+export const grpo: Estimator = (group, config) => combine(group, trajLevel(group, config), undefined, undefined, { traj: 1, phase: 0, step: 0 })
+
+/**
+ * ParaAgent's decoupled estimator (default): A = λτ·A_traj + λp·A_phase + λs·A_step, phases pooled over the
+ * group, steps pooled over the group by step-pool key (by action kind, **[ours]**, see {@link RolloutRewards}).
+ */
 export const paraagent: Estimator = (group, config) =>
   combine(
     group,
-    normalise(group.traj, undefined, 1, config.epsilon),
-    normalise(group.phaseReward, undefined, 1, config.epsilon),
-    normalise(group.stepReward, undefined, 1, config.epsilon),
-    { traj: config.lambdaTraj, phase: config.lambdaPhase, step: config.lambdaStep }
+    trajLevel(group, config),
+    normalise(group.phaseReward, group.phaseKey, 1, config.epsilon, config.tolerance),
+    normalise(group.stepReward, group.stepPool, group.stepPoolCount, config.epsilon, config.tolerance),
+    lambdas(config)
+  )
+
+/**
+ * The decoupled estimator with one pool of all steps of the group (the step-pool keys ignored). Kept for the
+ * ablation: an answer step (r_plan = 0 in the Answer state, so R_step ≤ 0.5) then always looks below average.
+ */
+export const paraagentSinglePool: Estimator = (group, config) =>
+  combine(
+    group,
+    trajLevel(group, config),
+    normalise(group.phaseReward, group.phaseKey, 1, config.epsilon, config.tolerance),
+    normalise(group.stepReward, group.stepKey, 1, config.epsilon, config.tolerance),
+    lambdas(config)
   )
 
 /**
@@ -241,10 +334,10 @@ export const paraagent: Estimator = (group, config) =>
 export const grpoPerIndex: Estimator = (group, config) =>
   combine(
     group,
-    normalise(group.traj, undefined, 1, config.epsilon),
-    normalise(group.phaseReward, group.phaseIndex, group.maxPhases, config.epsilon),
-    normalise(group.stepReward, group.stepIndex, group.maxSteps, config.epsilon),
-    { traj: config.lambdaTraj, phase: config.lambdaPhase, step: config.lambdaStep }
+    trajLevel(group, config),
+    normalise(group.phaseReward, group.phaseIndex, group.maxPhases, config.epsilon, config.tolerance),
+    normalise(group.stepReward, group.stepIndex, group.maxSteps, config.epsilon, config.tolerance),
+    lambdas(config)
   )
 
 /** Estimators by name. */
@@ -253,10 +346,11 @@ export type Registry = ReadonlyMap<string, Estimator>
 /** The estimator used when none is named. */
 export const defaultEstimator = "paraagent"
 
-/** The built-in estimators: `grpo`, `paraagent` (default), `grpo_per_index`. */
+/** The built-in estimators: `grpo`, `paraagent` (default), `paraagent_single_pool`, `grpo_per_index`. */
 export const estimators: Registry = new Map<string, Estimator>([
   ["grpo", grpo],
   ["paraagent", paraagent],
+  ["paraagent_single_pool", paraagentSinglePool],
   ["grpo_per_index", grpoPerIndex]
 ])
 

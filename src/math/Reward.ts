@@ -12,6 +12,14 @@ export type AnswerPattern = "000" | "001" | "010" | "011" | "100" | "101" | "110
 /** The eight patterns. */
 export const answerPatterns: ReadonlyArray<AnswerPattern> = ["000", "001", "010", "011", "100", "101", "110", "111"]
 
+/**
+ * What an unjudged trajectory (no verdict: the judge failed) contributes **[ours]**. `"mask"` (default): it is
+ * left out of the group's advantage computation (every level) and gets 0 advantage, since a failure of the
+ * machinery says nothing about the agent; its R_ans is recorded as 0 with pattern "none". `{ penalty }`: R_ans =
+ * penalty, normalised with the others (the opt-in for a user who wants unjudged answers charged).
+ */
+export type UnjudgedPolicy = "mask" | { readonly penalty: number }
+
 /** Every coefficient of the reward and the advantage, in one record. */
 export interface RewardConfig {
   /** R_step = baseWeight·r_base + planWeight·r_plan (Eq. 4: ½ and ½). */
@@ -30,17 +38,21 @@ export interface RewardConfig {
     readonly l3Order: number
     readonly l3Batching: number
   }
-  /** R_ans by Q/F/U pattern (Table 9), and for a trajectory with no verdict (never answered or not judged). */
+  /** R_ans by Q/F/U pattern (Table 9), and what a trajectory with no verdict (not judged) gets. */
   readonly answer: {
     readonly table: { readonly [P in AnswerPattern]: number }
-    readonly unjudged: number
+    readonly unjudged: UnjudgedPolicy
   }
-  /** A = λτ·A_traj + λp·A_phase + λs·A_step (Eq. 7, Table 7); ε in (r − mean)/(std + ε). */
+  /**
+   * A = λτ·A_traj + λp·A_phase + λs·A_step (Eq. 7, Table 7); ε in (r − mean)/(std + ε); a pool whose rewards all
+   * lie within `tolerance` of each other (max − min < tolerance) counts as constant and gets 0 **[ours]**.
+   */
   readonly advantage: {
     readonly lambdaTraj: number
     readonly lambdaPhase: number
     readonly lambdaStep: number
     readonly epsilon: number
+    readonly tolerance: number
   }
 }
 
@@ -56,18 +68,18 @@ export const defaultRewardConfig: RewardConfig = {
   phase: { w1: 0.1, w2: 0.2, w3: 0.2, w4: 0.5, l3Order: 0.5, l3Batching: 0.5 },
   answer: {
     table: { "000": -0.5, "010": -0.5, "100": -0.5, "001": 0, "101": 0, "011": 0.5, "110": 0.5, "111": 1.5 },
-    unjudged: -0.5
+    unjudged: "mask"
   },
-  advantage: { lambdaTraj: 1.0, lambdaPhase: 0.5, lambdaStep: 0.25, epsilon: 1e-6 }
+  // tolerance 0.02: R_step and R_ans move in steps of 0.5, so it never hides a real difference there; on R_phase
+  // it is one event of the lightest component (w1 = 0.1) among 5 items — below that is noise (docs/reward.md)
+  advantage: { lambdaTraj: 1.0, lambdaPhase: 0.5, lambdaStep: 0.25, epsilon: 1e-6, tolerance: 0.02 }
 }
 
+/** A patch of a config value: numbers by numbers, string choices by a choice, records field by field. */
+type Patch<T> = T extends number ? number : T extends string ? T : { readonly [K in keyof T]?: Patch<T[K]> }
+
 /** Any subset of a {@link RewardConfig}, at any depth. */
-export type RewardConfigPatch = {
-  readonly [K in keyof RewardConfig]?: {
-    readonly [J in keyof RewardConfig[K]]?: RewardConfig[K][J] extends number ? number
-      : { readonly [I in keyof RewardConfig[K][J]]?: RewardConfig[K][J][I] extends number ? number : never }
-  }
-}
+export type RewardConfigPatch = Patch<RewardConfig>
 
 /** One problem with a config override: the dotted field, the offending value, why. */
 export interface RewardConfigIssue {
@@ -88,8 +100,19 @@ const show = (u: unknown): string => {
   return JSON.stringify(u) ?? String(u)
 }
 
+/** `answer.unjudged`: `"mask"` or `{ penalty: <finite number> }`, nothing else. */
+const mergeUnjudged = (base: unknown, patch: unknown, path: string, issues: Array<RewardConfigIssue>): unknown => {
+  if (patch === "mask") return patch
+  if (isRecord(patch) && Object.keys(patch).length === 1 && typeof patch["penalty"] === "number" && Number.isFinite(patch["penalty"])) {
+    return { penalty: patch["penalty"] }
+  }
+  issues.push({ field: path, value: show(patch), message: `expected "mask" or { "penalty": <finite number> }` })
+  return base
+}
+
 /** Merges a patch into a base of the same shape, reporting unknown fields and non-finite numbers. */
 const merge = (base: unknown, patch: unknown, path: string, issues: Array<RewardConfigIssue>): unknown => {
+  if (path === "answer.unjudged") return mergeUnjudged(base, patch, path, issues)
   if (typeof base === "number") {
     if (typeof patch === "number" && Number.isFinite(patch)) return patch
     issues.push({ field: path, value: show(patch), message: "expected a finite number" })
@@ -118,8 +141,8 @@ const sumsToOne = (values: ReadonlyArray<number>): boolean => Math.abs(values.re
 
 /**
  * A config with any subset of the defaults (or of `base`) overridden. Checks: every value a finite number,
- * no unknown field, all weights and ε non-negative, w1..w4 sum to 1, l3Order + l3Batching = 1, and the answer
- * table holds all eight patterns.
+ * no unknown field, all weights, ε and the tolerance non-negative, w1..w4 sum to 1, l3Order + l3Batching = 1,
+ * the answer table holds all eight patterns, and `answer.unjudged` is `"mask"` or `{ penalty: <finite number> }`.
  */
 export const configure = (patch: RewardConfigPatch, base: RewardConfig = defaultRewardConfig): ConfigResult => {
   const issues: Array<RewardConfigIssue> = []
@@ -136,7 +159,8 @@ export const configure = (patch: RewardConfigPatch, base: RewardConfig = default
     ["advantage.lambdaTraj", config.advantage.lambdaTraj],
     ["advantage.lambdaPhase", config.advantage.lambdaPhase],
     ["advantage.lambdaStep", config.advantage.lambdaStep],
-    ["advantage.epsilon", config.advantage.epsilon]
+    ["advantage.epsilon", config.advantage.epsilon],
+    ["advantage.tolerance", config.advantage.tolerance]
   ]
   for (const [field, value] of nonNegative) {
     if (value < 0) issues.push({ field, value: show(value), message: "must be >= 0" })
@@ -247,19 +271,23 @@ const bit = (grade: Grade): "1" | "0" => (grade === "YES" ? "1" : "0")
 export const answerPattern = (verdict: VerdictFacts): AnswerPattern =>
   `${bit(verdict.quality)}${bit(verdict.faithfulness)}${bit(verdict.utility)}` as AnswerPattern
 
-/** R_ans of a verdict (Table 9), or `answer.unjudged` when there is none (pattern "none"). */
+/** R_ans of a verdict (Table 9); with none, pattern "none" and R_ans 0 (masked) or the `answer.unjudged` penalty. */
 export const answerReward = (verdict: VerdictFacts | undefined, config: RewardConfig = defaultRewardConfig): AnswerReward => {
-  if (verdict === undefined) return { pattern: "none", rAns: config.answer.unjudged }
+  if (verdict === undefined) return { pattern: "none", rAns: config.answer.unjudged === "mask" ? 0 : config.answer.unjudged.penalty }
   const pattern = answerPattern(verdict)
   return { pattern, rAns: config.answer.table[pattern] }
 }
 
-/** The rewards of one trajectory at the three levels; `stepPhase[i]` is the index in `phases` of step i's phase. */
+/**
+ * The rewards of one trajectory at the three levels; `stepPhase[i]` is the index in `phases` of step i's phase;
+ * `masked`: unjudged under `answer.unjudged: "mask"`, so left out of the group's advantages.
+ */
 export interface TrajectoryScore {
   readonly steps: ReadonlyArray<StepReward>
   readonly phases: ReadonlyArray<PhaseReward & Span>
   readonly stepPhase: ReadonlyArray<number>
   readonly answer: AnswerReward
+  readonly masked: boolean
 }
 
 /** Scores a trajectory from its facts. The trajectory-level reward is R_ans. */
@@ -273,7 +301,8 @@ export const score = (facts: TrajectoryFacts, config: RewardConfig = defaultRewa
     steps: facts.steps.map((step) => stepReward(step, config)),
     phases,
     stepPhase,
-    answer: answerReward(facts.verdict, config)
+    answer: answerReward(facts.verdict, config),
+    masked: facts.verdict === undefined && config.answer.unjudged === "mask"
   }
 }
 

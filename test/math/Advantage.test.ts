@@ -4,6 +4,7 @@ import type { StepAdvantage } from "../../src/domain/Trajectory.ts"
 import * as Advantage from "../../src/math/Advantage.ts"
 import { defaultRewardConfig } from "../../src/math/Reward.ts"
 import * as Stats from "../../src/math/Stats.ts"
+import * as StepKind from "../../src/math/StepKind.ts"
 import { loopEstimate } from "./AdvantageLoop.ts"
 import { makeTrajectory } from "./fixtures.ts"
 
@@ -12,18 +13,26 @@ const config = defaultRewardConfig.advantage
 /** Rewards on a 1/8 grid (distinct values differ by ≥ 0.125, so a non-degenerate pool has a sizeable std). */
 const reward = fc.integer({ min: -16, max: 16 }).map((k) => k / 8)
 
-/** A rollout: phases of 1–4 steps each; `minPhases` 0 allows a rollout with no step at all. */
-const rolloutArb = (minPhases: number): fc.Arbitrary<Advantage.RolloutRewards> =>
-  fc.array(fc.integer({ min: 1, max: 4 }), { minLength: minPhases, maxLength: 5 }).chain((sizes) =>
-    fc.record({
+/**
+ * A rollout: phases of 1–4 steps each; `minPhases` 0 allows a rollout with no step at all. Each step has a
+ * step-pool key (a step kind, 0–3); with `masks`, about one rollout in five is masked.
+ */
+const rolloutArb = (minPhases: number, masks = false): fc.Arbitrary<Advantage.RolloutRewards> =>
+  fc.array(fc.integer({ min: 1, max: 4 }), { minLength: minPhases, maxLength: 5 }).chain((sizes) => {
+    const n = sizes.reduce((a, b) => a + b, 0)
+    return fc.record({
       traj: reward,
       phases: fc.array(reward, { minLength: sizes.length, maxLength: sizes.length }),
-      steps: fc.array(reward, { minLength: sizes.reduce((a, b) => a + b, 0), maxLength: sizes.reduce((a, b) => a + b, 0) }),
-      stepPhase: fc.constant(sizes.flatMap((n, p) => Array<number>(n).fill(p)))
+      steps: fc.array(reward, { minLength: n, maxLength: n }),
+      stepPhase: fc.constant(sizes.flatMap((k, p) => Array<number>(k).fill(p))),
+      stepPool: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: n, maxLength: n }),
+      masked: masks ? fc.integer({ min: 0, max: 4 }).map((k) => k === 0) : fc.constant(false)
     })
-  )
+  })
 
-const groupArb = (minPhases: number) => fc.array(rolloutArb(minPhases), { minLength: 1, maxLength: 8 })
+const groupArb = (minPhases: number, masks = false) => fc.array(rolloutArb(minPhases, masks), { minLength: 1, maxLength: 8 })
+
+const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index"] as const
 
 const run = (name: string, rollouts: ReadonlyArray<Advantage.RolloutRewards>, cfg = config) => {
   const result = Advantage.compute(name, rollouts, cfg)
@@ -40,12 +49,14 @@ const levels = (rollouts: ReadonlyArray<Advantage.RolloutRewards>, adv: Readonly
 })
 
 describe("Advantage estimators agree with the loop implementation", () => {
-  for (const name of ["grpo", "paraagent", "grpo_per_index"] as const) {
-    it(`${name}: optimised == loop on random ragged groups`, () => {
+  for (const name of names) {
+    it(`${name}: optimised == loop on random ragged groups with step pools, masked rollouts and tolerances`, () => {
       fc.assert(
-        fc.property(groupArb(0), (rollouts) => {
-          const fast = run(name, rollouts)
-          const slow = loopEstimate(name, rollouts, config)
+        // tolerance 0.3 on a 1/8 grid: pools spread by 0.125 or 0.25 count as constant, wider ones do not
+        fc.property(groupArb(0, true), fc.constantFrom(config.tolerance, 0, 0.3), (rollouts, tolerance) => {
+          const cfg = { ...config, tolerance }
+          const fast = run(name, rollouts, cfg)
+          const slow = loopEstimate(name, rollouts, cfg)
           expect(fast.map((r) => r.length)).toEqual(slow.map((r) => r.length))
           fast.forEach((steps, g) =>
             steps.forEach((a, i) => {
@@ -63,11 +74,16 @@ describe("Advantage estimators agree with the loop implementation", () => {
 })
 
 describe("Advantage properties (paraagent)", () => {
-  it("each level has mean ≈ 0 over its pool", () => {
+  it("each level has mean ≈ 0 over its pool: the trajectories, all phases, the steps of each step pool", () => {
     fc.assert(
       fc.property(groupArb(1), (rollouts) => {
         const { traj, phase, step } = levels(rollouts, run("paraagent", rollouts))
         for (const xs of [traj, phase, step]) expect(Math.abs(Stats.mean(xs))).toBeLessThan(1e-9)
+        const keys = rollouts.flatMap((r) => r.stepPool ?? [])
+        for (const k of [0, 1, 2, 3]) {
+          const pool = step.filter((_, i) => keys[i] === k)
+          if (pool.length > 0) expect(Math.abs(Stats.mean(pool))).toBeLessThan(1e-9)
+        }
       }),
       { numRuns: 300 }
     )
@@ -78,11 +94,11 @@ describe("Advantage properties (paraagent)", () => {
       level === "traj" ? { ...r, traj: f(r.traj) } : level === "phases" ? { ...r, phases: r.phases.map(f) } : { ...r, steps: r.steps.map(f) }
     )
 
-  it("adding a constant to every reward of a level changes no advantage", () => {
+  it("adding a constant to every reward of a level changes no advantage (any estimator, masked rollouts, the tolerance)", () => {
     fc.assert(
-      fc.property(groupArb(0), fc.constantFrom("traj" as const, "phases" as const, "steps" as const), fc.double({ min: -100, max: 100, noNaN: true }), (rollouts, level, c) => {
-        const before = run("paraagent", rollouts)
-        const after = run("paraagent", shiftLevel(rollouts, level, (x) => x + c))
+      fc.property(groupArb(0, true), fc.constantFrom(...names), fc.constantFrom("traj" as const, "phases" as const, "steps" as const), fc.double({ min: -100, max: 100, noNaN: true }), (rollouts, name, level, c) => {
+        const before = run(name, rollouts)
+        const after = run(name, shiftLevel(rollouts, level, (x) => x + c))
         const unchanged = before.every((steps, g) =>
           steps.every((a, i) => {
             const b = after[g]?.[i] as StepAdvantage
@@ -95,20 +111,28 @@ describe("Advantage properties (paraagent)", () => {
     )
   })
 
-  it("scaling a level by a positive factor changes its advantages only through ε (exactly none with ε = 0)", () => {
+  it("scaling a level by a positive factor (and the tolerance with it) changes its advantages only through ε (exactly none with ε = 0)", () => {
     fc.assert(
       fc.property(groupArb(1), fc.constantFrom("traj" as const, "phases" as const, "steps" as const), fc.double({ min: 0.01, max: 100, noNaN: true }), (rollouts, level, a) => {
         const key = level === "traj" ? "traj" : level === "phases" ? "phase" : "step"
-        const pool = level === "traj" ? rollouts.map((r) => r.traj) : rollouts.flatMap((r) => (level === "phases" ? r.phases : r.steps))
-        const n = pool.length
-        const s = Stats.std(pool)
+        // each item's pool (steps are pooled by step-pool key) and that pool's size and std
+        const items = level === "traj"
+          ? rollouts.map((r) => ({ value: r.traj, pool: 0 }))
+          : level === "phases"
+          ? rollouts.flatMap((r) => r.phases.map((value) => ({ value, pool: 0 })))
+          : rollouts.flatMap((r) => r.steps.map((value, i) => ({ value, pool: r.stepPool?.[i] ?? 0 })))
+        const bounds = (epsilon: number) =>
+          items.map(({ pool }) => {
+            const xs = items.filter((it) => it.pool === pool).map((it) => it.value)
+            const s = Stats.std(xs)
+            // z = d/(s + ε) vs d/(s + ε/a): they differ by at most sqrt(n)·ε·|1 − 1/a|/s
+            return s === 0 ? 0 : (Math.sqrt(xs.length) * epsilon * Math.abs(1 - 1 / a)) / s
+          })
         for (const epsilon of [config.epsilon, 0]) {
-          const cfg = { ...config, epsilon }
-          const before = levels(rollouts, run("paraagent", rollouts, cfg))[key]
-          const after = levels(rollouts, run("paraagent", shiftLevel(rollouts, level, (x) => a * x), cfg))[key]
-          // z = d/(s + ε) vs d/(s + ε/a): they differ by at most sqrt(n)·ε·|1 − 1/a|/s
-          const bound = s === 0 ? 0 : (Math.sqrt(n) * epsilon * Math.abs(1 - 1 / a)) / s
-          before.forEach((z, i) => expect(Math.abs(z - (after[i] ?? NaN))).toBeLessThanOrEqual(bound + 1e-9 * (1 + Math.abs(z))))
+          const before = levels(rollouts, run("paraagent", rollouts, { ...config, epsilon }))[key]
+          const after = levels(rollouts, run("paraagent", shiftLevel(rollouts, level, (x) => a * x), { ...config, epsilon, tolerance: a * config.tolerance }))[key]
+          const bound = bounds(epsilon)
+          before.forEach((z, i) => expect(Math.abs(z - (after[i] ?? NaN))).toBeLessThanOrEqual((bound[i] ?? 0) + 1e-9 * (1 + Math.abs(z))))
         }
       }),
       { numRuns: 300 }
@@ -119,7 +143,7 @@ describe("Advantage properties (paraagent)", () => {
     fc.assert(
       fc.property(groupArb(1), reward, (rollouts, c) => {
         const flat = rollouts.map((r) => ({ ...r, traj: c, phases: r.phases.map(() => c), steps: r.steps.map(() => c) }))
-        for (const name of ["grpo", "paraagent", "grpo_per_index"]) {
+        for (const name of names) {
           for (const steps of run(name, flat)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
         }
         const single = run("paraagent", rollouts.slice(0, 1))
@@ -130,8 +154,8 @@ describe("Advantage properties (paraagent)", () => {
 
   it("ragged groups (different lengths, rollouts with no step, a lone rollout) give finite values", () => {
     fc.assert(
-      fc.property(groupArb(0), (rollouts) => {
-        for (const name of ["grpo", "paraagent", "grpo_per_index"]) {
+      fc.property(groupArb(0, true), (rollouts) => {
+        for (const name of names) {
           const adv = run(name, rollouts)
           expect(adv.map((steps) => steps.length)).toEqual(rollouts.map((r) => r.steps.length))
           const finite = adv.every((steps) => steps.every((a) => [a.traj, a.phase, a.step, a.combined].every(Number.isFinite)))
@@ -179,8 +203,8 @@ describe("Pooled versus per-index normalisation", () => {
 
 describe("Advantage registry and inputs", () => {
   it("names the known estimators when asked for an unknown one", () => {
-    expect(Advantage.lookup("ppo")).toEqual({ _tag: "UnknownEstimator", name: "ppo", known: ["grpo", "paraagent", "grpo_per_index"] })
-    expect(Advantage.compute("ppo", [], config)).toEqual({ _tag: "UnknownEstimator", name: "ppo", known: ["grpo", "paraagent", "grpo_per_index"] })
+    expect(Advantage.lookup("ppo")).toEqual({ _tag: "UnknownEstimator", name: "ppo", known: [...names] })
+    expect(Advantage.compute("ppo", [], config)).toEqual({ _tag: "UnknownEstimator", name: "ppo", known: [...names] })
     expect(Advantage.defaultEstimator).toBe("paraagent")
   })
 
@@ -205,6 +229,12 @@ describe("Advantage registry and inputs", () => {
       .toEqual({ _tag: "InvalidGroup", rollout: 0, message: "step 0 points at phase 1, but the rollout has 1 phases" })
     expect(Advantage.compute("paraagent", [{ traj: 0, phases: [1], steps: [1, 2], stepPhase: [0] }], config))
       .toEqual({ _tag: "InvalidGroup", rollout: 0, message: "2 step rewards but 1 step-to-phase entries" })
+    expect(Advantage.compute("paraagent", [{ traj: 0, phases: [1], steps: [1, 2], stepPhase: [0, 0], stepPool: [0] }], config))
+      .toEqual({ _tag: "InvalidGroup", rollout: 0, message: "2 step rewards but 1 step-pool keys" })
+    for (const key of [-1, 1.5, Advantage.maxStepPools]) {
+      expect(Advantage.compute("paraagent", [{ traj: 0, phases: [1], steps: [1], stepPhase: [0], stepPool: [key] }], config))
+        .toEqual({ _tag: "InvalidGroup", rollout: 0, message: `step 0 has step-pool key ${key}; keys are integers in [0, ${Advantage.maxStepPools})` })
+    }
   })
 
   it("an empty group gives no advantages", () => {
@@ -215,5 +245,153 @@ describe("Advantage registry and inputs", () => {
     const trajectory = makeTrajectory([{}, {}])
     const advantages = [{ traj: 1, phase: 0.5, step: -1, combined: 1 }, { traj: 1, phase: 0, step: 0, combined: 1 }]
     expect(Advantage.attach(trajectory, advantages).steps.map((s) => s.advantage)).toEqual(advantages)
+  })
+})
+
+describe("Step pools by action kind", () => {
+  const [search, call, answer] = [StepKind.stepPoolKey("search"), StepKind.stepPoolKey("call"), StepKind.stepPoolKey("answer")]
+
+  /**
+   * Rollouts that differ only in length: rollout g takes the first `lengths[g]` steps of one shared sequence of
+   * search / call steps, then answers with the shared answer reward; trajectory and phase rewards are shared too.
+   */
+  const sameBehaviourArb = fc.record({
+    prefix: fc.array(fc.record({ pool: fc.constantFrom(search, call), reward: fc.constantFrom(0, 0.5, 1) }), { minLength: 1, maxLength: 11 }),
+    answerReward: fc.constantFrom(0, 0.5),
+    traj: reward,
+    cuts: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 2, maxLength: 8 })
+  }).map(({ prefix, answerReward, traj, cuts }): ReadonlyArray<Advantage.RolloutRewards> =>
+    cuts.map((u) => {
+      const length = Math.round(u * prefix.length)
+      const steps = [...prefix.slice(0, length).map((s) => s.reward), answerReward]
+      return { traj, phases: [0.9], steps, stepPhase: steps.map(() => 0), stepPool: [...prefix.slice(0, length).map((s) => s.pool), answer] }
+    })
+  )
+
+  const answerSteps = (rollouts: ReadonlyArray<Advantage.RolloutRewards>, name: string) =>
+    run(name, rollouts).flatMap((steps, g) => steps.filter((_, i) => rollouts[g]?.stepPool?.[i] === answer).map((a) => a.step))
+
+  it("groups whose rollouts differ only in length give the answer steps A_step = 0 (mean 0)", () => {
+    fc.assert(
+      fc.property(sameBehaviourArb, (rollouts) => {
+        const a = answerSteps(rollouts, "paraagent")
+        expect(a.length).toBe(rollouts.length)
+        expect(a.every((x) => x === 0)).toBe(true)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("the single pool (today's behaviour, kept as paraagent_single_pool) pushes every answer down when the other steps score higher", () => {
+    // the npm-start pattern: searches and calls earn R_step 1, an answer at most 0.5 (r_plan is 0 in the Answer state)
+    const group: ReadonlyArray<Advantage.RolloutRewards> = [
+      { traj: 0.5, phases: [0.9], steps: [1, 1, 0.5], stepPhase: [0, 0, 0], stepPool: [search, call, answer] },
+      { traj: 0.5, phases: [0.9], steps: [1, 1, 1, 0.5], stepPhase: [0, 0, 0, 0], stepPool: [search, call, call, answer] }
+    ]
+    expect(answerSteps(group, "paraagent")).toEqual([0, 0])
+    const single = answerSteps(group, "paraagent_single_pool")
+    expect(single.every((x) => x < -1)).toBe(true)
+    // and all other steps are compared only with their kind: identical searches and calls give 0 too
+    for (const steps of run("paraagent", group)) for (const a of steps) expect(a.step).toBe(0)
+  })
+
+  it("a better answer step still beats a worse one within the answer pool", () => {
+    const group: ReadonlyArray<Advantage.RolloutRewards> = [
+      { traj: 0, phases: [0.9], steps: [1, 0.5], stepPhase: [0, 0], stepPool: [search, answer] },
+      { traj: 0, phases: [0.9], steps: [1, 0], stepPhase: [0, 0], stepPool: [search, answer] }
+    ]
+    const adv = run("paraagent", group)
+    expect(adv[0]?.[1]?.step).toBeCloseTo(1, 5)
+    expect(adv[1]?.[1]?.step).toBeCloseTo(-1, 5)
+    expect(adv[0]?.[0]?.step).toBe(0)
+  })
+
+  it("without step-pool keys every step is in one pool (paraagent == paraagent_single_pool)", () => {
+    fc.assert(
+      fc.property(groupArb(0), (rollouts) => {
+        const bare = rollouts.map(({ stepPool: _, ...r }) => r)
+        expect(run("paraagent", bare)).toEqual(run("paraagent_single_pool", rollouts))
+      }),
+      { numRuns: 100 }
+    )
+  })
+})
+
+describe("Tolerance: a pool whose rewards differ by less than advantage.tolerance is constant", () => {
+  const pair = (a: number, b: number): ReadonlyArray<Advantage.RolloutRewards> => [
+    { traj: a, phases: [a], steps: [a], stepPhase: [0], stepPool: [0] },
+    { traj: b, phases: [b], steps: [b], stepPool: [0], stepPhase: [0] }
+  ]
+
+  it("the default tolerance is 0.02", () => {
+    expect(config.tolerance).toBe(0.02)
+  })
+
+  it("two rewards closer than the tolerance give 0 at every level; farther apart, ±1 as before (any shift)", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        fc.double({ min: 0, max: 0.99, noNaN: true }),
+        fc.double({ min: 1.01, max: 50, noNaN: true }),
+        fc.constantFrom(...names),
+        (base, below, above, name) => {
+          for (const steps of run(name, pair(base, base + below * config.tolerance))) {
+            for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+          }
+          const d = above * config.tolerance
+          const far = run(name, pair(base, base + d))
+          // G = 2: std = d/2, so A = ∓(d/2)/(d/2 + ε)
+          const unit = d / 2 / (d / 2 + config.epsilon)
+          expect(far[0]?.[0]?.traj).toBeCloseTo(-unit, 6)
+          expect(far[1]?.[0]?.traj).toBeCloseTo(unit, 6)
+          if (name !== "grpo") {
+            expect(far[0]?.[0]?.phase).toBeCloseTo(-unit, 6)
+            expect(far[1]?.[0]?.step).toBeCloseTo(unit, 6)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it("the issue's case: R_phase 0.9 vs 0.901 (G = 2) was ±1, is now 0", () => {
+    const group: ReadonlyArray<Advantage.RolloutRewards> = [
+      { traj: 1.5, phases: [0.9], steps: [1], stepPhase: [0], stepPool: [0] },
+      { traj: 1.5, phases: [0.901], steps: [1], stepPhase: [0], stepPool: [0] }
+    ]
+    expect(run("paraagent", group, { ...config, tolerance: 0 })[0]?.[0]?.phase).toBeCloseTo(-1, 2)
+    expect(run("paraagent", group)[0]?.[0]?.phase).toBe(0)
+  })
+
+  it("a large pool with a single outlier a full reward step (0.5) away keeps its signal", () => {
+    // std = 0.5·√(n−1)/n ≈ 0.035 for n = 200: a floor on the std of 0.05 would erase it, the spread tolerance does not
+    const steps = Array.from({ length: 200 }, (_, i) => (i === 0 ? 0.5 : 1))
+    const adv = run("paraagent", [{ traj: 0, phases: [1], steps, stepPhase: steps.map(() => 0), stepPool: steps.map(() => 0) }])
+    expect(adv[0]?.[0]?.step).toBeLessThan(-10)
+  })
+})
+
+describe("Masked rollouts (unjudged trajectories)", () => {
+  it("a masked rollout gets 0 at every level and the others get what they get in the group without it", () => {
+    fc.assert(
+      fc.property(groupArb(0), rolloutArb(0), fc.nat(), fc.constantFrom(...names), (rollouts, extra, at, name) => {
+        const position = at % (rollouts.length + 1)
+        const withMasked = [...rollouts.slice(0, position), { ...extra, masked: true }, ...rollouts.slice(position)]
+        const adv = run(name, withMasked)
+        expect(adv.length).toBe(withMasked.length)
+        for (const a of adv[position] ?? []) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+        expect([...adv.slice(0, position), ...adv.slice(position + 1)]).toEqual(run(name, rollouts))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a masked rollout's rewards do not matter (the traj reward may even be anything finite)", () => {
+    const judged: Advantage.RolloutRewards = { traj: 1.5, phases: [1], steps: [1], stepPhase: [0], stepPool: [0] }
+    const other: Advantage.RolloutRewards = { traj: 0, phases: [0], steps: [0], stepPhase: [0], stepPool: [0] }
+    const a = run("paraagent", [judged, other, { traj: -0.5, phases: [0.2], steps: [0], stepPhase: [0], stepPool: [0], masked: true }])
+    const b = run("paraagent", [judged, other, { traj: 99, phases: [1], steps: [1], stepPhase: [0], stepPool: [0], masked: true }])
+    expect(a).toEqual(b)
+    expect(a[0]?.[0]?.traj).toBeCloseTo(1, 5)
   })
 })

@@ -6,16 +6,23 @@ import type { StepAdvantage } from "../../src/domain/Trajectory.ts"
 import type { AdvantageConfig, RolloutRewards } from "../../src/math/Advantage.ts"
 import * as Stats from "../../src/math/Stats.ts"
 
-/** (x − mean)/(std + ε) with a two-pass mean and population std; an all-equal (or single) pool gives 0. */
-export const zscores = (xs: ReadonlyArray<number>, epsilon: number): Array<number> => {
+/** The estimator names the loop implements. */
+export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index"
+
+/**
+ * (x − mean)/(std + ε) with a two-pass mean and population std; a pool whose values all lie within `tolerance`
+ * of each other (or are all equal, or a single one) gives 0.
+ */
+export const zscores = (xs: ReadonlyArray<number>, epsilon: number, tolerance = 0): Array<number> => {
   const m = Stats.mean(xs)
   const s = Stats.std(xs)
-  const degenerate = xs.every((x) => x === xs[0])
+  const spread = xs.length === 0 ? 0 : Math.max(...xs) - Math.min(...xs)
+  const degenerate = xs.every((x) => x === xs[0]) || spread < tolerance
   return xs.map((x) => (degenerate ? 0 : (x - m) / (s + epsilon)))
 }
 
 /** Normalises values grouped by a key; returns each value's score in input order. */
-const byPools = (items: ReadonlyArray<{ readonly key: number; readonly value: number }>, epsilon: number): Array<number> => {
+const byPools = (items: ReadonlyArray<{ readonly key: number; readonly value: number }>, epsilon: number, tolerance: number): Array<number> => {
   const pools = new Map<number, Array<number>>()
   items.forEach(({ key }, i) => {
     const pool = pools.get(key)
@@ -24,21 +31,21 @@ const byPools = (items: ReadonlyArray<{ readonly key: number; readonly value: nu
   })
   const out = items.map(() => 0)
   for (const indices of pools.values()) {
-    const z = zscores(indices.map((i) => items[i]?.value ?? 0), epsilon)
+    const z = zscores(indices.map((i) => items[i]?.value ?? 0), epsilon, tolerance)
     indices.forEach((i, j) => (out[i] = z[j] ?? 0))
   }
   return out
 }
 
-/** The estimators `grpo`, `paraagent` and `grpo_per_index`, written as plainly as possible. */
-export const loopEstimate = (
-  name: "grpo" | "paraagent" | "grpo_per_index",
-  rollouts: ReadonlyArray<RolloutRewards>,
-  config: AdvantageConfig
-): Array<Array<StepAdvantage>> => {
-  const traj = zscores(rollouts.map((r) => r.traj), config.epsilon)
-  const phaseZ = byPools(rollouts.flatMap((r) => r.phases.map((value, p) => ({ value, key: name === "paraagent" ? 0 : p }))), config.epsilon)
-  const stepZ = byPools(rollouts.flatMap((r) => r.steps.map((value, i) => ({ value, key: name === "paraagent" ? 0 : i }))), config.epsilon)
+/** The estimators on the rollouts that are not masked, as if the masked ones were not in the group. */
+const estimateUnmasked = (name: LoopEstimator, rollouts: ReadonlyArray<RolloutRewards>, config: AdvantageConfig): Array<Array<StepAdvantage>> => {
+  const tol = config.tolerance
+  const traj = zscores(rollouts.map((r) => r.traj), config.epsilon, tol)
+  const phaseKey = (p: number) => (name === "grpo_per_index" ? p : 0)
+  const stepKey = (r: RolloutRewards, i: number) =>
+    name === "grpo_per_index" ? i : name === "paraagent" ? (r.stepPool?.[i] ?? 0) : 0
+  const phaseZ = byPools(rollouts.flatMap((r) => r.phases.map((value, p) => ({ value, key: phaseKey(p) }))), config.epsilon, tol)
+  const stepZ = byPools(rollouts.flatMap((r) => r.steps.map((value, i) => ({ value, key: stepKey(r, i) }))), config.epsilon, tol)
   let phaseStart = 0
   let stepStart = 0
   return rollouts.map((r, g) => {
@@ -53,4 +60,18 @@ export const loopEstimate = (
     stepStart += r.steps.length
     return rows
   })
+}
+
+/**
+ * The estimators `grpo`, `paraagent` (steps pooled by `stepPool`), `paraagent_single_pool` and `grpo_per_index`,
+ * written as plainly as possible: the masked rollouts are removed, the rest estimated, and the masked ones put
+ * back with 0 at every level.
+ */
+export const loopEstimate = (name: LoopEstimator, rollouts: ReadonlyArray<RolloutRewards>, config: AdvantageConfig): Array<Array<StepAdvantage>> => {
+  const kept = rollouts.filter((r) => r.masked !== true)
+  const estimated = estimateUnmasked(name, kept, config)
+  let k = 0
+  return rollouts.map((r) =>
+    r.masked === true ? r.steps.map(() => ({ traj: 0, phase: 0, step: 0, combined: 0 })) : (estimated[k++] ?? [])
+  )
 }

@@ -118,9 +118,23 @@ describe("R_ans (Table 9)", () => {
     }
   })
 
-  it("a trajectory without a verdict gets answer.unjudged", () => {
-    expect(Reward.answerReward(undefined)).toEqual({ pattern: "none", rAns: -0.5 })
-    expect(Reward.answerReward(undefined, configured({ answer: { unjudged: -1 } })).rAns).toBe(-1)
+  it("a trajectory without a verdict is masked by default (R_ans 0, pattern none), or charged the opt-in penalty", () => {
+    expect(Reward.defaultRewardConfig.answer.unjudged).toBe("mask")
+    expect(Reward.answerReward(undefined)).toEqual({ pattern: "none", rAns: 0 })
+    expect(Reward.answerReward(undefined, configured({ answer: { unjudged: { penalty: -1 } } }))).toEqual({ pattern: "none", rAns: -1 })
+    expect(Reward.score({ steps: [], phases: [], verdict: undefined }).masked).toBe(true)
+    expect(Reward.score({ steps: [], phases: [], verdict: undefined }, configured({ answer: { unjudged: { penalty: -0.5 } } })).masked).toBe(false)
+    expect(Reward.score({ steps: [], phases: [], verdict: { quality: "NO", faithfulness: "NO", utility: "NO" } }).masked).toBe(false)
+  })
+
+  it("answer.unjudged accepts \"mask\" or { penalty: <finite number> } and names the field otherwise", () => {
+    const masked = configured({ answer: { unjudged: { penalty: -0.5 } } })
+    const back = Reward.configure({ answer: { unjudged: "mask" } }, masked)
+    expect(back._tag === "Ok" ? back.config.answer.unjudged : undefined).toBe("mask")
+    for (const bad of [-0.5, "drop", {}, { penalty: Number.NaN }, { penalty: 1, extra: 2 }, { penalty: "1" }]) {
+      const result = Reward.configure({ answer: { unjudged: bad } } as unknown as Reward.RewardConfigPatch)
+      expect(result._tag === "InvalidRewardConfig" ? result.issues.map((i) => i.field) : []).toEqual(["answer.unjudged"])
+    }
   })
 })
 
@@ -280,19 +294,21 @@ describe("RewardConfig", () => {
     const bad = Reward.configure({
       phase: { w5: 0.1 },
       answer: { table: { "1111": 2 } },
-      advantage: { epsilon: -1, lambdaStep: Number.NaN },
+      advantage: { epsilon: -1, lambdaStep: Number.NaN, tolerance: -0.1 },
       step: { baseWeight: "half" }
     } as unknown as Reward.RewardConfigPatch)
     expect(bad._tag).toBe("InvalidRewardConfig")
     const fields = bad._tag === "InvalidRewardConfig" ? bad.issues.map((i) => i.field) : []
-    expect(fields).toEqual(["step.baseWeight", "phase.w5", "answer.table.1111", "advantage.lambdaStep", "advantage.epsilon"])
+    expect(fields).toEqual(["step.baseWeight", "phase.w5", "answer.table.1111", "advantage.lambdaStep", "advantage.epsilon", "advantage.tolerance"])
   })
 
   /** Every numeric leaf of the default config, as a path. */
   const leaves = (value: unknown, path: ReadonlyArray<string> = []): Array<ReadonlyArray<string>> =>
     typeof value === "number"
       ? [path]
-      : Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leaves(v, [...path, k]))
+      : typeof value === "object" && value !== null
+      ? Object.entries(value as Record<string, unknown>).flatMap(([k, v]) => leaves(v, [...path, k]))
+      : []
   const patchAt = (path: ReadonlyArray<string>, value: number): Record<string, unknown> =>
     path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>
   const get = (config: unknown, path: ReadonlyArray<string>): unknown =>
@@ -301,7 +317,8 @@ describe("RewardConfig", () => {
 
   it("overriding one coefficient changes exactly that coefficient", () => {
     const all = leaves(Reward.defaultRewardConfig).filter((p) => !constrained.has(p.join(".")))
-    expect(all.length).toBe(4 * 5 + 8 + 1 + 2 + 4)
+    // planCredit 4×5, answer table 8, step weights 2, advantage λτ λp λs ε tolerance 5 (answer.unjudged is a choice)
+    expect(all.length).toBe(4 * 5 + 8 + 2 + 5)
     fc.assert(
       fc.property(fc.constantFrom(...all), fc.double({ min: 0, max: 10, noNaN: true }), (path, value) => {
         const config = configured(patchAt(path, value) as Reward.RewardConfigPatch)
@@ -336,7 +353,8 @@ describe("RewardConfig", () => {
       lambdaTraj: 1,
       lambdaPhase: 0,
       lambdaStep: 0,
-      epsilon: 1e-6
+      epsilon: 1e-6,
+      tolerance: 0.02
     })
   })
 })
