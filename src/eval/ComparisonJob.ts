@@ -93,24 +93,39 @@ const averageCells = (cells: ReadonlyArray<Evaluation.Cell>): Evaluation.Cell =>
     calls: m("calls"),
     searches: m("searches"),
     tasks: cells.reduce((s, c) => s + c.tasks, 0),
-    rollouts: cells.reduce((s, c) => s + c.rollouts, 0)
+    rollouts: cells.reduce((s, c) => s + c.rollouts, 0),
+    truncation: m("truncation"),
+    unjudged: cells.reduce((s, c) => s + c.unjudged, 0),
+    machineryFaults: cells.reduce((s, c) => s + c.machineryFaults, 0)
   }
 }
 
 const pct = (x: number) => (Number.isFinite(x) ? (100 * x).toFixed(1) : "–")
 const num = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "–")
 
+/**
+ * What the table means when the policy is the scripted teacher: it reads the gold DAG and follows one hand-written
+ * strategy per paradigm, so its rounds are the structural cost of each paradigm and its "success" is completion
+ * within T_max — not a finding about learned agents.
+ */
+export const oracleCaption =
+  "Oracle teacher (privileged: it reads the gold DAG): the structural cost of each paradigm. Pass@k = the oracle " +
+  "completed the task within T_max (judged); Trunc % = rollouts T_max ended; not a comparison of learned agents."
+
 /** Renders the summary as a markdown table: one row per paradigm and level, then the paradigm's average. */
 export const renderTable = (summary: Summary): string => {
   const rows = [
-    "| Paradigm | Level | Pass@1 % | Pass@2 % | Path % | Rounds | Calls | Searches | Tasks |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+    ...(summary.run.policy === "teacher" ? [oracleCaption, ""] : []),
+    "| Paradigm | Level | Pass@1 % | Pass@2 % | Path % | Rounds | Calls | Searches | Trunc % | Unjudged | Tasks |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   ]
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
     const avg = summary.average[paradigm]
     const entries: Array<[string, Evaluation.Cell]> = [...Object.entries(levels), ...(avg !== undefined ? [["Avg", avg] as [string, Evaluation.Cell]] : [])]
     for (const [level, c] of entries) {
-      rows.push(`| ${paradigm} | ${level} | ${pct(c.pass1)} | ${pct(c.pass2)} | ${pct(c.path)} | ${num(c.rounds)} | ${num(c.calls)} | ${num(c.searches)} | ${c.tasks} |`)
+      rows.push(
+        `| ${paradigm} | ${level} | ${pct(c.pass1)} | ${pct(c.pass2)} | ${pct(c.path)} | ${num(c.rounds)} | ${num(c.calls)} | ${num(c.searches)} | ${pct(c.truncation)} | ${c.unjudged} | ${c.tasks} |`
+      )
     }
   }
   return rows.join("\n")

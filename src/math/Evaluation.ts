@@ -16,6 +16,12 @@ export interface Outcome {
   /** Calls that ran (refused calls — unseen tool, unresolved `$ref` — do not count). */
   readonly calls: number
   readonly searches: number
+  /** T_max forced the end (stop reason `max_rounds`, an answer at the forced last round included). */
+  readonly truncated: boolean
+  /** The judge gave no verdict (its failure: counted, never hidden as a bad answer). */
+  readonly unjudged: boolean
+  /** Searches the retriever failed on and calls whose implementation crashed (faults of the machinery). */
+  readonly machineryFaults: number
 }
 
 /** Scores one rollout of a task. */
@@ -24,9 +30,12 @@ export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
   const hit = new Set<string>()
   let calls = 0
   let searches = 0
+  let machineryFaults = 0
   for (const step of trajectory.steps) {
     searches += step.searches.length
+    for (const s of step.searches) if (s.error !== undefined) machineryFaults++
     for (const o of step.observations) {
+      if (o.outcome._tag === "error" && o.outcome.error.kind === "tool_defect") machineryFaults++
       if (o.attempts === 0) continue
       calls++
       if (o.outcome._tag === "ok" && gold.has(o.tool)) hit.add(o.tool)
@@ -38,7 +47,10 @@ export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
     path: gold.size === 0 ? 1 : hit.size / gold.size,
     rounds: trajectory.steps.length,
     calls,
-    searches
+    searches,
+    truncated: trajectory.stop === "max_rounds",
+    unjudged: v === undefined,
+    machineryFaults
   }
 }
 
@@ -54,6 +66,12 @@ export interface Cell {
   readonly searches: number
   readonly tasks: number
   readonly rollouts: number
+  /** Share of rollouts that T_max ended (stop reason `max_rounds`), in 0–1. */
+  readonly truncation: number
+  /** Rollouts the judge gave no verdict (counted as unsuccessful in pass@k, masked from advantages). */
+  readonly unjudged: number
+  /** Machinery faults (retriever failures, tool defects) over the cell's rollouts. */
+  readonly machineryFaults: number
 }
 
 /** Aggregates per-task rollout outcomes into a cell. */
@@ -70,6 +88,9 @@ export const aggregate = (perTask: ReadonlyArray<ReadonlyArray<Outcome>>): Cell 
     calls: per("calls"),
     searches: per("searches"),
     tasks: tasks.length,
-    rollouts: tasks.reduce((n, os) => n + os.length, 0)
+    rollouts: tasks.reduce((n, os) => n + os.length, 0),
+    truncation: mean(tasks.flat().map((o) => Number(o.truncated))),
+    unjudged: tasks.flat().filter((o) => o.unjudged).length,
+    machineryFaults: tasks.flat().reduce((n, o) => n + o.machineryFaults, 0)
   }
 }

@@ -91,14 +91,14 @@ describe("RunConfig", () => {
         maxRetries: Option.some(2)
       }
       const endpoint = yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(given)).pipe(Effect.provide(env))
-      assert.strictEqual(endpoint.baseUrl, "http://user:pw@127.0.0.1:2/v1")
+      assert.strictEqual(endpoint.baseUrl, "http://127.0.0.1:2/v1" /* credentials moved out of the URL (sent as Basic auth only without a key) */)
       assert.strictEqual(endpoint.model, "from-env")
       assert.strictEqual(endpoint.timeoutMs, 4321)
       assert.strictEqual(endpoint.maxRetries, 2)
       assert.strictEqual(endpoint.apiKey === undefined ? "" : Redacted.value(endpoint.apiKey), "flag-key")
       const record = RunConfig.endpointRecord(endpoint)
       assert.deepStrictEqual(record, {
-        baseUrl: "http://<redacted>@127.0.0.1:2/v1",
+        baseUrl: "http://127.0.0.1:2/v1",
         model: "from-env",
         apiKey: "<redacted>",
         timeoutMs: 4321,

@@ -1,7 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Evaluation from "../../src/math/Evaluation.ts"
 
-const outcome = (success: boolean, path = 1, rounds = 2, calls = 3, searches = 1): Evaluation.Outcome => ({ success, path, rounds, calls, searches })
+const outcome = (success: boolean, path = 1, rounds = 2, calls = 3, searches = 1, truncated = false, unjudged = false): Evaluation.Outcome => ({
+  success,
+  path,
+  rounds,
+  calls,
+  searches,
+  truncated,
+  unjudged,
+  machineryFaults: 0
+})
 
 describe("Evaluation.aggregate", () => {
   it("averages each task's rollouts first, pass@k unbiased per task, a single rollout's pass@2 equal to its pass@1", () => {
@@ -19,5 +28,15 @@ describe("Evaluation.aggregate", () => {
     expect(cell.searches).toBeCloseTo((1 + 1) / 2, 12)
     expect(cell.tasks).toBe(2)
     expect(cell.rollouts).toBe(5)
+  })
+
+  it("reports the truncation rate over rollouts and counts unjudged rollouts", () => {
+    const cell = Evaluation.aggregate([
+      [outcome(true), outcome(false, 0, 12, 3, 1, true)],
+      [outcome(false, 0, 12, 3, 1, true, true), outcome(false, 0, 2, 3, 1, false, true)]
+    ])
+    expect(cell.truncation).toBe(0.5)
+    expect(cell.unjudged).toBe(2)
+    expect(cell.machineryFaults).toBe(0)
   })
 })
