@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { errorOutcome } from "../../src/domain/Call.ts"
 import type { CallOutcome } from "../../src/domain/Call.ts"
 import { callId, taskId, toolName } from "../../src/domain/Ids.ts"
-import type { JsonObject } from "../../src/domain/Json.ts"
+import type { Json, JsonObject } from "../../src/domain/Json.ts"
 import type { Plan } from "../../src/domain/Plan.ts"
 import type { GoldCall, GoldFact, Task } from "../../src/domain/Task.ts"
 import type { Paradigm, Trajectory } from "../../src/domain/Trajectory.ts"
@@ -20,16 +20,20 @@ import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 import * as Tasks from "../../src/toolenv/world/Tasks.ts"
 import * as World from "../../src/toolenv/world/World.ts"
 import * as Teacher from "../../src/agent/Teacher.ts"
-import { libraryLayer, retrieverLayer } from "../support/RolloutKit.ts"
+import * as DepGraph from "../../src/toolenv/DepGraph.ts"
+import { makeLibrary } from "../../src/toolenv/ToolLibrary.ts"
+import { segment } from "../../src/math/TrajectoryFacts.ts"
+import { libraryLayer, retrieverLayer, tool } from "../support/RolloutKit.ts"
 
 /** The scripted multi-agent teacher through the real rollout runtime, on hand-made tasks. */
 const names = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
 
 /**
  * A simulator like a strict API: a call without a string `q` is a 400; a tool listed in `failFirst` answers 500 to
- * its first n calls; `faultRate` adds deterministic 500s per (seed, call id). Success echoes the arguments.
+ * its first n calls; `faultRate` adds deterministic 500s per (seed, call id). Success echoes the arguments, or is the
+ * tool's entry in `payloads`.
  */
-const strictSimulator = (failFirst: Readonly<Record<string, number>> = {}, faultRate = 0) =>
+const strictSimulator = (failFirst: Readonly<Record<string, number>> = {}, faultRate = 0, payloads: Readonly<Record<string, Json>> = {}) =>
   Layer.succeed(
     Simulator,
     Simulator.of({
@@ -49,7 +53,7 @@ const strictSimulator = (failFirst: Readonly<Record<string, number>> = {}, fault
                   ? errorOutcome("invalid_arguments", "q: a string is required")
                   : n <= (failFirst[call.tool] ?? 0) || unitHash(spec.seed, call.id, key) < faultRate
                   ? errorOutcome("server_error", "scripted failure")
-                  : { _tag: "ok", payload: { echo: call.arguments, tool: call.tool } }
+                  : { _tag: "ok", payload: payloads[call.tool] ?? { echo: call.arguments, tool: call.tool } }
                 return { outcome, attempt }
               })
           }
@@ -82,6 +86,77 @@ const chainTask: Task = {
   seed: 1,
   source: "test"
 }
+
+/** How many explore phases a trajectory has (as the runtime segments it). */
+const explorePhases = (t: Trajectory): number => segment(t.steps).filter((p) => p.kind === "explore").length
+
+/** Look-alike tools: `hotel` takes an `id`, not a `q`; `delta` takes a `q`; `golf`'s description does not name it. */
+const lookalikeNames = ["alpha", "bravo", "charlie", "delta", "hotel", "golf"]
+const lookalikeLibrary = Layer.succeed(
+  ToolLibrary,
+  ToolLibrary.of(makeLibrary("test", [
+    tool("alpha"),
+    tool("bravo"),
+    tool("charlie"),
+    tool("delta"),
+    { ...tool("hotel"), parameters: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+    tool("golf", "Weather lookups for a city.")
+  ], DepGraph.empty))
+)
+
+/** Retrieval that returns the tools a query names, with the look-alike `rival` ranked first whenever bravo is named. */
+const lookalikeRetriever = (rival: string) =>
+  Layer.succeed(
+    Retriever,
+    Retriever.of({
+      name: "lookalike",
+      search: (queries, k) =>
+        Effect.succeed(queries.map((q) => {
+          const named = lookalikeNames.filter((n) => q.includes(n))
+          const ranked = named.includes("bravo") ? [rival, ...named.filter((n) => n !== rival)] : named
+          return ranked.slice(0, k).map((n) => ({ tool: toolName(n), score: 1 }))
+        }))
+    })
+  )
+
+const lookalikeEnv = { names: lookalikeNames, library: lookalikeLibrary }
+
+/** One call of bravo (a task the planner cannot overlook a part of: it has one node). */
+const rosterTask: Task = {
+  ...chainTask,
+  id: taskId("roster"),
+  request: "Find the lakers roster.",
+  gold: [gold("c1", "bravo", { q: "lakers" })],
+  facts: [fact("roster", "lakers", "c1")]
+}
+
+/** c1 alpha → c2 bravo, and c3 golf, whose documentation does not name it. */
+const weatherTask: Task = {
+  ...chainTask,
+  id: taskId("weather"),
+  gold: [gold("c1", "alpha", { q: "lakers" }), gold("c2", "bravo", { q: { $ref: "c1.echo.q" } }, ["c1"]), gold("c3", "golf", { q: "paris" })],
+  facts: [fact("team", "lakers", "c1"), fact("roster", "lakers", "c2"), fact("weather", "paris", "c3")]
+}
+
+/** A rollout of the scripted teacher over the look-alike tools (the rival ranked above bravo: `hotel` by default). */
+const runIn = (
+  env: typeof lookalikeEnv,
+  task: Task,
+  paradigm: Paradigm,
+  options: Partial<Teacher.TeacherOptions>,
+  simulator = strictSimulator(),
+  seed = 7,
+  rival = "hotel"
+) =>
+  Effect.gen(function*() {
+    const rollout = yield* Rollout.Rollout
+    return yield* rollout.run(task, { paradigm, seed })
+  }).pipe(
+    Effect.provide(Rollout.layer({ faults: false }).pipe(
+      Layer.provide(Layer.mergeAll(Teacher.layer(options).pipe(Layer.provide(env.library)), env.library, lookalikeRetriever(rival), simulator))
+    )),
+    Effect.orDie
+  )
 
 const rolloutWith = (
   policy: Layer.Layer<Policy, unknown, never>,
@@ -181,27 +256,96 @@ describe("the scripted teacher", () => {
       assert.include(always.answer ?? "", "I could not obtain city")
     }))
 
-  it.effect("mistakes at rate 1: a forgotten dep, vague queries, broken arguments, an omitted fact — and the recovery", () =>
+  it.effect("mistakes at rate 1: an overlooked part, a forgotten dep, vague queries, broken arguments, an omitted fact — and the recovery", () =>
     Effect.gen(function*() {
       const t = yield* run(chainTask, "ParaAct", { mistakeRate: 1 })
-      assert.deepStrictEqual(actions(t), ["search c1,c2,c3", "search c1,c2,c3", "call c1,c3", "call c1_r3,c3_r3", "call c2", "call c2_r5", "answer"])
+      assert.deepStrictEqual(actions(t), [
+        "search c1,c2",
+        "search c1,c2",
+        "call c1",
+        "call c1_r3",
+        "call c2",
+        "call c2_r5",
+        "search c3",
+        "search c3",
+        "call c3",
+        "call c3_r9",
+        "answer"
+      ])
       const [explore, rephrase, broken] = t.steps
-      // the planner forgot c2's dependency on c1 (the plan is still a valid DAG)
-      assert.deepStrictEqual(explore?.turn?.plan?.nodes.map((n) => n.deps.length), [0, 0, 0])
+      // the first plan overlooked c3 (the weather) and forgot c2's dependency on c1; it is still a valid DAG
+      assert.deepStrictEqual(explore?.turn?.plan?.nodes.map((n) => [n.id as string, n.deps.length]), [["c1", 0], ["c2", 0]])
       assert.isUndefined(explore?.validation.planError)
       // vague first queries find nothing; the second phrasing does
-      assert.deepStrictEqual(explore?.turn?.searches.map((s) => s.query), ["Testing data", "Testing data", "Testing data"])
+      assert.deepStrictEqual(explore?.turn?.searches.map((s) => s.query), ["Testing data", "Testing data"])
       assert.isTrue(explore?.searches.every((s) => s.hits.length === 0))
-      assert.deepStrictEqual(rephrase?.turn?.searches.map((s) => s.query), ["alpha alpha", "bravo bravo", "charlie charlie"])
+      assert.deepStrictEqual(rephrase?.turn?.searches.map((s) => s.query), ["alpha alpha", "bravo bravo"])
       // a first attempt drops the required argument and gets a 400; the retry is right
-      assert.deepStrictEqual(broken?.turn?.calls.map((c) => c.arguments), [{}, {}])
-      assert.deepStrictEqual(broken?.observations.map((o) => o.outcome._tag === "error" ? o.outcome.error.kind : "ok"), ["invalid_arguments", "invalid_arguments"])
-      assert.deepStrictEqual(okCalls(t), ["c1_r3", "c3_r3", "c2_r5"])
+      assert.deepStrictEqual(broken?.turn?.calls.map((c) => c.arguments), [{}])
+      assert.deepStrictEqual(broken?.observations.map((o) => o.outcome._tag === "error" ? o.outcome.error.kind : "ok"), ["invalid_arguments"])
       // the retried dependent call refers to the retry that completed c1
       assert.deepStrictEqual(t.steps[5]?.turn?.calls[0]?.arguments, { q: { $ref: "c1_r3.echo.q" } })
+      // with the plan carried out, the outputs say nothing about the city: the planner adds c3 and the slot is explored
+      assert.deepStrictEqual(t.steps[6]?.turn?.plan?.nodes.map((n) => n.id as string), ["c1", "c2", "c3"])
+      assert.strictEqual(t.steps[6]?.turn?.think, "The results so far say nothing about city: my plan missed that part of the request; adding it.")
+      assert.strictEqual(explorePhases(t), 2)
+      assert.deepStrictEqual(okCalls(t), ["c1_r3", "c2_r5", "c3_r9"])
       // one of the three observed facts is left out of the answer
       const stated = ["team: lakers", "roster: lakers", "city: paris"].filter((f) => (t.answer ?? "").includes(f))
       assert.strictEqual(stated.length, 2)
+    }))
+
+  it.effect("back to exploring, as the paper's loop does: a slot unfound after its first search waits while the rest runs", () =>
+    Effect.gen(function*() {
+      // golf's documentation does not name it: the first query misses it, the second phrasing finds it
+      const t = yield* runIn(lookalikeEnv, weatherTask, "ParaAct", { mistakeRate: 0 })
+      assert.deepStrictEqual(actions(t), ["search c1,c2,c3", "call c1", "search c3", "call c2,c3", "answer"])
+      assert.strictEqual(t.steps[1]?.turn?.think, "Running 1 independent call(s) while 1 slot(s) still lack a tool.")
+      assert.strictEqual(explorePhases(t), 2)
+      assert.strictEqual(t.answer, "Here is what the tools returned. team: lakers; roster: lakers; weather: paris.")
+    }))
+
+  it.effect("back to exploring: the wrong one of the retrieved tools answers 400, so the slot is searched again, then solved", () =>
+    Effect.gen(function*() {
+      // the look-alike `hotel` is ranked above bravo and takes an `id`, not a `q`
+      const t = yield* runIn(lookalikeEnv, rosterTask, "ParaAct", { mistakeRate: 1 })
+      assert.deepStrictEqual(actions(t), ["search c1", "search c1", "call c1", "search c1", "call c1_r4", "answer"])
+      assert.deepStrictEqual(t.steps[1]?.searches[0]?.hits.map((h) => h.tool as string), ["hotel", "bravo"])
+      const [wrong] = t.steps[2]?.observations ?? []
+      assert.strictEqual(wrong?.tool, "hotel")
+      assert.deepStrictEqual(wrong?.outcome._tag === "error" ? wrong.outcome.error.kind : "ok", "invalid_arguments")
+      // the reason to go back is the observation, stated in the turn
+      assert.strictEqual(t.steps[3]?.turn?.think, "hotel answered c1 with 400 invalid_arguments: not the tool for it, so searching again.")
+      assert.strictEqual(t.steps[4]?.observations[0]?.tool, "bravo")
+      assert.strictEqual(explorePhases(t), 2)
+      assert.strictEqual(t.answer, "Here is what the tools returned. roster: lakers.")
+    }))
+
+  it.effect("back to exploring: a wrong tool's output without the value the slot needs; one that has it is taken", () =>
+    Effect.gen(function*() {
+      const listing = strictSimulator({}, 0, { delta: { listing: [] } })
+      const t = yield* runIn(lookalikeEnv, rosterTask, "ParaAct", { mistakeRate: 1 }, listing, 7, "delta")
+      assert.deepStrictEqual(actions(t), ["search c1", "search c1", "call c1", "search c1", "call c1_r4", "answer"])
+      assert.strictEqual(t.steps[3]?.turn?.think, 'delta answered c1 with no "echo.q" in its output: not the tool for it, so searching again.')
+      assert.strictEqual(explorePhases(t), 2)
+      assert.strictEqual(t.answer, "Here is what the tools returned. roster: lakers.")
+      // an output with every needed value gives the agent no reason to doubt the tool: it is used as it is
+      const served = yield* runIn(lookalikeEnv, rosterTask, "ParaAct", { mistakeRate: 1 }, strictSimulator(), 7, "delta")
+      assert.deepStrictEqual(actions(served), ["search c1", "search c1", "call c1", "answer"])
+      assert.strictEqual(served.steps[2]?.observations[0]?.tool, "delta")
+      assert.strictEqual(explorePhases(served), 1)
+      assert.strictEqual(served.answer, "Here is what the tools returned. roster: lakers.")
+    }))
+
+  it.effect("back to exploring: a transient failure of the wrong tool is retried as it was before it is judged", () =>
+    Effect.gen(function*() {
+      const flaky = strictSimulator({ delta: 1 }, 0, { delta: { listing: [] } })
+      const t = yield* runIn(lookalikeEnv, rosterTask, "ParaAct", { mistakeRate: 1 }, flaky, 7, "delta")
+      assert.deepStrictEqual(actions(t), ["search c1", "search c1", "call c1", "call c1_r3", "search c1", "call c1_r5", "answer"])
+      assert.deepStrictEqual(t.steps.slice(2, 4).map((s) => s.observations[0]?.tool as string), ["delta", "delta"])
+      assert.deepStrictEqual(t.steps[3]?.turn?.calls[0]?.arguments, t.steps[2]?.turn?.calls[0]?.arguments)
+      assert.strictEqual(t.steps[4]?.turn?.think, 'delta answered c1 with no "echo.q" in its output: not the tool for it, so searching again.')
+      assert.strictEqual(t.answer, "Here is what the tools returned. roster: lakers.")
     }))
 
   it.effect("the same seed gives the same trajectory; another seed may differ only in where mistakes fall", () =>
@@ -416,20 +560,55 @@ describe("the orchestrator following an emitted plan", () => {
 // ---------------------------------------------------------------------------------------------------------------
 // On the generated world: real tools, BM25 retrieval, the three-layer simulator with 5% faults
 
+/**
+ * Whether every gold node was completed on the trajectory's path: by a success of its tool, or of another tool whose
+ * output has every value the node must provide (what the teacher's board counts).
+ */
+const completesGold = (task: Task, t: Trajectory): boolean => {
+  const board = Teacher.readBoard(task, t.steps)
+  return task.gold.every((g) => board.done.has(g.id))
+}
+
+/** The 12k-endpoint generated world of seed 7, built once for the tests below. */
+let sharedWorld: World.World | undefined
+const generatedWorld = (): World.World => (sharedWorld ??= World.make({ seed: 7, size: 12_000 }))
+
+/** The runtime over the generated world: BM25, the three-layer simulator with 5% faults, the default teacher. */
+const generatedRollout = (world: World.World) => {
+  const worldLayer = Layer.mergeAll(Layer.succeed(ToolLibrary, world.library), Layer.succeed(World.GeneratedWorld, world))
+  const services = Layer.mergeAll(
+    Teacher.layer(),
+    Retriever.layerBm25,
+    SimulatorModule.layer({ faultRate: 0.05 })
+  ).pipe(Layer.provideMerge(worldLayer))
+  return Effect.provide(Effect.gen(function*() {
+    return yield* Rollout.Rollout
+  }), Rollout.layer().pipe(Layer.provide(services)))
+}
+
 describe("the scripted teacher on generated-world tasks", () => {
+  it.effect("ParaAct at the default mistake rate goes back to exploring in at least 20% of its demonstrations, and solves them", () =>
+    Effect.gen(function*() {
+      const world = generatedWorld()
+      const tasks = Tasks.make(world).take({ split: "train", count: 40 })
+      const rollout = yield* generatedRollout(world)
+      let reexplored = 0
+      let solved = 0
+      for (const task of tasks) {
+        const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 3 })
+        if (explorePhases(t) >= 2) reexplored++
+        if (t.stop === "answer" && completesGold(task, t)) solved++
+      }
+      const summary = `${reexplored}/${tasks.length} with two or more explore phases, ${solved}/${tasks.length} solved`
+      assert.isAtLeast(reexplored / tasks.length, 0.2, summary)
+      assert.isAtLeast(solved / tasks.length, 0.8, summary)
+    }), 120_000)
+
   it.effect("each paradigm: well-formed demonstrations, and most tasks solved end to end", () =>
     Effect.gen(function*() {
-      const world = World.make({ seed: 7, size: 12_000 })
+      const world = generatedWorld()
       const tasks = Tasks.make(world).take({ split: "train", count: 12 })
-      const worldLayer = Layer.mergeAll(Layer.succeed(ToolLibrary, world.library), Layer.succeed(World.GeneratedWorld, world))
-      const services = Layer.mergeAll(
-        Teacher.layer(),
-        Retriever.layerBm25,
-        SimulatorModule.layer({ faultRate: 0.05 })
-      ).pipe(Layer.provideMerge(worldLayer))
-      const rollout = yield* Effect.provide(Effect.gen(function*() {
-        return yield* Rollout.Rollout
-      }), Rollout.layer().pipe(Layer.provide(services)))
+      const rollout = yield* generatedRollout(world)
       const summary: Array<string> = []
       for (const paradigm of ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"] as const) {
         let solved = 0
@@ -440,8 +619,7 @@ describe("the scripted teacher on generated-world tasks", () => {
             assert.deepStrictEqual(s.validation.unseenTools, [])
             assert.deepStrictEqual(s.validation.unresolvedRefs, [])
           }
-          const done = new Set(okCalls(t).map(Teacher.nodeIdOf))
-          if (t.stop === "answer" && task.gold.every((g) => done.has(g.id))) solved++
+          if (t.stop === "answer" && completesGold(task, t)) solved++
         }
         summary.push(`${paradigm} ${solved}/${tasks.length}`)
         // ReAct and DFSDT take two rounds per gold call, so the largest DAGs can run out of the 12 rounds

@@ -1,7 +1,9 @@
 /**
  * The teacher's board: what its roles know after reading the history (plan nodes done, attempts, errors, the tools
- * retrieved on the path), and the helpers that bind the agent's calls to plan and gold nodes.
+ * retrieved on the path, calls of a wrong tool and what their observations showed), and the helpers that bind the
+ * agent's calls to plan and gold nodes.
  */
+import { type CallOutcome, transientErrorKinds } from "../../domain/Call.ts"
 import type { CallId, ToolName } from "../../domain/Ids.ts"
 import type { Json, JsonObject } from "../../domain/Json.ts"
 import type { Plan, PlanNode } from "../../domain/Plan.ts"
@@ -46,6 +48,38 @@ export interface Board {
   readonly executed: boolean
   /** Every call id used on this path. */
   readonly usedIds: ReadonlySet<string>
+  /** Search slot → the tools its searches on the path returned, in order, each once. */
+  readonly hitsOf: ReadonlyMap<string, ReadonlyArray<string>>
+  /** Search slot → the index in the history of the last step that searched it. */
+  readonly searchedAt: ReadonlyMap<string, number>
+  /**
+   * Plan node id → the last call made for it on the path with another tool than the node's, and what its observation
+   * showed (gold plan only): what an agent sees after calling the wrong one of the retrieved tools. A call whose
+   * output has every value the node must provide completes the node instead (see {@link unservedBy}).
+   */
+  readonly misfires: ReadonlyMap<string, Misfire>
+  /** Plan node ids called with another tool at least once (abandoned DFSDT branches included; gold plan only). */
+  readonly misfired: ReadonlySet<string>
+  /** What the last step on the path did: searched (`explore`), ran calls (`execute`), or neither / no step yet. */
+  readonly lastStep: "explore" | "execute" | undefined
+}
+
+/** A call of another tool than a node's, made for the node, and what its observation showed. */
+export interface Misfire {
+  readonly tool: ToolName
+  /** The call's arguments as the turn wrote them (a transient failure is retried with them). */
+  readonly arguments: JsonObject
+  /** The index in the history of the step that ran it. */
+  readonly index: number
+  /**
+   * `unfit`: the observation shows the tool cannot serve the node (a 400 / 404, an output without a needed value);
+   * `transient`: a 429 / 500 / 504 that says nothing about the tool (see {@link shownUnfit}).
+   */
+  readonly verdict: "unfit" | "transient"
+  /** What the observation showed, e.g. `400 invalid_arguments` or `no "0.name" in its output`. */
+  readonly problem: string
+  /** Calls of this tool made for the node on the path. */
+  readonly attempts: number
 }
 
 /** A plan node bound to a tool (what the executor can call). */
@@ -96,6 +130,11 @@ export const readBoard = (
   const seen = History.retrievedTools(history)
   const searched = new Map<string, number>()
   const usedIds = new Set<string>()
+  const hitsOf = new Map<string, Array<string>>()
+  const searchedAt = new Map<string, number>()
+  const misfires = new Map<string, Misfire>()
+  const misfired = new Set<string>()
+  const gold = nodes === undefined
   let planned = false
   let executed = false
   const count = (step: Step, onPath: boolean, index: number) => {
@@ -103,13 +142,35 @@ export const readBoard = (
     if (onPath) for (const c of step.turn?.calls ?? []) usedIds.add(c.id)
     for (const s of step.searches) {
       searched.set(s.slot, (searched.get(s.slot) ?? 0) + 1)
+      if (!onPath) continue
+      searchedAt.set(s.slot, index)
+      const hits = hitsOf.get(s.slot) ?? []
+      for (const h of s.hits) if (!hits.includes(h.tool)) hits.push(h.tool)
+      hitsOf.set(s.slot, hits)
     }
     for (const o of step.observations) {
       if (onPath) usedIds.add(o.callId)
       if (o.attempts === 0) continue
       if (onPath) executed = true
       const node = nodeIdOf(o.callId)
-      if (toolOf.get(node) !== o.tool) continue
+      const tool = toolOf.get(node)
+      if (gold && tool !== undefined && tool !== o.tool) {
+        misfired.add(node)
+        if (!onPath || done.has(node)) continue
+        const problem = unservedBy(task, node, o.outcome)
+        if (problem === undefined) {
+          // The other tool gave every value the node must provide: the agent has no reason to doubt it.
+          if (o.outcome._tag === "ok") done.set(node, { callId: o.callId, payload: o.outcome.payload })
+          continue
+        }
+        const before = misfires.get(node)
+        const attempts = before?.tool === o.tool ? before.attempts + 1 : 1
+        const transient = o.outcome._tag === "error" && transientErrorKinds.has(o.outcome.error.kind)
+        const written = step.turn?.calls.find((c) => c.id === o.callId)?.arguments ?? o.arguments
+        misfires.set(node, { tool: o.tool, arguments: written, index, verdict: transient ? "transient" : "unfit", problem, attempts })
+        continue
+      }
+      if (tool !== o.tool) continue
       attempts.set(node, (attempts.get(node) ?? 0) + 1)
       if (onPath) lastTried.set(node, index)
       if (o.outcome._tag === "ok") {
@@ -122,7 +183,59 @@ export const readBoard = (
   history.forEach((step, i) => count(step, true, i))
   for (const step of abandoned) count(step, false, -1)
   const goldDone = nodes === undefined ? done : alignGold(task, history, plan, done)
-  return { task, gold: task.gold, nodes: plan, done, goldDone, attempts, lastError, lastTried, seen, searched, planned, executed, usedIds }
+  const last = history.at(-1)
+  const lastStep = last === undefined
+    ? undefined
+    : last.observations.length > 0
+    ? "execute"
+    : last.searches.length > 0
+    ? "explore"
+    : undefined
+  return {
+    task,
+    gold: task.gold,
+    nodes: plan,
+    done,
+    goldDone,
+    attempts,
+    lastError,
+    lastTried,
+    seen,
+    searched,
+    planned,
+    executed,
+    usedIds,
+    hitsOf,
+    searchedAt,
+    misfires,
+    misfired,
+    lastStep
+  }
+}
+
+/** Whether a misfire shows its tool cannot serve the node: an unfit answer, or transient failures on every attempt. */
+export const shownUnfit = (misfire: Misfire, callAttempts: number): boolean =>
+  misfire.verdict === "unfit" || misfire.attempts >= callAttempts
+
+/**
+ * The output paths a gold node must provide: those of the facts it answers and those its dependents' `$ref`s read.
+ */
+export const neededPaths = (task: Task, node: string): ReadonlyArray<ReadonlyArray<string>> => [
+  ...task.facts.filter((f) => f.call === node).map((f) => f.path.split(".").filter((s) => s !== "")),
+  ...task.gold.flatMap((g) =>
+    Refs.collectRefs(g.arguments).flatMap((site) => site._tag === "Ref" && site.target.call === node ? [site.target.path] : [])
+  )
+]
+
+/**
+ * What an observation of a call made for `node` with another tool shows an agent: an error (that tool refuses the
+ * request), or an output without a value the node must provide. `undefined` when the output has every such value,
+ * so nothing in the observation tells the agent it called the wrong tool.
+ */
+export const unservedBy = (task: Task, node: string, outcome: CallOutcome): string | undefined => {
+  if (outcome._tag === "error") return `${outcome.error.status} ${outcome.error.kind}`
+  const missing = neededPaths(task, node).find((path) => !Refs.select(outcome.payload, path).ok)
+  return missing === undefined ? undefined : `no "${missing.join(".")}" in its output`
 }
 
 /**

@@ -29,6 +29,18 @@ const thinkOf = (fallback: string, notes: ReadonlyArray<string | undefined>): st
   return text === "" ? fallback : text
 }
 
+/** The board restricted to the nodes a plan has (the gold DAG's deps kept: execution still waits for them). */
+export const withinPlan = (board: Board, plan: Plan): Board => {
+  const ids = new Set<string>(plan.nodes.map((n) => n.id))
+  return board.nodes.every((n) => ids.has(n.id)) ? board : { ...board, nodes: board.nodes.filter((n) => ids.has(n.id)) }
+}
+
+/**
+ * Whether the plan in force leaves out gold nodes the outputs have not covered. When nothing is left to do on that
+ * plan, the outputs are all in and hold nothing for that part of the request: the planner is consulted again.
+ */
+const overlooksGold = (board: Board): boolean => board.gold.some((g) => !board.nodes.some((n) => n.id === g.id) && !board.goldDone.has(g.id))
+
 /** The paradigms in which a teacher that follows the gold DAG shows its plan. */
 const showsPlan: ReadonlySet<Paradigm> = new Set(["ParaAct", "ExploreThenExecute"])
 
@@ -41,9 +53,16 @@ export const nextTurn = <E, R>(context: PolicyContext, task: Task, roles: Roles<
   Effect.gen(function*() {
     const abandoned = context.abandoned ?? []
     const random = rng(hashParts(context.seed, task.id, context.round, context.history.length))
-    const emitted = roles.follows === "gold" ? undefined : latestPlan(context.history)
+    const shownPlan = latestPlan(context.history)
+    const emitted = roles.follows === "gold" ? undefined : shownPlan
     const nodesOf = (plan: Plan | undefined) => roles.follows === "gold" ? undefined : (plan?.nodes ?? [])
-    let board = readBoard(task, context.history, abandoned, nodesOf(emitted?.plan))
+    // Following the gold DAG, the teacher works on the nodes its shown plan has: a part the planner overlooked stays
+    // out until the outputs show it is missing.
+    const read = (plan: Plan | undefined) => {
+      const full = readBoard(task, context.history, abandoned, nodesOf(roles.follows === "gold" ? undefined : plan))
+      return roles.follows === "gold" && plan !== undefined ? withinPlan(full, plan) : full
+    }
+    let board = read(shownPlan?.plan)
     const input = (): RoleInput => ({ context, task, board, random })
     const answer = (notes: ReadonlyArray<string | undefined>) =>
       Effect.map(roles.answer(input()), (piece): Turn => ({
@@ -54,10 +73,10 @@ export const nextTurn = <E, R>(context: PolicyContext, task: Task, roles: Roles<
       }))
     if (context.controller === "Answer") return yield* answer([])
     const planDue = roles.follows === "gold"
-      ? !board.planned && showsPlan.has(context.paradigm)
+      ? (!board.planned && showsPlan.has(context.paradigm)) || (overlooksGold(board) && decide(board, context.paradigm, options).length === 0)
       : emitted === undefined || needsRevision(board, emitted, options)
     const planned = planDue ? yield* roles.plan(input()) : undefined
-    if (planned !== undefined && roles.follows === "emitted") board = readBoard(task, context.history, abandoned, nodesOf(planned.value))
+    if (planned !== undefined) board = read(planned.value)
     // A revision identical to the plan in force (ids, tools, deps: the reward's identity) is not shown again, since a
     // repeated plan earns no plan credit; the plan in force stays.
     const shown = planned !== undefined && !(emitted !== undefined && PlanMath.samePlan(emitted.plan, planned.value)) ? planned : undefined
@@ -71,7 +90,7 @@ export const nextTurn = <E, R>(context: PolicyContext, task: Task, roles: Roles<
       }
       const piece = yield* roles.execute(input(), action.nodes)
       if (piece.value.length === 0) continue
-      const calls = piece.value.map((c) => ({ id: callIdFor(c.node, board, context.round), tool: c.node.tool, arguments: c.arguments }))
+      const calls = piece.value.map((c) => ({ id: callIdFor(c.node, board, context.round), tool: c.tool ?? c.node.tool, arguments: c.arguments }))
       return withPlan({ think: thinkOf(action.think, [planNote, piece.note]), searches: [], calls })
     }
     return yield* answer([planNote])

@@ -3,6 +3,7 @@
  * of the turn it hands back. The scripted roles and the LLM roles (layers/TeacherLlm.ts) both implement it.
  */
 import type { Effect } from "effect"
+import type { ToolName } from "../../domain/Ids.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import type { Plan, PlanNode } from "../../domain/Plan.ts"
 import type { Task } from "../../domain/Task.ts"
@@ -36,6 +37,8 @@ export interface Piece<A> {
 export interface NodeCall {
   readonly node: BoundNode
   readonly arguments: JsonObject
+  /** The tool called, when the executor picked another retrieved tool than the node's (a mistake); else the node's. */
+  readonly tool?: ToolName
 }
 
 /** The roles the orchestrator consults. */

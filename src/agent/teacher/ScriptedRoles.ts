@@ -1,6 +1,7 @@
 /**
  * The scripted roles: privileged, they read the task's gold DAG and make realistic mistakes at a given rate
- * (a vague query, a dropped argument, a forgotten dependency, an omitted fact), so demonstrations show recovery.
+ * (a vague query, a wrong one of the retrieved tools, a dropped argument, a forgotten dependency, an overlooked part
+ * of the request, an omitted fact), so demonstrations show recovery.
  */
 import { Effect } from "effect"
 import type { JsonObject } from "../../domain/Json.ts"
@@ -11,13 +12,16 @@ import type { SearchQuery } from "../../domain/Turn.ts"
 import type { Rng } from "../../math/Random.ts"
 import * as Refs from "../../protocol/Refs.ts"
 import type { Library } from "../../toolenv/Library.ts"
-import { type Board, type BoundNode, rewriteRefs } from "./Board.ts"
+import { type Board, type BoundNode, rewriteRefs, shownUnfit, slotOf } from "./Board.ts"
 import type { TeacherOptions } from "./Options.ts"
 import type { NodeCall, Roles } from "./Roles.ts"
 
-/** Planner: the gold DAG as a plan, each node bound to its tool; may forget one dependency. */
-export const planner = (board: Board, library: Library, random: Rng, options: TeacherOptions): Plan => ({
-  nodes: board.gold.map((g) => {
+/**
+ * Planner: the gold DAG as a plan, each node bound to its tool; may forget one dependency; leaves out the node
+ * `overlook` when given (a part of the request it overlooked).
+ */
+export const planner = (board: Board, library: Library, random: Rng, options: TeacherOptions, overlook?: string): Plan => ({
+  nodes: board.gold.filter((g) => g.id !== overlook).map((g) => {
     const spec = library.get(g.tool)
     const forget = g.deps.length > 0 && random.next() < options.mistakeRate
     return {
@@ -28,6 +32,29 @@ export const planner = (board: Board, library: Library, random: Rng, options: Te
     }
   })
 })
+
+/**
+ * The part of the request a first plan overlooks, by mistake: a node nothing depends on whose tool no other node
+ * uses (a capability of its own), when the plan keeps another node. Drawn only when there is such a node.
+ */
+export const overlooked = (gold: ReadonlyArray<GoldCall>, random: Rng, options: TeacherOptions): string | undefined => {
+  if (gold.length < 2) return undefined
+  const candidates = gold.filter((g) => !gold.some((o) => o.deps.includes(g.id)) && !gold.some((o) => o.id !== g.id && o.tool === g.tool))
+  if (candidates.length === 0 || !(random.next() < options.mistakeRate)) return undefined
+  return random.pick(candidates).id
+}
+
+/**
+ * The planner's reason when it adds what the first plan overlooked: the plan is carried out and the outputs hold
+ * nothing for a part of the request.
+ */
+const overlookNote = (board: Board): string | undefined => {
+  const missing = board.gold.filter((g) => !board.nodes.some((n) => n.id === g.id))
+  if (missing.length === 0) return undefined
+  const labels = missing.flatMap((g) => board.task.facts.filter((f) => f.call === g.id).slice(0, 1).map((f) => factLabel(f.key)))
+  const what = labels.length > 0 ? labels.join(", ") : missing.map((g) => g.id).join(", ")
+  return `The results so far say nothing about ${what}: my plan missed that part of the request; adding it.`
+}
 
 /** The first sentence of a text, whitespace collapsed, at most 160 characters. */
 export const firstSentence = (text: string): string => {
@@ -63,18 +90,45 @@ const goldCallFor = (board: Board, node: BoundNode): GoldCall | undefined =>
     board.gold.find((g) => g.tool === node.tool)
 
 /**
- * Executor: the gold arguments of each ready node, refs rewritten to the calls that completed their targets; broken
- * arguments on a first attempt by mistake. A node with no gold call of its tool gets no call.
+ * Executor: the gold arguments of each ready node, refs rewritten to the calls that completed their targets. By
+ * mistake, on a node's first call: another tool its slot's searches returned (one that no gold call uses), with the
+ * arguments that tool's schema names; or else broken arguments. A transient failure of the other tool is retried as
+ * it was. A node with no gold call of its tool gets no call.
  */
 export const executor = (ready: ReadonlyArray<BoundNode>, board: Board, random: Rng, options: TeacherOptions, library: Library): Array<NodeCall> =>
-  ready.flatMap((node) => {
+  ready.flatMap((node): Array<NodeCall> => {
     const gold = goldCallFor(board, node)
     if (gold === undefined) return []
     const tried = board.attempts.get(node.id) ?? 0
     let args = rewriteRefs(gold.arguments, board.goldDone)
-    if (tried === 0 && random.next() < options.mistakeRate) args = breakArguments(args, library.get(node.tool))
+    // A transient failure of the other tool says nothing about it yet: the same call is retried.
+    const misfire = board.misfires.get(node.id)
+    if (misfire !== undefined && !shownUnfit(misfire, options.callAttempts)) return [{ node, tool: misfire.tool, arguments: misfire.arguments }]
+    if (tried === 0 && !board.misfired.has(node.id) && !board.usedIds.has(node.id)) {
+      const wrong = wrongTools(board, node, library)
+      if (wrong.length > 0 && random.next() < options.mistakeRate) {
+        const spec = random.pick(wrong)
+        return [{ node, tool: spec.name, arguments: fitArguments(args, spec) }]
+      }
+    }
+    if (tried === 0 && !board.misfired.has(node.id) && random.next() < options.mistakeRate) args = breakArguments(args, library.get(node.tool))
     return [{ node, arguments: args }]
   })
+
+/** The tools a node's slot's searches returned that no gold call uses (what a wrong pick among the hits could be). */
+const wrongTools = (board: Board, node: BoundNode, library: Library): Array<ToolSpec> => {
+  const goldTools = new Set<string>(board.gold.map((g) => g.tool))
+  return (board.hitsOf.get(slotOf(board.nodes, node)) ?? []).flatMap((t) => {
+    const spec = goldTools.has(t) ? undefined : library.get(t)
+    return spec === undefined ? [] : [spec]
+  })
+}
+
+/** The arguments a tool's schema names, taken from the arguments meant for another tool (what an agent would fill in). */
+const fitArguments = (args: JsonObject, spec: ToolSpec): JsonObject => {
+  const properties = spec.parameters.properties ?? {}
+  return Object.fromEntries(Object.entries(args).filter(([k]) => Object.hasOwn(properties, k)))
+}
 
 /** A realistic argument slip: a required argument left out. */
 const breakArguments = (args: JsonObject, spec: ToolSpec | undefined): JsonObject => {
@@ -122,7 +176,14 @@ export const answerer = (board: Board, random: Rng, options: TeacherOptions): st
 /** The scripted roles: privileged, following the gold DAG, with the option's mistake rate. */
 export const scriptedRoles = (library: Library, options: TeacherOptions): Roles => ({
   follows: "gold",
-  plan: ({ board, random }) => Effect.succeed({ value: planner(board, library, random, options) }),
+  plan: ({ board, context, random }) =>
+    Effect.sync(() => {
+      // Only ParaAct's loop can go back to exploring, so only its first plan may overlook a part of the request.
+      const overlook = !board.planned && context.paradigm === "ParaAct" ? overlooked(board.gold, random, options) : undefined
+      const value = planner(board, library, random, options, overlook)
+      const note = board.planned ? overlookNote(board) : undefined
+      return note === undefined ? { value } : { value, note }
+    }),
   search: ({ board, random }, slots) => Effect.succeed({ value: searcher(slots, board, library, random, options) }),
   execute: ({ board, random }, ready) => Effect.succeed({ value: executor(ready, board, random, options, library) }),
   answer: ({ board, random }) => Effect.succeed({ value: answerer(board, random, options) })
