@@ -3,12 +3,10 @@
  * OpenAI-compatible model writes the response body from the tool's documentation, the arguments and the facts the
  * deterministic renderer computed. Every rendering is cached in a SQLite file keyed by (tool, canonical arguments,
  * world seed), so a repeated call answers the same — across episodes and processes. Output that is not JSON, breaks
- * the response schema, or drops a fact falls back to the deterministic payload; every fallback is counted.
+ * the response schema, or drops a fact falls back to the deterministic payload; every fallback is counted. A damaged or
+ * read-only cache degrades with a warning (layers/RenderCacheSqlite.ts) and never turns a call into an error.
  */
-import Database from "better-sqlite3"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { Json, type JsonObject, type JsonSchema } from "../src/domain/Json.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
@@ -18,10 +16,11 @@ import { responseShape } from "../src/toolenv/simulator/Generic.ts"
 import * as Simulator from "../src/toolenv/Simulator.ts"
 import type { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import { OpenAiClient } from "./OpenAiClient.ts"
+import * as RenderCacheSqlite from "./RenderCacheSqlite.ts"
 
 /** Configuration of the LLM renderer. */
 export interface SimulatorLlmConfig {
-  /** The SQLite file of the render cache (created with its folder when missing). */
+  /** The SQLite file of the render cache (created with its folder when missing; checked and repaired at open). */
   readonly cachePath: string
   /** L1/L2/fault/latency settings, as for Simulator.layer. */
   readonly simulator?: Partial<Omit<Simulator.SimulatorConfig, "render">>
@@ -45,6 +44,10 @@ export interface RenderStats {
   readonly invalid: number
   /** Model requests that failed (transport, status) → deterministic payload. */
   readonly errors: number
+  /** Cached rows with a non-JSON payload, deleted and re-rendered. */
+  readonly repaired: number
+  /** How the render cache serves now: it degrades on SQLite failures instead of failing calls. */
+  readonly cache: RenderCacheSqlite.CacheMode
 }
 
 /** The renderer's counters. */
@@ -118,47 +121,23 @@ export const prompt = (spec: ToolSpec, args: JsonObject, deterministic: Json) =>
   ]
 }
 
-/** Opens (creating when needed) the render cache. */
-const openCache = (file: string) =>
-  Effect.acquireRelease(
-    Effect.try({
-      try: () => {
-        fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true })
-        const db = new Database(file)
-        db.pragma("journal_mode = WAL")
-        db.exec(`CREATE TABLE IF NOT EXISTS renders (
-          tool TEXT NOT NULL, args TEXT NOT NULL, seed INTEGER NOT NULL,
-          payload TEXT NOT NULL, source TEXT NOT NULL, created_at INTEGER NOT NULL,
-          PRIMARY KEY (tool, args, seed))`)
-        return db
-      },
-      catch: (e) => new ConfigError({ field: "cachePath", value: file, message: `cannot open the render cache: ${String(e)}` })
-    }),
-    (db) => Effect.sync(() => db.close())
-  )
-
 /** The simulator with LLM rendering over the ToolLibrary in context (and the GeneratedWorld, when present). */
-export const layer = (config: SimulatorLlmConfig): Layer.Layer<Simulator.Simulator | SimulatorLlmStats, ConfigError, ToolLibrary | OpenAiClient> =>
+export const layer = (
+  config: SimulatorLlmConfig
+): Layer.Layer<Simulator.Simulator | SimulatorLlmStats, ConfigError | RenderCacheSqlite.RenderCacheError, ToolLibrary | OpenAiClient> =>
   Layer.effectContext(Effect.gen(function*() {
     const decoded = yield* Simulator.decodeConfig({ ...config.simulator, render: "llm" })
     const engine = yield* Simulator.makeEngine(decoded)
     const client = yield* OpenAiClient
-    const db = yield* openCache(config.cachePath)
-    const select = db.prepare<[string, string, number], { payload: string; source: string }>("SELECT payload, source FROM renders WHERE tool = ? AND args = ? AND seed = ?")
-    const insert = db.prepare<[string, string, number, string, string, number]>("INSERT OR IGNORE INTO renders (tool, args, seed, payload, source, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+    const cache = yield* RenderCacheSqlite.open(config.cachePath)
     const stats = { llmCalls: 0, cacheHits: 0, accepted: 0, invalid: 0, errors: 0 }
-
-    const lookup = (tool: string, args: string, seed: number): Json | undefined => {
-      const row = select.get(tool, args, seed)
-      return row === undefined ? undefined : Option.getOrUndefined(decodeJson(row.payload))
-    }
 
     const render: Simulator.Render = (spec, args, payload) =>
       Effect.gen(function*() {
         if (config.scope === "imported" && spec.source.kind === "generated") return payload
         const seed = spec.source.kind === "generated" && engine.world !== undefined ? engine.world.seed : decoded.seed
-        const argsKey = canonicalJson(args)
-        const cached = yield* Effect.sync(() => lookup(spec.name, argsKey, seed))
+        const key = { tool: spec.name, args: canonicalJson(args), seed }
+        const cached = yield* cache.get(key)
         if (cached !== undefined) {
           stats.cacheHits++
           return cached
@@ -188,14 +167,13 @@ export const layer = (config: SimulatorLlmConfig): Layer.Layer<Simulator.Simulat
             yield* Effect.logDebug(`SimulatorLlm: ${spec.name} rendering rejected (${why}); deterministic payload used`)
           }
         }
-        // The first stored answer wins (a concurrent identical call may have stored one meanwhile): read it back.
-        return yield* Effect.sync(() => {
-          insert.run(spec.name, argsKey, seed, JSON.stringify(chosen), source, Date.now())
-          return lookup(spec.name, argsKey, seed) ?? chosen
-        })
+        // The first stored answer wins (a concurrent identical call may have stored one meanwhile).
+        return yield* cache.put(key, chosen, source)
       })
 
     return Context.make(Simulator.Simulator, Simulator.fromEngine(engine, render)).pipe(
-      Context.add(SimulatorLlmStats, SimulatorLlmStats.of({ get: Effect.sync(() => ({ ...stats })) }))
+      Context.add(SimulatorLlmStats, SimulatorLlmStats.of({ get: Effect.gen(function*() {
+        return { ...stats, repaired: yield* cache.repaired, cache: yield* cache.mode }
+      }) }))
     )
   }))

@@ -2,11 +2,13 @@
  * Contrastive training of the static encoder in plain TypeScript: symmetric InfoNCE with in-batch negatives (batches
  * gather near-duplicate tools as hard negatives), manual gradients, lazy Adam on the touched rows; deterministic from a seed.
  */
+import { Effect, Schema } from "effect"
 import type { Rng } from "../math/Random.ts"
 import { rng as makeRng } from "../math/Random.ts"
 import type { StaticModel } from "./DenseModel.ts"
 import { encodeAll, init, normalizeInPlace, normEpsilon, poolInto, topIndices } from "./DenseModel.ts"
 import type { StaticEncoding } from "./TokenizerStatic.ts"
+import type { ImportReport } from "../toolenv/importers/ImportReport.ts"
 
 /** Hyperparameters of a training run. */
 export interface TrainConfig {
@@ -65,6 +67,33 @@ export interface Corpus {
   readonly clusters: ReadonlyArray<ReadonlyArray<number>>
   /** Text pairs outside the library (dictionary pairs). */
   readonly textPairs: ReadonlyArray<{ readonly query: StaticEncoding; readonly doc: StaticEncoding }>
+}
+
+/** A library that gives nothing to train on (an empty folder, every tool file bad, every tool held out): which, and why. */
+export class EmptyLibraryError extends Schema.TaggedError<EmptyLibraryError>()("EmptyLibraryError", {
+  /** The library's folder (or label). */
+  source: Schema.String,
+  message: Schema.String
+}) {}
+
+/** Whether a corpus has a batch to offer: a training query with a positive, or two dictionary pairs. */
+export const trainable = (corpus: Corpus): boolean =>
+  corpus.queries.some((q) => q.positives.length > 0) || corpus.textPairs.length > 1
+
+/**
+ * Checks, before any training, that the corpus built from the library at `source` has something to train on; the
+ * import `report`, when given, says why a folder gave no tool (counts and the first issue).
+ */
+export const checkCorpus = (corpus: Corpus, source: string, report?: ImportReport): Effect.Effect<void, EmptyLibraryError> => {
+  if (trainable(corpus)) return Effect.void
+  const first = report?.issues[0]
+  const why = report === undefined
+    ? ""
+    : ` (${report.loaded} APIs loaded, ${report.skipped} skipped${first === undefined ? "" : `; first issue: ${first.source}: ${first.message}`})`
+  const message = corpus.docs.length === 0
+    ? `the library has no tool to train on${why}`
+    : `the library's ${corpus.docs.length} tools give no training query (all held out for validation, or no text)${why}`
+  return Effect.fail(new EmptyLibraryError({ source, message }))
 }
 
 /** A training run in progress: call `step` until done; `model` is updated in place. */
@@ -360,7 +389,8 @@ export const makeTrainer = (corpus: Corpus, config: TrainConfig, start?: StaticM
   const step = (): number => {
     const useText = corpus.textPairs.length > 1 &&
       (clusters.length === 0 || batchRng.next() < config.textPairShare)
-    const batch = useText ? textBatch() : libraryBatch()
+    // An untrainable corpus (see checkCorpus) gives empty batches, never a crash.
+    const batch = useText ? textBatch() : clusters.length === 0 ? emptyBatch : libraryBatch()
     if (batch.q.length === 0) return 0
     const loss = lossAndGradients(model, batch, config.temperature, gradE, gradW, touch)
     count++
@@ -375,6 +405,7 @@ export const makeTrainer = (corpus: Corpus, config: TrainConfig, start?: StaticM
 }
 
 const emptyEncoding: StaticEncoding = { ids: new Int32Array(0), mass: new Float32Array(0) }
+const emptyBatch: Batch = { q: [], d: [], target: new Int32Array(0), rowMask: () => false }
 
 /** Retrieval quality of held-out queries against a document matrix. */
 export interface Validation {

@@ -95,7 +95,7 @@ describe("SimulatorLlm against a loopback server", () => {
       assert.strictEqual(field(first, "plays"), field(facts, "plays"))
       assert.deepStrictEqual(second, first)
       assert.strictEqual((yield* server.requests).length, 1)
-      assert.deepStrictEqual(stats, { llmCalls: 1, cacheHits: 1, accepted: 1, invalid: 0, errors: 0 })
+      assert.deepStrictEqual(stats, { llmCalls: 1, cacheHits: 1, accepted: 1, invalid: 0, errors: 0, repaired: 0, cache: "read-write" })
       // A new simulator over the same cache file answers from it, without the model.
       const again = yield* callTrack.pipe(Effect.provide(simulatorFor(server, cachePath)))
       assert.deepStrictEqual(again, first)

@@ -1,9 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { rng } from "../../src/math/Random.ts"
 import * as DenseCorpus from "../../src/retrieval/DenseCorpus.ts"
 import * as DenseModel from "../../src/retrieval/DenseModel.ts"
 import * as DenseTrain from "../../src/retrieval/DenseTrain.ts"
 import type { StaticEncoding } from "../../src/retrieval/TokenizerStatic.ts"
+import * as ToolBench from "../../src/toolenv/importers/ToolBench.ts"
 import * as World from "../../src/toolenv/world/World.ts"
 
 /** A small generated library (1,500 tools) and its corpus: 20% of the tool groups held out. */
@@ -105,4 +110,44 @@ describe("DenseTrain.lossAndGradients", () => {
     for (const i of [0, 3, 5, 9, 14, 17, 22]) check(model.embeddings, gradE, i)
     for (const i of [0, 2, 4, 5]) check(model.weights, gradW, i)
   })
+})
+
+describe("DenseTrain.checkCorpus: an empty or all-bad library is a typed error before training", () => {
+  const folder = (files: Record<string, string>): string => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "paraagent-dense-lib-"))
+    for (const [rel, content] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true })
+      fs.writeFileSync(path.join(root, rel), content)
+    }
+    return root
+  }
+  const corpusOf = (dir: string) =>
+    Effect.map(ToolBench.loadDirectory(dir), (loaded) => ({ loaded, built: DenseCorpus.build(loaded.tools, undefined, corpusOptions, rng(3)) }))
+
+  it.effect("an empty folder: EmptyLibraryError naming the folder; the trainer steps without a TypeError", () =>
+    Effect.gen(function*() {
+      const dir = folder({})
+      const { loaded, built: empty } = yield* corpusOf(dir)
+      const error = yield* Effect.flip(DenseTrain.checkCorpus(empty.corpus, dir, loaded.report))
+      expect(error._tag).toBe("EmptyLibraryError")
+      expect(error.source).toBe(dir)
+      expect(error.message).toBe("the library has no tool to train on (0 APIs loaded, 0 skipped)")
+      const trainer = DenseTrain.makeTrainer(empty.corpus, { ...trainConfig, steps: 3 })
+      expect([trainer.step(), trainer.step()]).toEqual([0, 0])
+    }))
+
+  it.effect("a folder of bad files: the error says how many were skipped and the first reason", () =>
+    Effect.gen(function*() {
+      const dir = folder({ "Data/broken.json": "{ not json", "Data/empty.json": JSON.stringify({ tool_name: "E", api_list: [] }) })
+      const { loaded, built: bad } = yield* corpusOf(dir)
+      const error = yield* Effect.flip(DenseTrain.checkCorpus(bad.corpus, dir, loaded.report))
+      expect(error.source).toBe(dir)
+      expect(error.message).toMatch(/^the library has no tool to train on \(0 APIs loaded, 2 skipped; first issue: Data\/broken\.json: tool file skipped: invalid JSON/)
+    }))
+
+  it.effect("a usable library passes the check", () =>
+    Effect.gen(function*() {
+      yield* DenseTrain.checkCorpus(built.corpus, "generated")
+      expect(DenseTrain.trainable(built.corpus)).toBe(true)
+    }))
 })

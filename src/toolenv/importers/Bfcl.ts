@@ -11,7 +11,7 @@ import { toolId, toolName } from "../../domain/Ids.ts"
 import { canonicalJson } from "../../math/CanonicalJson.ts"
 import { convertSchema } from "./JsonSchemaImport.ts"
 import { safeName, shortHash, uniquifyNames } from "./Naming.ts"
-import { isDirectory, listDir, parseJsonLines, readText } from "./Read.ts"
+import { dataFiles, isDirectory, listDir, parseJsonLines, readText } from "./Read.ts"
 import { type Collector, collector, combine, ImportError, type ImportReport, type ImportResult, oneLine } from "./ImportReport.ts"
 
 /** One BFCL function doc. */
@@ -119,8 +119,10 @@ export const loadFiles = Effect.fn("Bfcl.loadFiles")(function* (paths: ReadonlyA
 export const loadDirectory = Effect.fn("Bfcl.loadDirectory")(function* (dir: string) {
   if (!(yield* isDirectory(dir))) return yield* new ImportError({ source: dir, message: "not a folder" })
   const entries = yield* listDir(dir)
-  const names = entries.filter((e) => !e.isDirectory && /^BFCL_.*\.jsonl?$/.test(e.name)).map((e) => e.name)
+  const folderIssues = collector()
+  const names = dataFiles(entries, /^BFCL_.*\.jsonl?$/, folderIssues)
   if (names.length === 0) return yield* new ImportError({ source: dir, message: "no BFCL_*.json files" })
   const files = yield* Effect.forEach(names, (n) => readText(nodePath.join(dir, n)).pipe(Effect.map((text) => ({ file: n, text }))))
-  return convertFiles(files, dir)
+  const result = convertFiles(files, dir)
+  return { tools: result.tools, report: combine(dir, [folderIssues.report(dir), result.report]) } satisfies ImportResult
 })

@@ -99,5 +99,25 @@ export const summary = (report: ImportReport, examples = 5): string => {
   return head + shown.join("")
 }
 
+/**
+ * The longest tool, tool-group or parameter description kept at import, in UTF-16 code units. Real descriptions are a
+ * few hundred characters; a 5 MB one (seen in scraped RapidAPI files) would ride whole in every prompt, index and
+ * rendering request. 4,000 keeps every description of ToolEnv2404 but a handful of pasted documents.
+ */
+export const maxDescriptionLength = 4_000
+
+/**
+ * `text` cut to {@link maxDescriptionLength} (ending in "…", never inside a surrogate pair); each cut is an issue
+ * at `at`, so the import report counts it.
+ */
+export const capDescription = (text: string, at: string, issues: Collector, max: number = maxDescriptionLength): string => {
+  if (text.length <= max) return text
+  let end = max - 1
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  issues.issue(at, `description truncated from ${text.length} to ${max} characters`)
+  return `${text.slice(0, end)}…`
+}
+
 /** Flattens a multi-line decode message into one line. */
 export const oneLine = (message: string): string => message.replace(/\s*\n\s*/g, " ").trim()

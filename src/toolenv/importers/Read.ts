@@ -6,7 +6,7 @@ import { Effect, Result } from "effect"
 import * as nodeFs from "node:fs"
 import * as fs from "node:fs/promises"
 import { compareIds } from "./Naming.ts"
-import { ImportError } from "./ImportReport.ts"
+import { type Collector, ImportError } from "./ImportReport.ts"
 
 const reason = (cause: unknown): string => {
   if (typeof cause === "object" && cause !== null) {
@@ -44,6 +44,20 @@ export const listDir = (path: string): Effect.Effect<ReadonlyArray<{ readonly na
         .sort((a, b) => compareIds(a.name, b.name))
     )
   )
+
+/**
+ * The names of the files among `entries` that match `pattern`. A folder whose name matches (a directory called
+ * `weather.json`) is not read: it is counted as skipped in `issues`, under `at(name)`, so it does not vanish silently.
+ */
+export const dataFiles = (
+  entries: ReadonlyArray<{ readonly name: string; readonly isDirectory: boolean }>,
+  pattern: RegExp,
+  issues: Collector,
+  at: (name: string) => string = (name) => name
+): ReadonlyArray<string> => {
+  for (const e of entries) if (e.isDirectory && pattern.test(e.name)) issues.skip(at(e.name), "a folder named like a data file, not a file: skipped")
+  return entries.filter((e) => !e.isDirectory && pattern.test(e.name)).map((e) => e.name)
+}
 
 /** Whether a path is a folder (false when it does not exist). */
 export const isDirectory = (path: string): Effect.Effect<boolean> =>

@@ -78,6 +78,7 @@ export const convertQueries = (content: unknown, file: string): QueryFile | unde
     const at = `${file}#query=${id}`
     const apis: Array<ToolSpec> = []
     const ids = new Set<string>()
+    if (q.api_list.length === 0) issues.issue(`${at}/api_list`, "empty api_list: the query offers no API (kept; its relevant APIs resolve through the library only)")
     q.api_list.forEach((rawApi, ai) => {
       const a = decodeQueryApi(rawApi)
       if (Result.isFailure(a)) {

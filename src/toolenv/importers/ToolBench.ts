@@ -10,8 +10,8 @@ import type { SourceKind, ToolSpec } from "../../domain/Tool.ts"
 import { toolId, toolName } from "../../domain/Ids.ts"
 import { coerceDefault, convertSchema, parseMaybeJsonValue, schemaFromExample, schemaFromTemplate, schemaOfHint, setOwn, typeHint } from "./JsonSchemaImport.ts"
 import { maxNameLength, shortHash, uniquifyTools } from "./Naming.ts"
-import { isDirectory, listDir, parseJson, readText } from "./Read.ts"
-import { type Collector, collector, combine, ImportError, type ImportResult, oneLine } from "./ImportReport.ts"
+import { dataFiles, isDirectory, listDir, parseJson, readText } from "./Read.ts"
+import { capDescription, type Collector, collector, combine, ImportError, type ImportResult, oneLine } from "./ImportReport.ts"
 
 /** How many tool files are read at once. */
 export const readConcurrency = 32
@@ -142,7 +142,8 @@ export const convertParameters = (
     if (hint === undefined) {
       issues.issue(where, `parameter ${JSON.stringify(name)}: type ${JSON.stringify(p.type ?? null)} unknown, assumed string`)
     }
-    const schema = schemaOfHint(hint, [text(p.description), hint?.note ?? ""].filter((s) => s.length > 0).join(" "))
+    const description = capDescription(text(p.description), where, issues)
+    const schema = schemaOfHint(hint, [description, hint?.note ?? ""].filter((s) => s.length > 0).join(" "))
     const value = coerceDefault(p.default, schema.type)
     setOwn(properties, name, value === undefined ? schema : { ...schema, default: value })
     if (isRequired) requiredNames.push(name)
@@ -176,14 +177,14 @@ export const toSpec = (record: ApiRecord, kind: SourceKind, ref: string, issues:
   const example = parseExample(record.example)
   if (response === undefined && example !== undefined) response = schemaFromExample(example)
   const method = text(record.method)
-  const groupDescription = text(record.toolDescription)
+  const groupDescription = capDescription(text(record.toolDescription), `${ref}.tool_description`, issues)
   return {
     id: toolId(toolBenchId(record.category, record.tool, record.api)),
     name: toolName(toolBenchName(record.tool, record.api)),
     group: record.tool,
     apiName: record.api,
     category: record.category,
-    description: record.description.trim(),
+    description: capDescription(record.description.trim(), `${ref}.description`, issues),
     ...(groupDescription.length > 0 ? { groupDescription } : {}),
     parameters,
     ...(response !== undefined ? { response } : {}),
@@ -207,6 +208,7 @@ export const convertToolFile = (content: unknown, category: string, ref: string)
   const tool = decoded.success
   const name = text(tool.tool_name) || text(tool.name) || text(tool.title)
   if (name.length === 0) return skippedFile(ref, "no tool_name, name or title")
+  if (tool.api_list.length === 0) return skippedFile(ref, "empty api_list: no API to import")
   const issues = collector()
   const tools: Array<ToolSpec> = []
   tool.api_list.forEach((raw, i) => {
@@ -259,17 +261,20 @@ const loadFile = (dir: string, category: string, file: string): Effect.Effect<Im
 /**
  * Loads a ToolBench-format folder: every `<Category>/*.json` (read {@link readConcurrency} at a time unless
  * `concurrency` says otherwise).
- * Unparseable files and malformed APIs are skipped and reported; repaired parameters and response
- * schemas are reported too. Fails only when the folder itself cannot be listed.
+ * Unparseable files, files with an empty `api_list`, folders named `*.json` and malformed APIs are skipped and
+ * reported; repaired parameters and response schemas, and descriptions cut to `maxDescriptionLength`, are reported
+ * too. Fails only when the folder itself cannot be listed (an empty result is the caller's to judge: query files may
+ * bring the APIs).
  */
 export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir: string, options: { readonly concurrency?: number } = {}) {
   if (!(yield* isDirectory(dir))) return yield* new ImportError({ source: dir, message: "not a folder (expected <Category>/<tool>.json)" })
   const entries = yield* listDir(dir)
   const strays = entries.filter((e) => !e.isDirectory).map((e) => e.name)
   const categories = entries.filter((e) => e.isDirectory).map((e) => e.name)
+  const folderIssues = collector()
   const files = yield* Effect.forEach(categories, (category) =>
     listDir(path.join(dir, category)).pipe(
-      Effect.map((list) => list.filter((f) => !f.isDirectory && f.name.endsWith(".json")).map((f) => ({ category, file: f.name })))
+      Effect.map((list) => dataFiles(list, /\.json$/, folderIssues, (name) => `${category}/${name}`).map((file) => ({ category, file })))
     ))
   const results = yield* Effect.forEach(files.flat(), ({ category, file }) => loadFile(dir, category, file), {
     concurrency: Math.max(1, options.concurrency ?? readConcurrency)
@@ -277,6 +282,6 @@ export const loadDirectory = Effect.fn("ToolBench.loadDirectory")(function* (dir
   const strayIssues = collector()
   for (const s of strays) strayIssues.issue(s, "file outside a category folder, ignored")
   const tools = uniquifyTools(results.flatMap((r) => r.tools))
-  const report = combine(dir, [strayIssues.report(dir), ...results.map((r) => r.report)])
+  const report = combine(dir, [strayIssues.report(dir), folderIssues.report(dir), ...results.map((r) => r.report)])
   return { tools, report } satisfies ImportResult
 })

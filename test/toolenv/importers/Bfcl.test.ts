@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { dataPathIfPresent } from "../../../src/io/DataPath.ts"
 import { ToolSpec } from "../../../src/domain/Tool.ts"
 import { categoryOf, convertFiles, loadDirectory } from "../../../src/toolenv/importers/Bfcl.ts"
@@ -24,6 +27,17 @@ const triangle = {
 }
 
 describe("BFCL on hand-written records", () => {
+  it.effect("a folder named BFCL_*.json in the data folder is reported as skipped, not silently passed over", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paraagent-bfcl-"))
+      fs.writeFileSync(path.join(dir, "BFCL_v4_simple.json"), record("simple_0", [triangle]))
+      fs.mkdirSync(path.join(dir, "BFCL_v4_multiple.json"))
+      const { tools, report } = yield* loadDirectory(dir)
+      expect(tools.map((t) => t.apiName)).toEqual(["geometry.triangle_area"])
+      expect(report.skipped).toBe(1)
+      expect(report.issues.map((i) => `${i.source}: ${i.message}`)).toContain("BFCL_v4_multiple.json: a folder named like a data file, not a file: skipped")
+    }))
+
   it("maps BFCL types, keeps identical functions once and reports bad lines", () => {
     const text = [
       record("simple_0", [triangle]),

@@ -5,7 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { dataPathIfPresent } from "../../../src/io/DataPath.ts"
 import type { ToolSpec } from "../../../src/domain/Tool.ts"
-import type { ImportResult } from "../../../src/toolenv/importers/ImportReport.ts"
+import { type ImportResult, maxDescriptionLength } from "../../../src/toolenv/importers/ImportReport.ts"
 import { type BenchmarkQuery, loadQueryFile, matcher, mergeQueryApis, resolveRelevant } from "../../../src/toolenv/importers/StableToolBench.ts"
 import { loadDirectory } from "../../../src/toolenv/importers/ToolBench.ts"
 
@@ -64,9 +64,10 @@ describe("loadQueryFile on hand-written files", () => {
       expect(queries.map((q) => q.id)).toEqual(["7", "q9"])
       expect(report.loaded).toBe(2)
       expect(report.skipped).toBe(1)
-      expect(report.issueCount).toBe(3)
+      expect(report.issueCount).toBe(4)
       const sources = report.issues.map((i) => i.source)
-      expect(sources).toEqual(["G9_test.json#query=7/api_list[1]", "G9_test.json#query=7/relevant APIs[1]", "G9_test.json[1]"])
+      expect(sources).toEqual(["G9_test.json#query=7/api_list[1]", "G9_test.json#query=7/relevant APIs[1]", "G9_test.json[1]", "G9_test.json#query=q9/api_list"])
+      expect(report.issues[3]?.message).toMatch(/^empty api_list: the query offers no API/)
       const q = queries[0]
       expect(q?.relevant).toEqual([{ tool: "Random Word API", api: "Get Word by Start" }])
       const spec = q?.apis[0]
@@ -82,6 +83,18 @@ describe("loadQueryFile on hand-written files", () => {
           tags: { type: "array", items: { type: "array", items: { type: "string" } } }
         }
       })
+    }))
+
+  it.effect("cuts a 5 MB api_description to maxDescriptionLength and reports the cut", () =>
+    Effect.gen(function* () {
+      const file = tmpFile("G8_test.json", JSON.stringify([
+        { query: "q", query_id: 1, api_list: [queryApi("Big Tool", "Big Api", { api_description: "x".repeat(5_000_000) })] }
+      ]))
+      const { queries, report } = yield* loadQueryFile(file)
+      expect(queries[0]?.apis[0]?.description.length).toBe(maxDescriptionLength)
+      expect(report.issues.map((i) => `${i.source}: ${i.message}`)).toEqual([
+        `G8_test.json#query=1/api_list[0].description: description truncated from 5000000 to ${maxDescriptionLength} characters`
+      ])
     }))
 
   it.effect("fails with ImportError for a file that is not an array of queries", () =>

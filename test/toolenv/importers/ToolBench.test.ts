@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { dataPathIfPresent } from "../../../src/io/DataPath.ts"
 import * as DepGraph from "../../../src/toolenv/DepGraph.ts"
 import { ToolSpec } from "../../../src/domain/Tool.ts"
+import { capDescription, collector, maxDescriptionLength } from "../../../src/toolenv/importers/ImportReport.ts"
 import { loadDirectory, matchKey, toolBenchName } from "../../../src/toolenv/importers/ToolBench.ts"
 
 const toolEnv = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
@@ -165,6 +166,66 @@ describe("loadDirectory on hand-written files", () => {
       expect(Object.getPrototypeOf(params?.properties)).toBe(Object.prototype)
       expect(result.report.issueCount).toBe(0)
     }))
+
+  it.effect("reports a tool file with an empty api_list and a folder named *.json, one skipped line each", () =>
+    Effect.gen(function* () {
+      const root = writeTree({
+        "Sports/empty.json": tool("Empty", []),
+        "Sports/good.json": tool("Good", [api("Works")]),
+        "Sports/nested.json/inner.json": tool("Inner", [api("Hidden")])
+      })
+      const result = yield* loadDirectory(root)
+      expect(result.tools.map((t) => t.name)).toEqual(["works_for_good"])
+      expect(result.report.loaded).toBe(1)
+      expect(result.report.skipped).toBe(2)
+      const messages = result.report.issues.map((i) => `${i.source}: ${i.message}`)
+      expect(messages).toContain("Sports/empty.json: tool file skipped: empty api_list: no API to import")
+      expect(messages).toContain("Sports/nested.json: a folder named like a data file, not a file: skipped")
+      expect(result.report.issueCount).toBe(2)
+    }))
+
+  it.effect("cuts tool, group and parameter descriptions to maxDescriptionLength and counts each cut in the report", () =>
+    Effect.gen(function* () {
+      const huge = "d".repeat(5_000_000)
+      const root = writeTree({
+        "Data/huge.json": JSON.stringify({
+          tool_name: "Huge",
+          tool_description: huge,
+          api_list: [
+            api("Big", { description: huge, required_parameters: [{ name: "q", type: "STRING", description: huge, default: "" }] }),
+            api("Small")
+          ]
+        })
+      })
+      const result = yield* loadDirectory(root)
+      expect(maxDescriptionLength).toBe(4_000)
+      const big = result.tools.find((t) => t.apiName === "Big")
+      expect(big?.description.length).toBe(maxDescriptionLength)
+      expect(big?.description.endsWith("…")).toBe(true)
+      expect(big?.groupDescription?.length).toBe(maxDescriptionLength)
+      expect(big?.parameters.properties["q"]?.description?.length).toBe(maxDescriptionLength)
+      expect(result.tools.find((t) => t.apiName === "Small")?.description).toBe("Small description")
+      const cuts = result.report.issues.filter((i) => i.message === `description truncated from 5000000 to ${maxDescriptionLength} characters`)
+      // the group description is cut once per API (each API carries it), the API and parameter descriptions once each
+      expect(cuts.map((i) => i.source).sort()).toEqual([
+        "Data/huge.json#api_list[0].description",
+        "Data/huge.json#api_list[0].required_parameters[0]",
+        "Data/huge.json#api_list[0].tool_description",
+        "Data/huge.json#api_list[1].tool_description"
+      ])
+      expect(result.report.issueCount).toBe(4)
+      expect(result.report.loaded).toBe(2)
+    }))
+
+  it("never cuts a description inside a surrogate pair", () => {
+    const issues = collector()
+    const text = "a".repeat(maxDescriptionLength - 2) + "😀".repeat(10)
+    const cut = capDescription(text, "x", issues)
+    expect(cut.length).toBeLessThanOrEqual(maxDescriptionLength)
+    expect(cut.endsWith("…")).toBe(true)
+    expect(/[\ud800-\udbff]…$/.test(cut)).toBe(false)
+    expect(issues.report("x").issueCount).toBe(1)
+  })
 
   it.effect("fails with ImportError only when the folder itself is missing", () =>
     Effect.gen(function* () {
