@@ -98,14 +98,14 @@ const command = Command.make(
     yield* checkWritable(f.out)
 
     const libraryDir = Option.getOrUndefined(f.library)
-    const { tools, label, fingerprint } = libraryDir === undefined
+    const { tools, label, fingerprint, report } = libraryDir === undefined
       ? yield* Effect.sync(() => {
         const world = World.make({ seed: f.worldSeed, size: f.worldSize })
         // the fingerprint pins the exact library: a changed generator changes it (and the trained weights)
-        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: world.library.label, fingerprint: world.fingerprint() }
+        return { tools: world.library.tools as ReadonlyArray<ToolSpec>, label: world.library.label, fingerprint: world.fingerprint(), report: undefined }
       })
       : yield* ToolBench.loadDirectory(libraryDir).pipe(
-        Effect.map((r) => ({ tools: r.tools as ReadonlyArray<ToolSpec>, label: `toolbench:${libraryDir}`, fingerprint: "" })),
+        Effect.map((r) => ({ tools: r.tools as ReadonlyArray<ToolSpec>, label: `toolbench:${libraryDir}`, fingerprint: "", report: r.report })),
         Effect.mapError((e) => new TrainEncoderError({ file: e.source, message: e.message }))
       )
     yield* Console.log(`library ${label}: ${tools.length} tools`)
@@ -120,6 +120,10 @@ const command = Command.make(
       wordnetPairs: f.wordnet ? DenseCorpus.defaultCorpusOptions.wordnetPairs : 0
     }
     const built = yield* Effect.sync(() => DenseCorpus.build(tools, wordnet, corpusOptions, rng(f.seed).fork("corpus")))
+    // an empty or all-bad library is refused before training, naming the folder
+    yield* DenseTrain.checkCorpus(built.corpus, libraryDir ?? label, report).pipe(
+      Effect.mapError((e) => new TrainEncoderError({ file: libraryDir ?? label, message: e.message }))
+    )
     yield* Console.log(
       `corpus: ${built.corpus.queries.length} pseudo-queries, ${built.corpus.textPairs.length} dictionary pairs, ` +
         `${built.vocab.vocab.length} stems + ${built.vocab.buckets} n-gram buckets, ` +

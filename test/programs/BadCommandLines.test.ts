@@ -14,6 +14,8 @@ writeFileSync(join(library, "Cat", "t.json"), JSON.stringify({
   tool_description: "a tool",
   api_list: [{ name: "a", description: "an api", method: "GET", required_parameters: [], optional_parameters: [] }]
 }))
+const emptyLibrary = join(dir, "empty-lib")
+mkdirSync(emptyLibrary)
 const noQuery = join(dir, "no-query.json")
 writeFileSync(noQuery, JSON.stringify([{ bogus: 1 }]))
 
@@ -74,6 +76,7 @@ const rows: ReadonlyArray<Row> = [
   [train, ["--wordnet-share", "2"], "--wordnet-share"],
   [train, ["--world-size", "10"], "--world-size"],
   [train, ["--out", "/dev/null/x"], "--out /dev/null/x"],
+  [train, ["--library", emptyLibrary, "--out", join(dir, "enc"), "--no-wordnet"], "no tool to train on"],
   [tune, ["--on", "nowhere"], "--on"],
   [tune, ["--onnx", "/nonexistent.onnx"], "--onnx"],
   ["bench/rollout.ts", ["abc"], "<tasks>"],
