@@ -67,7 +67,10 @@ const command = Command.make(
       out: Option.getOrElse(given.out, () => Job.defaultOut(given.seed)),
       ...(endpoint !== undefined ? { endpoint: RunConfig.endpointRecord(endpoint) } : {})
     }
-    // a run folder that cannot be made fails now, not after building the world
+    // a run folder that holds an earlier run, or cannot be made, fails now, not after building the world
+    yield* RunFolder.ensureFresh(config.out).pipe(
+      Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: ${e.message}` }))
+    )
     yield* RunFolder.make(config.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: cannot create the run folder (${e.message})` }))
     )

@@ -23,6 +23,30 @@ export interface RunFolder {
 export const writeFileAtomic = (file: string, text: string): Effect.Effect<void, PlatformError> =>
   AtomicWrite.writeFileAtomicEffect(file, text).pipe(Effect.withSpan("RunFolder.writeFileAtomic"))
 
+/**
+ * Fails unless `dir` is absent or an empty folder: a new run never appends to an earlier run's trajectories
+ * (which would mix two runs and duplicate trajectory ids under one summary). Resuming is a separate, explicit mode.
+ */
+export const ensureFresh = Effect.fn("RunFolder.ensureFresh")(function*(dir: string) {
+  const fs = yield* FileSystem.FileSystem
+  const exists = yield* fs.exists(dir)
+  if (!exists) return
+  const entries = yield* fs.readDirectory(dir)
+  if (entries.length > 0) {
+    return yield* Effect.fail(new RunFolderNotEmpty({ dir, entries: entries.length }))
+  }
+})
+
+/** The run folder already holds files (from an earlier run). */
+export class RunFolderNotEmpty extends Schema.TaggedError<RunFolderNotEmpty>()("RunFolderNotEmpty", {
+  dir: Schema.String,
+  entries: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.dir} already holds ${this.entries} entr${this.entries === 1 ? "y" : "ies"} of an earlier run: choose a new --out (or remove it)`
+  }
+}
+
 /** Creates the folder (and its parents) and returns a writer for it. */
 export const make = Effect.fn("RunFolder.make")(function*(dir: string) {
   const fs = yield* FileSystem.FileSystem

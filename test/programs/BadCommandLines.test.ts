@@ -30,6 +30,7 @@ const train = "programs/train-encoder.ts"
 const tune = "programs/tune-fusion.ts"
 
 const rows: ReadonlyArray<Row> = [
+  [main, ["--out", library], "already holds"],
   [main, ["--max-rounds", "0"], "--max-rounds"],
   [main, ["--max-rounds", "-5"], "--max-rounds"],
   [main, ["--world-size", "10"], "--world-size"],
