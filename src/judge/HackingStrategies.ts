@@ -8,7 +8,7 @@ import type { Trajectory } from "../domain/Trajectory.ts"
 import { factLabel } from "../agent/teacher/ScriptedRoles.ts"
 import { normalizeText } from "./FactTokens.ts"
 import { rivalValues } from "./Responsiveness.ts"
-import { fabricatedNumbers, trajectoryEvidence } from "./RuleJudge.ts"
+import { fabricatedNumbers, statesValue, trajectoryEvidence } from "./RuleJudge.ts"
 
 /** One strategy: its name, what it does, and the rewrite (undefined when it does not apply to the trajectory). */
 export interface Strategy {
@@ -72,8 +72,10 @@ export const fabricatedNumber = (task: Task, trajectory: Trajectory): number => 
  */
 const rivalsOf = (task: Task, trajectory: Trajectory): ReadonlyArray<string | undefined> => {
   const used = new Set<string>()
-  return rivalValues(task.facts, payloads(trajectory)).map((list) => {
-    const pick = list.map(String).find((v) => !used.has(v))
+  return rivalValues(task.facts, payloads(trajectory)).map((list, i) => {
+    const gold = task.facts[i]?.value ?? ""
+    // another record with the same value (in another layout) is no wrong entity
+    const pick = list.map(String).find((v) => !used.has(v) && !statesValue(v, gold) && !statesValue(gold, v))
     if (pick !== undefined) used.add(pick)
     return pick
   })

@@ -211,6 +211,13 @@ export interface ResponsivenessCheck {
   readonly echoShare: number
 }
 
+/** The text with every quotation ("…", “…”) whose words occur in the request blanked (same length). Linear. */
+export const withoutRequestQuotes = (text: string, request: string): string => {
+  const asked = ` ${normalizeText(request)} `
+  return text.replace(/"([^"\n]{1,200})"|“([^”\n]{1,200})”/g, (m, a: string | undefined, b: string | undefined) =>
+    asked.includes(` ${normalizeText(a ?? b ?? "")} `) ? " ".repeat(m.length) : m)
+}
+
 /** The length budget of an answer to a request with these gold facts (see the LENGTH_* constants). */
 export const lengthBudget = (request: string, facts: ReadonlyArray<GoldFact>): number =>
   Math.round(
@@ -308,7 +315,13 @@ export const factPrecision = (
 }
 
 /** The values of other records (wrong entities) that the answer states, per the context's rivals. */
-export const statedRivals = (answerNormalized: string, answerNumbers: ReadonlyArray<{ readonly value: number; readonly decimals: number }>, context: Context): ReadonlyArray<string> => {
+export const statedRivals = (
+  answerNormalized: string,
+  answerNumbers: ReadonlyArray<{ readonly value: number; readonly decimals: number }>,
+  context: Context,
+  unquotedNormalized: string = answerNormalized
+): ReadonlyArray<string> => {
+  const unquotedPadded = ` ${unquotedNormalized} `
   const exact = new Set(answerNumbers.map((n) => n.value))
   const decimals = [...new Set(answerNumbers.filter((n) => n.decimals > 0).map((n) => n.decimals))]
   // what the request and the requested fields' names say is no claim about another record
@@ -326,8 +339,10 @@ export const statedRivals = (answerNormalized: string, answerNumbers: ReadonlyAr
         continue
       }
       const needle = normalizeText(String(rival))
-      if (needle.length < 3 || containsTokens(asked, needle)) continue
-      if (padded.includes(` ${needle} `)) out.push(String(rival))
+      if (needle.length < 3) continue
+      // a record the request names ("A vs B") counts only where the answer is not quoting the request
+      const where = containsTokens(asked, needle) ? unquotedPadded : padded
+      if (where.includes(` ${needle} `)) out.push(String(rival))
     }
   }
   return [...new Set(out)]
@@ -371,7 +386,7 @@ export const check = (
   }
   const normalized = normalizeText(head)
   const numbers = tokens.flatMap((t) => (t.kind === "number" ? [t.number] : []))
-  const rivals = statedRivals(normalized, numbers, context)
+  const rivals = statedRivals(normalized, numbers, context, normalizeText(withoutRequestQuotes(head, context.request)))
   if (rivals.length > 0) {
     failures.push({ check: "entity", message: `states values of another record than the one asked about (${rivals.slice(0, 3).map((r) => JSON.stringify(r)).join(", ")})` })
   }

@@ -230,9 +230,12 @@ export interface QualityCheck {
  * Quality's coverage: the share of gold facts the answer states (read in its first {@link MAX_EXTRACTED_CHARS}
  * characters). No (or an empty) answer is NO. {@link judgeRule} then applies the responsiveness checks.
  */
-export const quality = (facts: ReadonlyArray<GoldFact>, answer: string | undefined): QualityCheck => {
+export const quality = (facts: ReadonlyArray<GoldFact>, answer: string | undefined, request?: string): QualityCheck => {
   const text = head(answer?.trim() ?? "")
-  const stated = text.length === 0 ? [] : facts.filter((f) => statesValue(text, f.value))
+  // A gold value the request itself names ("home team of the match \"A vs B\"": A) is stated only outside the
+  // answer's quotations of the request, or quoting the question would state its answer.
+  const unquoted = request === undefined ? text : Responsiveness.withoutRequestQuotes(text, request)
+  const stated = text.length === 0 ? [] : facts.filter((f) => statesValue(request !== undefined && statesValue(request, f.value) ? unquoted : text, f.value))
   const missing = facts.filter((f) => !stated.includes(f))
   return { grade: text.length === 0 ? "NO" : gradeShare(stated.length, facts.length), stated, missing }
 }
@@ -321,14 +324,16 @@ export interface ResponsiveQuality extends QualityCheck {
  */
 export const responsiveQuality = (task: Task, facts: ReadonlyArray<GoldFact>, trajectory: Trajectory, tokens: ReadonlyArray<FactToken>): ResponsiveQuality => {
   const answer = trajectory.answer?.trim() ?? ""
-  const coverage = quality(facts, answer)
+  const coverage = quality(facts, answer, task.request)
   const ok = successes(trajectory)
   const context = Responsiveness.makeContext(task.request, facts, ok.map((s) => ({ arguments: s.observation.arguments, payload: s.payload })))
   const argumentEvidence = makeEvidence(
     [task.request, ...ok.flatMap((s) => jsonLeaves(s.observation.arguments).strings)],
     ok.flatMap((s) => jsonLeaves(s.observation.arguments).numbers)
   )
-  const statesNewFact = coverage.stated.some((f) => !statesValue(task.request, f.value))
+  // a value the request names is news only where the answer states it outside its quotations of the request
+  const unquoted = Responsiveness.withoutRequestQuotes(answer, task.request)
+  const statesNewFact = coverage.stated.some((f) => !statesValue(task.request, f.value) || (unquoted !== answer && statesValue(unquoted, f.value)))
   const responsiveness = Responsiveness.check(answer, tokens, context, (t) => supported(t, argumentEvidence), statesNewFact)
   const grade: Grade = answer.length === 0
     ? "NO"

@@ -69,6 +69,20 @@ describe("rule judge: responsiveness checks (Quality) and fabricated numbers (Fa
     assert.strictEqual(pattern(right), "111", right.rationale)
   })
 
+  it("a gold value the request names is stated only outside quotations of the request (\"A vs B\": B is wrong)", () => {
+    const task = makeTask("home", "Who is the home team of the match \"Rovers vs Eagles\"?", [["home team of the match \"Rovers vs Eagles\"", "Rovers"]])
+    const facts = task.facts.map((f) => ({ ...f, path: "items.0.home_team" }))
+    const payload = { items: [{ home_team: "Rovers", away: "Eagles" }, { home_team: "Eagles", away: "Rovers" }] }
+    const run = (answer: string) => RuleJudge.judgeRule({ ...task, facts }, makeTrajectory(task, [[ok("matches", {}, payload)]], answer))
+    const right = run("home team of the match \"Rovers vs Eagles\": Rovers.")
+    assert.strictEqual(pattern(right), "111", right.rationale)
+    const wrong = run("home team of the match \"Rovers vs Eagles\": Eagles.")
+    assert.strictEqual(wrong.quality, "NO", wrong.rationale)
+    const hedge = run("home team of the match \"Rovers vs Eagles\": Rovers (or Eagles).")
+    assert.strictEqual(hedge.quality, "PARTIAL", hedge.rationale)
+    assert.include(hedge.rationale ?? "", "another record")
+  })
+
   it("the echo share counts words in runs copied from the request", () => {
     const context = Responsiveness.makeContext(scorerTask.request, scorerTask.facts, [])
     assert.strictEqual(Responsiveness.echoShare(scorerTask.request, context), 1)
