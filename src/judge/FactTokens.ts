@@ -1,7 +1,65 @@
 /**
  * Text normalisation and factual-token extraction for the rule judge: numbers, dates, ids, quoted values and
  * named entities, each compared in a canonical form so "1,234.0", "1234" and "1 234" are one number.
+ * Linear time: answers are cut to {@link MAX_EXTRACTED_CHARS}, words to {@link MAX_WORD_CHARS}, masking is one pass.
  */
+
+/**
+ * Fact tokens are extracted from at most this many characters of an answer. The rest is not read for facts: the
+ * rule judge counts it as unrequested content (see Responsiveness.ts), so such an answer never gets Quality YES.
+ * Twice the LLM judge's answer budget (Prompt.ts `budgets.answer`), far above any answer's length budget.
+ */
+export const MAX_EXTRACTED_CHARS = 8_000
+
+/**
+ * A run of non-space characters longer than this is not a fact (the longest ids we see, UUIDs and hex digests, are
+ * ≤ 64): it is blanked before extraction, which bounds every regex's backtracking by this length.
+ */
+export const MAX_WORD_CHARS = 100
+
+/**
+ * The text fact tokens are extracted from: the first {@link MAX_EXTRACTED_CHARS} characters, every whitespace run
+ * collapsed to one space (one newline when it held one), every word longer than {@link MAX_WORD_CHARS} blanked.
+ * One linear pass.
+ */
+export const boundForExtraction = (text: string): string => {
+  const head = text.length <= MAX_EXTRACTED_CHARS ? text : text.slice(0, MAX_EXTRACTED_CHARS)
+  const out: Array<string> = []
+  let i = 0
+  while (i < head.length) {
+    const start = i
+    if (isSpace(head.charCodeAt(i))) {
+      let newline = false
+      while (i < head.length && isSpace(head.charCodeAt(i))) {
+        if (head.charCodeAt(i) === 10) newline = true
+        i++
+      }
+      out.push(newline ? "\n" : " ")
+    } else {
+      while (i < head.length && !isSpace(head.charCodeAt(i))) i++
+      out.push(i - start > MAX_WORD_CHARS ? " " : head.slice(start, i))
+    }
+  }
+  return out.join("")
+}
+
+const isSpace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11 || c === 160
+
+/** Blanks the given spans of a text (same length, so later offsets stay valid), in one pass over sorted spans. */
+export const maskSpans = (text: string, spans: ReadonlyArray<readonly [number, number]>): string => {
+  if (spans.length === 0) return text
+  const sorted = [...spans].sort((a, b) => a[0] - b[0])
+  const out: Array<string> = []
+  let at = 0
+  for (const [start, end] of sorted) {
+    const s = Math.max(start, at)
+    if (end <= s) continue
+    out.push(text.slice(at, s), " ".repeat(end - s))
+    at = end
+  }
+  out.push(text.slice(at))
+  return out.join("")
+}
 
 /** Lower-case, strip accents, turn every non-alphanumeric run into one space, trim. `"Real Madrid C.F."` → `"real madrid c f"`. */
 export const normalizeText = (text: string): string =>
@@ -29,7 +87,9 @@ export interface NumberToken {
 
 // Thousands separators (1,234,567.89) or plain digits; not glued to letters/underscores (those are ids) and
 // not the tail of a dotted version or a decimal already matched.
-const NUMBER = /(?<![\p{L}\p{N}_.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\p{L}_]|\.\d)/gu
+// The lookahead refuses a digit too, so "42km" is no number (not "4"): digits glued to letters are checked as
+// fabricated-number candidates (RuleJudge) instead.
+const NUMBER = /(?<![\p{L}\p{N}_.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?(?![\p{L}\p{N}_]|\.\d)/gu
 
 const toNumberToken = (raw: string): NumberToken | undefined => {
   const percent = raw.endsWith("%")
@@ -39,6 +99,9 @@ const toNumberToken = (raw: string): NumberToken | undefined => {
   const dot = body.indexOf(".")
   return { value, decimals: dot < 0 ? 0 : body.length - dot - 1, text: raw }
 }
+
+/** Blanks line-leading list markers ("1." / "2)"): layout, not claims. */
+export const maskListMarkers = (text: string): string => text.replace(LIST_MARKER, (m) => " ".repeat(m.length))
 
 /** The numbers written in a text (after dates and ids were masked out by the caller, when they should not count). */
 export const extractNumbers = (text: string): ReadonlyArray<NumberToken> => {
@@ -114,16 +177,21 @@ export interface DateToken {
 /** The dates written in a text, in ISO form, with their spans (for masking). */
 export const extractDates = (text: string): ReadonlyArray<DateToken> => {
   const out: Array<DateToken> = []
-  const taken: Array<readonly [number, number]> = []
+  // which characters an earlier pattern's date took: a date is short, so checking its span is O(1) per match
+  const taken = new Uint8Array(text.length)
+  const overlaps = (start: number, end: number): boolean => {
+    for (let i = start; i < end; i++) if (taken[i] === 1) return true
+    return false
+  }
   for (const pattern of DATE_PATTERNS) {
     for (const match of text.matchAll(pattern.re)) {
       const start = match.index
       const end = start + match[0].length
-      if (taken.some(([s, e]) => start < e && end > s)) continue
+      if (overlaps(start, end)) continue
       const [y, m, d] = pattern.ymd(match)
       const iso = toIso(y, m, d)
       if (iso === undefined) continue
-      taken.push([start, end])
+      taken.fill(1, start, end)
       out.push({ iso, start, end })
     }
   }
@@ -135,8 +203,7 @@ export const extractDates = (text: string): ReadonlyArray<DateToken> => {
  * `dates` are the text's {@link extractDates}, when the caller has them already.
  */
 export const extractNumbersOutsideDates = (text: string, dates: ReadonlyArray<DateToken> = extractDates(text)): ReadonlyArray<NumberToken> => {
-  let rest = text
-  for (const d of dates) rest = rest.slice(0, d.start) + " ".repeat(d.end - d.start) + rest.slice(d.end)
+  const rest = maskSpans(text, dates.map((d) => [d.start, d.end] as const))
   const years = dates.map((d): NumberToken => ({ value: Number(d.iso.slice(0, 4)), decimals: 0, text: d.iso.slice(0, 4) }))
   return [...extractNumbers(rest), ...years]
 }
@@ -168,10 +235,12 @@ const QUOTED = /"([^"\n]{1,120})"|“([^”\n]{1,120})”|`([^`\n]{1,120})`|(?<!
 const ID = /(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}_.:-]*\p{L})(?=[\p{L}\p{N}_.:-]*\p{N})[\p{L}\p{N}][\p{L}\p{N}_.:-]*[\p{L}\p{N}](?![\p{L}\p{N}_])/gu
 const TIME = /(?<![\p{L}\p{N}_:])\d{1,2}:\d{2}(?::\d{2})?(?![\p{L}\p{N}_:])/gu
 // A list marker at the start of a line ("1." / "2)") is layout, not a claim.
-const LIST_MARKER = /^(\s*)\d{1,2}[.)](?=\s)/gm
+// Line-anchored patterns take only spaces and tabs before their marker, never newlines, and have one way to split
+// them, so each line start costs that line's length at most (masking leaves long blank runs).
+const LIST_MARKER = /^([ \t]*)\d{1,2}[.)](?=\s)/gm
 const HEADING = /^[ \t]*#{1,6}[ \t].*$/gm
 // Bold labels only: "- **Top Scorer:**" names a field, while a plain "Klay Thompson: 22" line names a player.
-const LABEL = /^([ \t]*(?:[-*•+]|\d{1,2}[.)])?[ \t]*\*\*)([^:\n*]{1,40}?)(:\*\*|\*\*:)/gm
+const LABEL = /^([ \t]*(?:(?:[-*•+]|\d{1,2}[.)])[ \t]*)?\*\*)([^:\n*]{1,40}?)(:\*\*|\*\*:)/gm
 const CAPITALISED = "\\p{Lu}[\\p{L}\\p{M}'’]*(?:[.-]\\p{L}[\\p{L}\\p{M}'’]*)*\\.?"
 // "and" is left out on purpose: "Klay Thompson and Draymond Green" is two names, not one.
 const CONNECTOR = "(?:of|de|del|della|di|da|du|des|la|le|van|von|der|den|the|&|al|bin|el)"
@@ -186,11 +255,30 @@ const LEADING_STOPWORDS: ReadonlySet<string> = new Set([
   "after", "before", "since", "because", "please", "answer", "result", "results", "is", "are", "was", "were"
 ])
 
-const mask = (text: string, spans: ReadonlyArray<readonly [number, number]>): string => {
-  let out = text
-  for (const [start, end] of spans) out = out.slice(0, start) + " ".repeat(end - start) + out.slice(end)
-  return out
+/**
+ * A capitalised span cut after each word that ends a sentence: a word of two or more letters followed by a period
+ * ("Mateus Obi. The distance" is "Mateus Obi" then "The distance"), while initials and common abbreviations
+ * ("Mia T. Bianchi", "St. Louis") stay inside the name.
+ */
+const splitAtSentenceEnds = (span: string): ReadonlyArray<string> => {
+  const pieces: Array<string> = []
+  let current: Array<string> = []
+  for (const word of span.split(/\s+/)) {
+    current.push(word)
+    const letters = word.replace(/[^\p{L}]/gu, "")
+    if (word.endsWith(".") && letters.length >= 2 && !ABBREVIATIONS.has(letters.toLowerCase())) {
+      pieces.push(current.join(" "))
+      current = []
+    }
+  }
+  if (current.length > 0) pieces.push(current.join(" "))
+  return pieces
 }
+
+/** Abbreviations that end in a period inside a name ("St. Louis", "Acme Co. Holdings"); initials are single letters. */
+const ABBREVIATIONS: ReadonlySet<string> = new Set([
+  "st", "dr", "mr", "mrs", "ms", "jr", "sr", "mt", "ft", "co", "inc", "ltd", "corp", "bros", "no", "vs", "prof", "gen", "ave"
+])
 
 const stripLeading = (span: string): string => {
   const words = span.split(/\s+/)
@@ -203,11 +291,13 @@ const stripLeading = (span: string): string => {
  * The factual tokens of an answer, extracted in priority order (each kind masks its text from the later ones):
  * quoted values, dates, ids (letters mixed with digits), numbers (not line-leading list markers), and named
  * entities (two or more capitalised words, connectors like "of" allowed inside, sentence starters stripped; markdown
- * headings and line-leading bold labels such as `**Top Scorer:**` are not entities).
+ * headings and line-leading bold labels such as `**Top Scorer:**` are not entities). Reads the answer as
+ * {@link boundForExtraction} bounds it, so the time is linear in the answer's length and at most
+ * O({@link MAX_EXTRACTED_CHARS} · {@link MAX_WORD_CHARS}) in the regexes.
  */
 export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
   const tokens: Array<FactToken> = []
-  let text = answer
+  let text = boundForExtraction(answer)
 
   const quotedSpans: Array<readonly [number, number]> = []
   for (const match of text.matchAll(QUOTED)) {
@@ -215,11 +305,11 @@ export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
     if (normalizeText(inner).length > 0) tokens.push({ kind: "quoted", text: inner })
     quotedSpans.push([match.index, match.index + match[0].length])
   }
-  text = mask(text, quotedSpans)
+  text = maskSpans(text, quotedSpans)
 
   const dates = extractDates(text)
   for (const date of dates) tokens.push({ kind: "date", text: text.slice(date.start, date.end), iso: date.iso })
-  text = mask(text, dates.map((d) => [d.start, d.end] as const))
+  text = maskSpans(text, dates.map((d) => [d.start, d.end] as const))
 
   const idSpans: Array<readonly [number, number]> = []
   // Clock times (10:30, 08:15:00) are compared as written, like ids.
@@ -227,16 +317,16 @@ export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
     tokens.push({ kind: "id", text: match[0] })
     idSpans.push([match.index, match.index + match[0].length])
   }
-  text = mask(text, idSpans)
+  text = maskSpans(text, idSpans)
   for (const match of text.matchAll(ID)) {
     // A plain decimal (3.5) or a clock time (10:30) is a number, not an id.
     if (/^[\d.:,-]+$/.test(match[0]) || /^\d+(?:st|nd|rd|th|s|k|m|km|kg|h|am|pm)$/i.test(match[0])) continue
     tokens.push({ kind: "id", text: match[0] })
     idSpans.push([match.index, match.index + match[0].length])
   }
-  text = mask(text, idSpans)
+  text = maskSpans(text, idSpans)
 
-  text = text.replace(LIST_MARKER, (m) => " ".repeat(m.length))
+  text = maskListMarkers(text)
   const numberSpans: Array<readonly [number, number]> = []
   for (const match of text.matchAll(NUMBER)) {
     const number = toNumberToken(match[0])
@@ -244,15 +334,72 @@ export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
     tokens.push({ kind: "number", text: match[0], number })
     numberSpans.push([match.index, match.index + match[0].length])
   }
-  text = mask(text, numberSpans)
+  text = maskSpans(text, numberSpans)
 
   // Markdown headings and line-leading bold labels ("- **Top scorer:** …") are layout, not claims.
   text = text.replace(HEADING, (m) => " ".repeat(m.length)).replace(LABEL, (_m, lead: string, label: string, colon: string) =>
     `${lead}${" ".repeat(label.length)}${colon}`
   )
   for (const match of text.matchAll(ENTITY)) {
-    const span = stripLeading(match[0].replace(/\.$/, ""))
-    if (span.split(/\s+/).filter((w) => /^\p{Lu}/u.test(w)).length >= 2) tokens.push({ kind: "entity", text: span })
+    for (const piece of splitAtSentenceEnds(match[0])) {
+      const span = stripLeading(piece.replace(/\.$/, ""))
+      if (span.split(/\s+/).filter((w) => /^\p{Lu}/u.test(w)).length >= 2) tokens.push({ kind: "entity", text: span })
+    }
   }
   return tokens
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Digit runs (for the fabricated-number check)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A maximal run of digits in a text, groups joined by single `.` or `,` (`1,234.5`), whatever surrounds it. */
+export interface DigitRun {
+  readonly text: string
+  /** Its digit groups with leading zeros stripped (`"03"` → `"3"`), as they would be compared with the evidence's. */
+  readonly groups: ReadonlyArray<string>
+  /** Its value when it reads as one number (thousands commas or one decimal point), else undefined. */
+  readonly number: NumberToken | undefined
+  /** Whether a `%` follows it. */
+  readonly percent: boolean
+  /** Whether an ordinal suffix follows it (`1st`, `22nd`): a rank, not a claimed quantity. */
+  readonly ordinal: boolean
+}
+
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+
+const stripZeros = (group: string): string => group.replace(/^0+(?=\d)/, "")
+
+/**
+ * Every digit run of a text, in one linear scan: "42km" gives 42 and "ORD-17" gives 17, unlike {@link extractNumbers},
+ * which leaves digits glued to letters to the id rules. Runs of more than {@link MAX_WORD_CHARS} characters are cut.
+ */
+export const digitRuns = (text: string): ReadonlyArray<DigitRun> => {
+  const out: Array<DigitRun> = []
+  let i = 0
+  while (i < text.length) {
+    if (!isDigit(text.charCodeAt(i))) {
+      i++
+      continue
+    }
+    const start = i
+    while (
+      i < text.length && i - start < MAX_WORD_CHARS &&
+      (isDigit(text.charCodeAt(i)) || ((text[i] === "." || text[i] === ",") && isDigit(text.charCodeAt(i + 1)) && isDigit(text.charCodeAt(i - 1))))
+    ) i++
+    const raw = text.slice(start, i)
+    const percent = text[i] === "%"
+    const ordinal = /^(?:st|nd|rd|th)(?![\p{L}\p{N}])/iu.test(text.slice(i, i + 3))
+    out.push({ text: raw, groups: raw.split(/[.,]/).map(stripZeros), number: parseWholeNumber(raw), percent, ordinal })
+    // skip the rest of an over-long run
+    while (i < text.length && isDigit(text.charCodeAt(i))) i++
+  }
+  return out
+}
+
+/** The digit groups of every digit run of a text (leading zeros stripped), for support checks. */
+export const digitGroups = (text: string): ReadonlySet<string> => {
+  const out = new Set<string>()
+  for (const run of digitRuns(text)) for (const g of run.groups) out.add(g)
+  return out
 }

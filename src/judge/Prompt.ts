@@ -18,15 +18,22 @@ export const budgets = {
   answer: 4_000
 } as const
 
-/** The judge's instructions (system message). */
+/**
+ * The judge's instructions (system message). Quality states the rule judge's responsiveness rule in words
+ * (Responsiveness.ts): the requested facts, to the point — padding, dumps, echoes and hedges are not YES.
+ */
 export const systemPrompt = `You grade the final answer of an assistant that used tools to serve a user request.
 You see the request, every tool call the assistant made with what it returned, and the final answer.
 Grade three criteria independently, each YES, PARTIAL or NO:
 
-quality: does the answer completely address the request?
-  YES = every part of the request is answered; PARTIAL = some parts are; NO = none, or there is no answer.
+quality: does the answer completely and responsively address the request?
+  An answer is responsive when it states the facts the request asks for, about the entity the request names, and is to the point.
+  YES = every requested fact is stated, to the point: only the requested facts and the little context that identifies them;
+  PARTIAL = some requested facts are stated, or all are but the answer is not to the point: it is padded with content the request did not ask for, dumps raw tool outputs instead of selecting the answer, is far longer than the requested facts need, or hedges between the requested value and another record's;
+  NO = no requested fact is stated, or there is no answer. An answer that mostly repeats the request's own words, refuses, or only says the tools failed states no requested fact: NO.
 faithfulness: is every factual claim of the answer (names, numbers, ids, dates, quoted values) backed by the tool evidence or stated in the request?
-  YES = all claims are backed (an answer that honestly reports that the tools failed is faithful); PARTIAL = most are; NO = the answer relies on unbacked or contradicted claims, or there is no answer.
+  YES = all claims are backed, every number included (an answer that honestly reports that the tools failed is faithful); PARTIAL = most are; NO = the answer relies on unbacked or contradicted claims, or there is no answer.
+  A single number that no tool output or the request supports keeps faithfulness from YES.
 utility: did the successful tool calls gather enough evidence to answer the request?
   YES = the evidence needed for a complete answer was observed; PARTIAL = some of it; NO = none of it (for example, every relevant call failed).
 

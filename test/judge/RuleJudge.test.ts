@@ -91,8 +91,9 @@ describe("rule judge: edge cases", () => {
     const traj = makeTrajectory(task, [[ok("order_status", { order_id: "ORD-17" }, { id: "ORD-17", share: 0.25 })]], "Order ORD-17 is 25% shipped; ORD-170 is unknown.")
     const verdict = RuleJudge.judgeRule(task, traj)
     assert.strictEqual(verdict.faithfulness, "PARTIAL")
-    assert.include(verdict.rationale ?? "", "id \"ORD-170\"")
-    assert.notInclude(verdict.rationale ?? "", "25%")
+    const faithfulnessPart = (verdict.rationale ?? "").split("; F: ")[1]?.split("; U: ")[0] ?? ""
+    assert.include(faithfulnessPart, "id \"ORD-170\"")
+    assert.notInclude(faithfulnessPart, "25%")
   })
 
   it("counts of listed items are supported by the list", () => {

@@ -136,3 +136,18 @@ describe("judge prompt", () => {
     assert.strictEqual(Prompt.extractJsonObject("no json"), "no json")
   })
 })
+
+describe("judge prompt: the responsiveness rule (the rule judge's, in words)", () => {
+  it("Quality YES needs the requested facts, to the point; padding, dumps, echoes, refusals are not YES; one unbacked number keeps faithfulness from YES", () => {
+    const text = Prompt.systemPrompt
+    for (const phrase of [
+      "states the facts the request asks for",
+      "to the point",
+      "padded with content the request did not ask for",
+      "dumps raw tool outputs",
+      "repeats the request's own words",
+      "another record",
+      "A single number that no tool output or the request supports keeps faithfulness from YES"
+    ]) assert.include(text, phrase)
+  })
+})
