@@ -1,7 +1,7 @@
 /**
  * Runs the benchmarks one after another in fresh processes (so one's heap does not weigh on the next) and prints
  * each one's output under a header. `npm run bench` runs the quick set; `npm run bench -- --all` adds the slow ones
- * (retrieval against minisearch ≈ 20 min, tuning); `npm run bench -- <name>...` runs the named ones.
+ * (retrieval against minisearch ≈ 20 min, tuning, the reliability fuzz ≈ 3 min); `npm run bench -- <name>...` runs the named ones.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -33,7 +33,8 @@ const benches: ReadonlyArray<Bench> = [
   { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },
   { name: "retrieval-ablation", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
   { name: "retrieval-minisearch", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
-  { name: "retrieval-tune", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true }
+  { name: "retrieval-tune", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
+  { name: "fuzz", args: [], slow: true }
 ]
 
 const flags = await BenchFlags.parse("index", "Run the benchmarks one after another in fresh processes", {
