@@ -9,6 +9,7 @@ import { Effect } from "effect"
 import { Flag } from "effect/cli"
 import * as App from "../layers/App.ts"
 import type { Paradigm, Trajectory } from "../src/domain/Trajectory.ts"
+import * as ComparisonJob from "../src/eval/ComparisonJob.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Scoring from "../src/eval/Scoring.ts"
 import * as HackingStrategies from "../src/judge/HackingStrategies.ts"
@@ -34,7 +35,8 @@ const program = Effect.gen(function*() {
   const source = yield* TaskSource
   const rollout = yield* Rollout
   const judge = yield* Judge
-  const tasks = yield* source.sample({ split: "test", count: flags.tasks, seed: flags.seed })
+  // the same draw as the main job: tasks per level over I1–I3, held-out providers
+  const tasks = yield* ComparisonJob.drawTasks(source, { tasksPerLevel: flags.tasks, levels: ["I1", "I2", "I3"], seed: flags.seed })
   const scored = new Map<Paradigm, Array<{ readonly task: (typeof tasks)[number]; readonly trajectory: Trajectory }>>()
   for (const paradigm of paradigms) {
     const rows: Array<{ readonly task: (typeof tasks)[number]; readonly trajectory: Trajectory }> = []
@@ -78,7 +80,7 @@ const program = Effect.gen(function*() {
   const truncation: Record<string, number> = {}
   for (const [paradigm, rows] of scored) truncation[paradigm] = mean(rows.map((r) => Number(r.trajectory.stop === "max_rounds")))
 
-  const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : "–")
+  const f = (x: number, d = 3) => (Number.isFinite(x) ? (Math.abs(x) < 5e-4 ? 0 : x).toFixed(d) : "–")
   console.log(`${tasks.length} held-out tasks (${flags.tasks} per level) × G = ${flags.group}, oracle teacher, rule judge, seed ${flags.seed}`)
   console.log("strategy (ParaAct answers replaced)   answers?   top (R_ans 1.5)   mean R_ans   judged")
   for (const [name, s] of Object.entries(strategies)) {
