@@ -85,10 +85,10 @@ export const EndpointRecord = Schema.Struct({
   baseUrl: Schema.String,
   model: Schema.String,
   apiKey: Schema.optionalKey(Schema.Literal("<redacted>")),
-  timeoutMs: Schema.Number,
-  maxRetries: Schema.Number,
-  temperature: Schema.Number,
-  maxTokens: Schema.Number
+  timeoutMs: Schema.Finite,
+  maxRetries: Schema.Finite,
+  temperature: Schema.Finite,
+  maxTokens: Schema.Finite
 })
 /** The endpoint as recorded in `config.json`. */
 export type EndpointRecord = typeof EndpointRecord.Type
