@@ -350,14 +350,14 @@ describe("RetrieverOnnx sentence-transformers export", () => {
 
   it.effect("reports an unsupported tokenizer with the file name", () =>
     Effect.gen(function*() {
-      const bad = path.join(tempDir, "bpe-tokenizer.json")
-      fs.writeFileSync(bad, JSON.stringify({ ...tokenizerJson, model: { type: "BPE", vocab: {}, merges: [] } }))
+      const bad = path.join(tempDir, "odd-tokenizer.json")
+      fs.writeFileSync(bad, JSON.stringify({ ...tokenizerJson, model: { type: "OddModel", vocab: {} } }))
       const error = yield* Effect.flip(searchWith(
         RetrieverOnnx.layer({ model: { kind: "transformer", onnx: bertPaths.mean, tokenizer: bad } }),
         ["x"],
         1
       ))
-      expect(String(error)).toContain("bpe-tokenizer.json")
-      expect(String(error)).toContain("BPE")
+      expect(String(error)).toContain("odd-tokenizer.json")
+      expect(String(error)).toContain("OddModel")
     }))
 })

@@ -166,24 +166,26 @@ describe("TokenizerHf errors", () => {
     Effect.runSync(Effect.flip(TokenizerHf.parse(text, "models/x/tokenizer.json")))
 
   it("names an unsupported model type", () => {
-    const e = error(JSON.stringify(bertTokenizerJson({ model: { type: "BPE", vocab: { a: 0 }, merges: [] } })))
+    const e = error(JSON.stringify(bertTokenizerJson({ model: { type: "OddModel", vocab: { a: 0 } } })))
     expect(e._tag).toBe("TokenizerError")
     expect(e.source).toBe("models/x/tokenizer.json")
-    expect(e.message).toContain("\"BPE\"")
+    expect(e.message).toContain("\"OddModel\"")
   })
 
   it("names an unsupported normalizer and pre-tokenizer", () => {
-    expect(error(JSON.stringify(bertTokenizerJson({ normalizer: { type: "Weird" } }))).message).toContain("normalizer type \"Weird\"")
-    expect(error(JSON.stringify(bertTokenizerJson({ pre_tokenizer: { type: "ByteLevel" } }))).message).toContain("pre_tokenizer type \"ByteLevel\"")
+    expect(error(JSON.stringify(bertTokenizerJson({ normalizer: { type: "Weird" } }))).message).toMatch(/normalizer type:? "?Weird/i)
+    expect(error(JSON.stringify(bertTokenizerJson({ pre_tokenizer: { type: "Odd" } }))).message).toMatch(/pre-?_?tokenizer type:? "?Odd/i)
   })
 
   it("names the first unsupported child of a Sequence normalizer or pre-tokenizer", () => {
     const normalizers = [{ type: "Lowercase" }, { type: "Weird" }, { type: "Odd" }]
-    expect(error(JSON.stringify(bertTokenizerJson({ normalizer: { type: "Sequence", normalizers } }))).message)
-      .toBe("unsupported normalizer type \"Weird\"")
-    const pretokenizers = [{ type: "WhitespaceSplit" }, { type: "ByteLevel" }, { type: "Other" }]
-    expect(error(JSON.stringify(bertTokenizerJson({ pre_tokenizer: { type: "Sequence", pretokenizers } }))).message)
-      .toBe("unsupported pre_tokenizer type \"ByteLevel\"")
+    const n = error(JSON.stringify(bertTokenizerJson({ normalizer: { type: "Sequence", normalizers } }))).message
+    expect(n).toContain("Weird")
+    expect(n).not.toContain("Odd")
+    const pretokenizers = [{ type: "WhitespaceSplit" }, { type: "Strange" }, { type: "Other" }]
+    const p = error(JSON.stringify(bertTokenizerJson({ pre_tokenizer: { type: "Sequence", pretokenizers } }))).message
+    expect(p).toContain("Strange")
+    expect(p).not.toContain("Other")
   })
 
   it("rejects text that is not JSON or lacks the model", () => {
