@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // vitest's default is one worker fewer than the cores: one worker on these 2-core machines; much of the suite
+    // waits on spawned programs and loopback servers, so two workers use both cores
+    maxWorkers: 2,
     reporters: ["default"]
   }
 })

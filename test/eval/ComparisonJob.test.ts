@@ -52,6 +52,13 @@ describe("Job", () => {
         assert.isBelow(summary.paradigms["ParaAct"]![l]!.rounds, 0.8 * summary.paradigms["ReAct"]![l]!.rounds)
       }
       assert.include(result.table, "| ParaAct | I2 |")
+      // the oracle's table says what it is, and shows truncation and unjudged rollouts per cell
+      assert.isTrue(result.table.startsWith(Job.oracleCaption))
+      assert.include(result.table, "| Trunc % | Unjudged |")
+      for (const p of ["ParaAct", "ReAct"]) {
+        const avg = summary.average[p]
+        assert.isTrue(avg !== undefined && avg.truncation >= 0 && avg.truncation <= 1 && avg.unjudged === 0)
+      }
     }).pipe(Effect.provide(appLayer)), { timeout: 300_000 })
 
   it.effect("rejects an unknown estimator before running anything", () =>
