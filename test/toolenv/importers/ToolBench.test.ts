@@ -198,7 +198,7 @@ describe("loadDirectory on hand-written files", () => {
         })
       })
       const result = yield* loadDirectory(root)
-      expect(maxDescriptionLength).toBe(4_000)
+      expect(maxDescriptionLength).toBe(65_536)
       const big = result.tools.find((t) => t.apiName === "Big")
       expect(big?.description.length).toBe(maxDescriptionLength)
       expect(big?.description.endsWith("…")).toBe(true)
