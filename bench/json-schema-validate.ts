@@ -4,6 +4,9 @@
  * ajv is not a dependency: install it in a scratch folder (`cd /tmp/libmeasure && npm i ajv ajv-formats`), or point
  * LIBMEASURE at another one. Run: `npx tsx bench/json-schema-validate.ts [seconds-per-measurement]`.
  */
+import { Argument } from "effect/cli"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as BenchFlags from "./BenchFlags.ts"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -15,7 +18,13 @@ import { Engine } from "../src/toolenv/simulator/Engine.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
 
-const seconds = Math.max(0.2, Number(process.argv[2] ?? 1))
+const { seconds } = await BenchFlags.parse("json-schema-validate", "our JSON-schema argument validator against ajv, side by side", {
+  seconds: Argument.Finite("seconds").pipe(
+    Argument.withSchema(RunConfig.FiniteIn({ minimum: 0.2, maximum: 600 })),
+    Argument.withDescription("seconds per measurement (0.2–600)"),
+    Argument.withDefault(1)
+  )
+})
 const scratch = process.env["LIBMEASURE"] ?? "/tmp/libmeasure"
 
 // The slice of ajv's API the bench uses.

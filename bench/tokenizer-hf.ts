@@ -8,6 +8,9 @@
  * scratch folder, so any version can be measured against the pinned one: install it there (`cd /tmp/libmeasure && npm i @huggingface/tokenizers`), or point
  * LIBMEASURE at another one. Run: `npx tsx bench/tokenizer-hf.ts [seconds-per-measurement]`.
  */
+import { Argument } from "effect/cli"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as BenchFlags from "./BenchFlags.ts"
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
@@ -17,7 +20,13 @@ import * as Document from "../src/retrieval/Document.ts"
 import * as TokenizerHf from "../src/retrieval/TokenizerHf.ts"
 import * as World from "../src/toolenv/world/World.ts"
 
-const seconds = Math.max(0.2, Number(process.argv[2] ?? 1))
+const { seconds } = await BenchFlags.parse("tokenizer-hf", "TokenizerHf against @huggingface/tokenizers, side by side", {
+  seconds: Argument.Finite("seconds").pipe(
+    Argument.withSchema(RunConfig.FiniteIn({ minimum: 0.2, maximum: 600 })),
+    Argument.withDescription("seconds per measurement (0.2–600)"),
+    Argument.withDefault(1)
+  )
+})
 const scratch = process.env["LIBMEASURE"] ?? "/tmp/libmeasure"
 
 // The slice of tokenizers.js's API the bench uses.
