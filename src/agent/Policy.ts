@@ -6,7 +6,7 @@ import { Context, Schema } from "effect"
 import type { Effect } from "effect"
 import type { Task } from "../domain/Task.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
-import type { ControllerState, Paradigm, Step, Usage } from "../domain/Trajectory.ts"
+import type { ControllerState, Decision, Paradigm, Step, Usage } from "../domain/Trajectory.ts"
 import type { Turn } from "../domain/Turn.ts"
 
 /** The policy could not produce a turn (transport failure after retries, bad response body). */
@@ -45,6 +45,20 @@ export interface PolicyOutput {
   /** Sum of the turn's token log-probabilities, when known. */
   readonly logprob?: number
   readonly tokenLogprobs?: ReadonlyArray<number>
+  /** The exact prompt the turn was generated from (LLM policies), so a trainer can re-score the same tokens. */
+  readonly prompt?: string
+  /** A learned policy's choice in its action space, with the behaviour parameter version. */
+  readonly decision?: Decision
+}
+
+/**
+ * Re-scoring a recorded step under the policy's current parameters: the log-probability the policy now gives the
+ * turn it took then. A learned policy rebuilds its action space from the context; an LLM layer would re-run the
+ * recorded prompt with the recorded completion (per-token log-probs).
+ */
+export interface Rescore {
+  readonly logprob: number
+  readonly tokenLogprobs?: ReadonlyArray<number>
 }
 
 /**
@@ -57,4 +71,6 @@ export class Policy extends Context.Service<Policy, {
   /** Whether the policy may see the task's gold solution (the teacher may; an agent under evaluation may not). */
   readonly privileged: boolean
   readonly act: (context: PolicyContext) => Effect.Effect<PolicyOutput, PolicyError>
+  /** Optional: the log-probability of a recorded step's output under the current parameters (see {@link Rescore}). */
+  readonly rescore?: (context: PolicyContext, step: Step) => Effect.Effect<Rescore, PolicyError>
 }>()("paraagent/Policy") {}

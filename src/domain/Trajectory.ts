@@ -117,6 +117,28 @@ export const StepAdvantage = Schema.Struct({
 export type StepAdvantage = typeof StepAdvantage.Type
 
 /**
+ * What a learned policy chose in a round, in the terms of its action space: enough for a trainer to rebuild the
+ * candidate set (deterministically, from the round's context) and re-score the choice under new parameters.
+ */
+export const Decision = Schema.Struct({
+  /** The parameter version that acted (the behaviour policy). */
+  version: Schema.Finite,
+  /** The chosen action kind ("search", "call", "answer") and its index among the round's available kinds. */
+  kind: Schema.String,
+  kindIndex: Schema.Finite,
+  /** The chosen candidate rows of the scored matrix. */
+  selected: Schema.Array(Schema.Finite),
+  /** Whether the turn carried the plan. */
+  plan: Schema.Boolean,
+  /** Rows scored (kinds + plan + candidates). */
+  rows: Schema.Finite,
+  /** A digest of the feature matrix: a rebuilt action space must give the same digest. */
+  digest: Schema.String
+})
+/** What a learned policy chose in a round. */
+export type Decision = typeof Decision.Type
+
+/**
  * One round of a rollout. Numbers are `Schema.Finite`: NaN and ±Infinity would not survive JSON (they are written as
  * null), so a trajectory that decodes is one that round-trips.
  */
@@ -144,6 +166,12 @@ export const Step = Schema.Struct({
   outputIssues: Schema.optionalKey(Schema.Array(Schema.String)),
   /** Log-probability of the turn under the policy, when the policy can give one. */
   logprob: Schema.optionalKey(Schema.Finite),
+  /** Per-token log-probabilities of the turn (LLM policies that return them). */
+  tokenLogprobs: Schema.optionalKey(Schema.Array(Schema.Finite)),
+  /** The exact prompt the policy was given (LLM policies: the serialised messages), for re-scoring. */
+  prompt: Schema.optionalKey(Schema.String),
+  /** A learned policy's choice in its action space (see {@link Decision}). */
+  decision: Schema.optionalKey(Decision),
   /** DFSDT only: the index of the step this one expands (absent for a root expansion and in linear paradigms). */
   parent: Schema.optionalKey(Schema.Finite),
   reward: Schema.optionalKey(StepReward),

@@ -120,7 +120,12 @@ const truncate = (text: string, max: number): string => (text.length <= max ? te
  * non-finite log-probability is dropped, each recorded as an issue (JSON would turn them into null and the
  * trajectory would no longer decode).
  */
-const finiteOutput = (output: PolicyOutput): { readonly usage: PolicyOutput["usage"]; readonly logprob: number | undefined; readonly issues: ReadonlyArray<string> } => {
+const finiteOutput = (output: PolicyOutput): {
+  readonly usage: PolicyOutput["usage"]
+  readonly logprob: number | undefined
+  readonly tokenLogprobs: ReadonlyArray<number> | undefined
+  readonly issues: ReadonlyArray<string>
+} => {
   const issues: Array<string> = []
   const count = (field: "promptTokens" | "completionTokens"): number => {
     const value = output.usage[field]
@@ -131,7 +136,15 @@ const finiteOutput = (output: PolicyOutput): { readonly usage: PolicyOutput["usa
   const usage = { promptTokens: count("promptTokens"), completionTokens: count("completionTokens") }
   const logprob = output.logprob
   if (logprob !== undefined && !Number.isFinite(logprob)) issues.push(`logprob was ${String(logprob)}; dropped`)
-  return { usage, logprob: logprob !== undefined && Number.isFinite(logprob) ? logprob : undefined, issues }
+  const tokens = output.tokenLogprobs
+  const tokensOk = tokens === undefined || tokens.every(Number.isFinite)
+  if (!tokensOk) issues.push("tokenLogprobs held a non-finite value; dropped")
+  return {
+    usage,
+    logprob: logprob !== undefined && Number.isFinite(logprob) ? logprob : undefined,
+    tokenLogprobs: tokensOk ? tokens : undefined,
+    issues
+  }
 }
 
 /** One line for a failure of the machinery (no stack trace: it is stored in trajectories that become training data). */
@@ -310,6 +323,9 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             policyMs: input.policyMs,
             usage: checkedOutput.usage,
             ...(checkedOutput.logprob !== undefined ? { logprob: checkedOutput.logprob } : {}),
+            ...(checkedOutput.tokenLogprobs !== undefined ? { tokenLogprobs: checkedOutput.tokenLogprobs } : {}),
+            ...(output.prompt !== undefined ? { prompt: output.prompt } : {}),
+            ...(output.decision !== undefined ? { decision: output.decision } : {}),
             ...(checkedOutput.issues.length > 0 ? { outputIssues: checkedOutput.issues } : {}),
             ...(input.parent !== undefined ? { parent: input.parent } : {})
           }
