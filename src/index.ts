@@ -69,8 +69,9 @@ export * as Retriever from "./retrieval/Retriever.ts"
 export * as TokenizerHf from "./retrieval/TokenizerHf.ts"
 export * as TokenizerStatic from "./retrieval/TokenizerStatic.ts"
 export * as Tokenize from "./retrieval/Tokenize.ts"
-// agent: the Policy service and the multi-agent teacher
+// agent: the Policy service, the learned policy's ONNX graph and the multi-agent teacher
 export * as Policy from "./agent/Policy.ts"
+export * as PolicyOnnxGraph from "./agent/PolicyOnnxGraph.ts"
 export * as Teacher from "./agent/Teacher.ts"
 // runtime: rollouts as structured fibers
 export * as Rollout from "./runtime/Rollout.ts"
