@@ -85,3 +85,5 @@ export * as RuleJudge from "./judge/RuleJudge.ts"
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
+// training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
+export * as RunStore from "./training/RunStore.ts"
