@@ -130,7 +130,8 @@ export interface StepLossResult {
 /**
  * One step's PPO loss, ppoClip + klCoef·k3 − entropyCoef·H, and its gradient wrt the MLP parameters, `weight` ×
  * the gradient added into `grad` (weight 1/N averages a batch of N). `behaviour` is the log-probability the
- * sampling policy gave the choice (at the temperature it sampled with); `reference` that of the KL anchor.
+ * sampling policy gave the choice and `reference` that of the KL anchor, both at `temperature` (default 1): the
+ * current policy is evaluated on logits / temperature, so the ratio compares the distribution that was sampled.
  */
 export const stepLoss = (input: RecordedStep & {
   readonly params: Mlp.Params
@@ -140,20 +141,24 @@ export const stepLoss = (input: RecordedStep & {
   readonly config: PpoConfig
   readonly grad: Float64Array
   readonly weight?: number
+  readonly temperature?: number
 }): StepLossResult => {
   const { params, layout, choice, config } = input
-  const { logits, trace } = Mlp.forward(params, input.x, layout.rows)
+  const temperature = input.temperature ?? 1
+  const forward = Mlp.forward(params, input.x, layout.rows)
+  const logits = temperature === 1 ? forward.logits : TurnDistribution.temper(forward.logits, temperature)
   const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, choice)
   const ppo = ppoClip({ logprob, behaviour: input.behaviour, advantage: input.advantage, clip: config.clip })
   const kl = input.reference === undefined ? { kl: 0, dLogprob: 0 } : klK3({ logprob, reference: input.reference })
   const h = TurnDistribution.entropy(layout, logits)
   const dLogprob = ppo.dLogprob + config.klCoef * kl.dLogprob
-  const weight = input.weight ?? 1
+  // d(z / T)/dz = 1 / T
+  const scale = (input.weight ?? 1) / temperature
   const d = new Float64Array(layout.rows)
   for (let r = 0; r < d.length; r++) {
-    d[r] = weight * (dLogprob * (dLogits[r] as number) - config.entropyCoef * (h.dLogits[r] as number))
+    d[r] = scale * (dLogprob * (dLogits[r] as number) - config.entropyCoef * (h.dLogits[r] as number))
   }
-  Mlp.backward(params, trace, d, input.grad)
+  Mlp.backward(params, forward.trace, d, input.grad)
   return {
     loss: ppo.loss + config.klCoef * kl.kl - config.entropyCoef * h.entropy,
     logprob,

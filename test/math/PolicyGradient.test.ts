@@ -149,37 +149,39 @@ describe("stepLoss and sftStepLoss", () => {
       // |A| ≥ 0.05: a subnormal advantage makes "which branch is smaller" a question of underflow
       advantage: fc.tuple(fc.boolean(), fc.double({ min: 0.05, max: 2, noNaN: true })).map(([negative, a]) => (negative ? -a : a)),
       referenceShift: fc.double({ min: -1, max: 1, noNaN: true }),
-      hidden: fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 2 })
-    }).map(({ pick, offset, advantage, referenceShift, hidden }) => {
+      hidden: fc.array(fc.integer({ min: 1, max: 4 }), { maxLength: 2 }),
+      temperature: fc.constantFrom(1, 0.7, 1.5)
+    }).map(({ pick, offset, advantage, referenceShift, hidden, temperature }) => {
       const r = rng(seed ^ 0xabc)
       const shape: Mlp.Shape = { input: 3, hidden }
       const params: Mlp.Params = { shape, data: Float64Array.from({ length: Mlp.size(shape) }, () => r.normal() * 0.7) }
       const x = Float64Array.from({ length: layout.rows * 3 }, () => r.normal())
       const all = choices(layout)
       const choice = all[pick % all.length] as Choice
-      return { layout, params, x, choice, offset, advantage, referenceShift }
+      return { layout, params, x, choice, offset, advantage, referenceShift, temperature }
     })
   )
 
   const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.3, entropyCoef: 0.05 }
 
-  it("stepLoss's gradient wrt the MLP parameters matches finite differences end to end (PPO + KL − entropy)", () => {
+  it("stepLoss's gradient wrt the MLP parameters matches finite differences end to end (PPO + KL − entropy, any temperature)", () => {
     fc.assert(
-      fc.property(stepArb, ({ layout, params, x, choice, offset, advantage, referenceShift }) => {
-        const lp = TD.logProb(layout, Mlp.logits(params, x, layout.rows), choice)
+      fc.property(stepArb, ({ layout, params, x, choice, offset, advantage, referenceShift, temperature }) => {
+        const tempered = TD.temper(Mlp.logits(params, x, layout.rows), temperature)
+        const lp = TD.logProb(layout, tempered, choice)
         // behaviour and reference fixed from the unperturbed policy: r = e^offset stays on one side of the clip
         const behaviour = lp - offset
         const reference = lp + referenceShift
         const weight = 0.25
         const loss = (data: Float64Array) =>
-          weight * PG.stepLoss({ params: { ...params, data }, x, layout, choice, behaviour, advantage, reference, config, grad: new Float64Array(data.length) }).loss
+          weight * PG.stepLoss({ params: { ...params, data }, x, layout, choice, behaviour, advantage, reference, config, grad: new Float64Array(data.length), temperature }).loss
         const grad = Float64Array.from({ length: params.data.length }, () => 1)
-        const out = PG.stepLoss({ params, x, layout, choice, behaviour, advantage, reference, config, grad, weight })
+        const out = PG.stepLoss({ params, x, layout, choice, behaviour, advantage, reference, config, grad, weight, temperature })
         expect(out.logprob).toBeCloseTo(lp, 12)
         expect(out.ratio).toBeCloseTo(Math.exp(offset), 12)
         expect(out.clipped).toBe(Math.abs(offset) > 0.2 && Math.sign(offset) === Math.sign(advantage))
         expect(out.kl).toBeCloseTo(PG.klK3({ logprob: lp, reference }).kl, 12)
-        expect(out.entropy).toBeCloseTo(TD.entropy(layout, Mlp.logits(params, x, layout.rows)).entropy, 12)
+        expect(out.entropy).toBeCloseTo(TD.entropy(layout, tempered).entropy, 12)
         // the gradient was added to a vector of ones
         expectGradClose(grad.map((g) => g - 1), numericGrad(loss, params.data), "stepLoss")
       }),
