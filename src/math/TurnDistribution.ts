@@ -43,3 +43,287 @@ export interface Choice {
   /** Whether the plan is emitted (false when the kind carries no plan). */
   readonly plan: boolean
 }
+
+/** log σ(z), without overflow or cancellation for any finite z. */
+export const logSigmoid = (z: number): number => (z >= 0 ? -Math.log1p(Math.exp(-z)) : z - Math.log1p(Math.exp(z)))
+
+/** σ(z) = 1 / (1 + e^−z), without overflow for any finite z. */
+export const sigmoid = (z: number): number => {
+  if (z >= 0) return 1 / (1 + Math.exp(-z))
+  const e = Math.exp(z)
+  return e / (1 + e)
+}
+
+/** The logits divided by a temperature: {@link sample} at temperature T draws from the distribution of these. */
+export const temper = (logits: Float64Array, temperature: number): Float64Array => logits.map((z) => z / temperature)
+
+const at = (xs: ArrayLike<number>, i: number): number => xs[i] as number
+
+/** log Σ exp(v_i) over the values; −∞ for none. */
+const logSumExp = (values: ArrayLike<number>): number => {
+  let m = -Infinity
+  for (let i = 0; i < values.length; i++) m = Math.max(m, at(values, i))
+  if (m === -Infinity) return -Infinity
+  let s = 0
+  for (let i = 0; i < values.length; i++) s += Math.exp(at(values, i) - m)
+  return m + Math.log(s)
+}
+
+/** The values at some rows of the logits. */
+const gather = (logits: Float64Array, rows: ReadonlyArray<number>): Float64Array => Float64Array.from(rows, (r) => at(logits, r))
+
+const kindRows = (layout: Layout): ReadonlyArray<number> => layout.kinds.map((k) => k.row)
+
+const range = (start: number, end: number): ReadonlyArray<number> => Array.from({ length: end - start }, (_, i) => start + i)
+
+/** The plan row of a kind that draws the plan bit, else undefined. */
+const planRowOf = (layout: Layout, slot: KindSlot): number | undefined => (slot.plan ? layout.planRow : undefined)
+
+/**
+ * log P(first chosen candidate is i, given at least one is chosen) for each candidate i of a subset kind, and the
+ * normaliser log(1 − Π(1 − p_j)). The normaliser is the log-sum-exp of log(p_i · Π_{j<i}(1 − p_j)) — the
+ * probability that i is the first one chosen — which stays finite and exact whatever the logits (1 − Π(1 − p_j)
+ * computed directly would round to 0 for very negative logits).
+ */
+const firstChosen = (logits: Float64Array, start: number, end: number): { readonly logFirst: Float64Array; readonly logNonEmpty: number } => {
+  const a = new Float64Array(end - start)
+  let prefix = 0
+  for (let i = start; i < end; i++) {
+    const z = at(logits, i)
+    a[i - start] = logSigmoid(z) + prefix
+    prefix += logSigmoid(-z)
+  }
+  const logNonEmpty = logSumExp(a)
+  return { logFirst: a.map((x) => x - logNonEmpty), logNonEmpty }
+}
+
+/** Why a choice has probability 0 under a (valid) layout, or undefined when it is possible. */
+const impossible = (layout: Layout, choice: Choice): string | undefined => {
+  const slot = layout.kinds[choice.kind]
+  if (slot === undefined) return `kind ${choice.kind} is not one of the ${layout.kinds.length} kinds`
+  const n = choice.selected.length
+  for (let i = 0; i < n; i++) {
+    const r = at(choice.selected, i)
+    if (!Number.isInteger(r) || r < slot.start || r >= slot.end) return `row ${r} is not a candidate of kind ${choice.kind}`
+    if (i > 0 && r <= at(choice.selected, i - 1)) return "selected rows are not strictly ascending"
+  }
+  if (slot.mode === "subset" && n === 0) return "a subset kind chose no candidate"
+  if (slot.mode === "one" && n !== 1) return `a one-of kind chose ${n} candidates`
+  if (slot.mode === "none" && n !== 0) return `a kind without candidates chose ${n}`
+  if (choice.plan && planRowOf(layout, slot) === undefined) return "the plan bit is set on a kind that carries no plan"
+  return undefined
+}
+
+/**
+ * log P(choice) and, when `d` is given, its gradient added into `d`. An impossible choice has log-probability −∞ and
+ * contributes no gradient.
+ */
+const evaluate = (layout: Layout, logits: Float64Array, choice: Choice, d: Float64Array | undefined): number => {
+  const slot = layout.kinds[choice.kind]
+  if (slot === undefined || impossible(layout, choice) !== undefined) return -Infinity
+  const rows = kindRows(layout)
+  const kindLse = logSumExp(gather(logits, rows))
+  let lp = at(logits, slot.row) - kindLse
+  if (d !== undefined) {
+    rows.forEach((r, k) => (d[r] = at(d, r) + (k === choice.kind ? 1 : 0) - Math.exp(at(logits, r) - kindLse)))
+  }
+  if (slot.mode === "subset") {
+    const chosen = new Set(choice.selected)
+    const { logNonEmpty } = firstChosen(logits, slot.start, slot.end)
+    for (let i = slot.start; i < slot.end; i++) {
+      const z = at(logits, i)
+      const picked = chosen.has(i)
+      lp += picked ? logSigmoid(z) : logSigmoid(-z)
+      // d/dz_i [log P(s) − log P(non-empty)] = s_i − p_i / (1 − Π(1 − p_j)) = s_i − P(s_i = 1 | non-empty)
+      if (d !== undefined) d[i] = at(d, i) + (picked ? 1 : 0) - Math.exp(logSigmoid(z) - logNonEmpty)
+    }
+    lp -= logNonEmpty
+  } else if (slot.mode === "one") {
+    const pick = at(choice.selected, 0)
+    const lse = logSumExp(logits.subarray(slot.start, slot.end))
+    lp += at(logits, pick) - lse
+    if (d !== undefined) {
+      for (let i = slot.start; i < slot.end; i++) d[i] = at(d, i) + (i === pick ? 1 : 0) - Math.exp(at(logits, i) - lse)
+    }
+  }
+  const planRow = planRowOf(layout, slot)
+  if (planRow !== undefined) {
+    const z = at(logits, planRow)
+    lp += choice.plan ? logSigmoid(z) : logSigmoid(-z)
+    if (d !== undefined) d[planRow] = at(d, planRow) + (choice.plan ? 1 : 0) - sigmoid(z)
+  }
+  return lp
+}
+
+/**
+ * The exact log-probability of a turn: log P(kind) + log P(candidates | kind) + log P(plan | kind), the subset factor
+ * conditioned on a non-empty subset; −∞ for a choice the layout cannot produce. The layout must pass {@link validate}.
+ */
+export const logProb = (layout: Layout, logits: Float64Array, choice: Choice): number => evaluate(layout, logits, choice, undefined)
+
+/** {@link logProb} and its gradient with respect to every row's logit (0 for rows the choice does not involve). */
+export const logProbGrad = (layout: Layout, logits: Float64Array, choice: Choice): { readonly logprob: number; readonly dLogits: Float64Array } => {
+  const dLogits = new Float64Array(layout.rows)
+  const logprob = evaluate(layout, logits, choice, dLogits)
+  return { logprob, dLogits }
+}
+
+/** An index drawn with probabilities exp(logP_i) (which sum to 1) from one uniform; rounding falls to the last possible index. */
+const drawIndex = (logP: ArrayLike<number>, u: number): number => {
+  let cumulative = 0
+  let last = 0
+  for (let i = 0; i < logP.length; i++) {
+    const p = Math.exp(at(logP, i))
+    if (p <= 0) continue
+    cumulative += p
+    last = i
+    if (u < cumulative) return i
+  }
+  return last
+}
+
+/** log-softmax of some values. */
+const logSoftmax = (values: Float64Array): Float64Array => {
+  const lse = logSumExp(values)
+  return values.map((v) => v - lse)
+}
+
+/** The first index of the largest value (ties go to the earlier index). */
+const argmax = (values: ArrayLike<number>): number => {
+  let best = 0
+  for (let i = 1; i < values.length; i++) if (at(values, i) > at(values, best)) best = i
+  return best
+}
+
+/** The most probable choice factor by factor: argmax kind; subset = candidates with p > 0.5, or the single most probable if none; one = argmax; plan = p > 0.5. */
+export const greedy = (layout: Layout, logits: Float64Array): Choice => {
+  const kind = argmax(gather(logits, kindRows(layout)))
+  const slot = layout.kinds[kind] as KindSlot
+  let selected: ReadonlyArray<number> = []
+  if (slot.mode === "subset") {
+    const positive = range(slot.start, slot.end).filter((r) => at(logits, r) > 0)
+    // with every p_i < 1/2 each extra candidate multiplies the probability by p_i / (1 − p_i) < 1: the best non-empty subset is one candidate
+    selected = positive.length > 0 ? positive : [slot.start + argmax(logits.subarray(slot.start, slot.end))]
+  } else if (slot.mode === "one") {
+    selected = [slot.start + argmax(logits.subarray(slot.start, slot.end))]
+  }
+  const planRow = planRowOf(layout, slot)
+  return { kind, selected, plan: planRow !== undefined && at(logits, planRow) > 0 }
+}
+
+/**
+ * An exact draw from the distribution of the logits divided by `temperature` (temperature ≤ 0 gives
+ * {@link greedy}). Uniforms are consumed in order: one for the kind; for a subset, one for its first chosen candidate
+ * (drawn with probability Π_{j<i}(1 − p_j)·p_i / (1 − Π(1 − p_j))) and one per later candidate (independent
+ * Bernoullis); one for a one-of kind; one for the plan bit.
+ */
+export const sample = (layout: Layout, logits: Float64Array, uniform: () => number, temperature = 1): Choice => {
+  if (temperature <= 0) return greedy(layout, logits)
+  const z = temperature === 1 ? logits : temper(logits, temperature)
+  const kind = drawIndex(logSoftmax(gather(z, kindRows(layout))), uniform())
+  const slot = layout.kinds[kind] as KindSlot
+  const selected: Array<number> = []
+  if (slot.mode === "subset") {
+    const first = slot.start + drawIndex(firstChosen(z, slot.start, slot.end).logFirst, uniform())
+    selected.push(first)
+    for (let i = first + 1; i < slot.end; i++) if (uniform() < sigmoid(at(z, i))) selected.push(i)
+  } else if (slot.mode === "one") {
+    selected.push(slot.start + drawIndex(logSoftmax(z.slice(slot.start, slot.end)), uniform()))
+  }
+  const planRow = planRowOf(layout, slot)
+  return { kind, selected, plan: planRow !== undefined && uniform() < sigmoid(at(z, planRow)) }
+}
+
+/** Entropy of Bernoulli(σ(z)) and its derivative −z·σ(z)·σ(−z); both terms of the sum are ≥ 0, so no cancellation. */
+const bernoulliEntropy = (z: number): { readonly h: number; readonly dh: number } => {
+  const p = sigmoid(z)
+  const q = sigmoid(-z)
+  return { h: -p * logSigmoid(z) - q * logSigmoid(-z), dh: -z * p * q }
+}
+
+/** Entropy of softmax(values) and its gradient −q_j·(log q_j + H). */
+const categoricalEntropy = (values: Float64Array): { readonly h: number; readonly dh: Float64Array } => {
+  const logQ = logSoftmax(values)
+  let h = 0
+  for (let i = 0; i < logQ.length; i++) h -= Math.exp(at(logQ, i)) * at(logQ, i)
+  return { h, dh: logQ.map((lq) => -Math.exp(lq) * (lq + h)) }
+}
+
+/**
+ * A factor-wise entropy bonus and its exact gradient: H(kind) + Σ_k P(k)·H_k + P(a plan-carrying kind)·H(plan),
+ * where H_k is the categorical entropy for a one-of kind, 0 for a kind without candidates, and — an approximation —
+ * the sum of the candidates' unconditioned Bernoulli entropies for a subset kind (the entropy of the subset
+ * conditioned on being non-empty is lower by up to the information in "non-empty"; the sum is smooth, cheap and
+ * pushes the same way).
+ */
+export const entropy = (layout: Layout, logits: Float64Array): { readonly entropy: number; readonly dLogits: Float64Array } => {
+  const d = new Float64Array(layout.rows)
+  const rows = kindRows(layout)
+  const logQ = logSoftmax(gather(logits, rows))
+  const kindH = categoricalEntropy(gather(logits, rows))
+  const plan = layout.planRow === undefined ? undefined : bernoulliEntropy(at(logits, layout.planRow))
+  let planWeight = 0
+  // C_k: the entropy of everything drawn after choosing kind k
+  const conditional = layout.kinds.map((slot, k) => {
+    const q = Math.exp(at(logQ, k))
+    let c = 0
+    if (slot.mode === "subset") {
+      for (let i = slot.start; i < slot.end; i++) {
+        const b = bernoulliEntropy(at(logits, i))
+        c += b.h
+        d[i] = at(d, i) + q * b.dh
+      }
+    } else if (slot.mode === "one") {
+      const cat = categoricalEntropy(logits.slice(slot.start, slot.end))
+      c += cat.h
+      cat.dh.forEach((g, j) => (d[slot.start + j] = at(d, slot.start + j) + q * g))
+    }
+    if (plan !== undefined && planRowOf(layout, slot) !== undefined) {
+      c += plan.h
+      planWeight += q
+    }
+    return c
+  })
+  let expected = 0
+  conditional.forEach((c, k) => (expected += Math.exp(at(logQ, k)) * c))
+  rows.forEach((r, k) => {
+    const q = Math.exp(at(logQ, k))
+    // dH(kind)/dz_k plus d(Σ_j q_j C_j)/dz_k = q_k (C_k − Σ_j q_j C_j)
+    d[r] = at(d, r) + at(kindH.dh, k) + q * (at(conditional, k) - expected)
+  })
+  if (plan !== undefined && layout.planRow !== undefined) d[layout.planRow] = at(d, layout.planRow) + planWeight * plan.dh
+  return { entropy: kindH.h + expected, dLogits: d }
+}
+
+/** Why a layout is malformed (rows out of range or shared, no kinds, a misplaced plan row, a mode that does not fit its rows), or undefined. */
+export const validate = (layout: Layout): string | undefined => {
+  if (!Number.isInteger(layout.rows) || layout.rows < 0) return `rows is ${layout.rows}, not a non-negative integer`
+  if (layout.kinds.length === 0) return "no kinds"
+  const owner = new Map<number, string>()
+  const claim = (row: number, what: string): string | undefined => {
+    if (!Number.isInteger(row) || row < 0 || row >= layout.rows) return `${what} is row ${row}, outside [0, ${layout.rows})`
+    const before = owner.get(row)
+    if (before !== undefined) return `row ${row} is both ${before} and ${what}`
+    owner.set(row, what)
+    return undefined
+  }
+  for (let k = 0; k < layout.kinds.length; k++) {
+    const slot = layout.kinds[k] as KindSlot
+    const problem = claim(slot.row, `kind ${k}'s row`)
+    if (problem !== undefined) return problem
+    if (!Number.isInteger(slot.start) || !Number.isInteger(slot.end) || slot.start > slot.end) {
+      return `kind ${k}'s candidates [${slot.start}, ${slot.end}) are not a range`
+    }
+    if ((slot.mode === "none") !== (slot.start === slot.end)) {
+      return `kind ${k} has mode "${slot.mode}" and ${slot.end - slot.start} candidates (mode "none" iff no candidates)`
+    }
+    for (let r = slot.start; r < slot.end; r++) {
+      const overlap = claim(r, `a candidate of kind ${k}`)
+      if (overlap !== undefined) return overlap
+    }
+  }
+  const planned = layout.kinds.some((k) => k.plan)
+  if (planned && layout.planRow === undefined) return "a kind carries a plan but there is no plan row"
+  if (!planned && layout.planRow !== undefined) return "a plan row but no kind carries a plan"
+  return layout.planRow === undefined ? undefined : claim(layout.planRow, "the plan row")
+}

@@ -395,3 +395,62 @@ describe("Masked rollouts (unjudged trajectories)", () => {
     expect(a[0]?.[0]?.traj).toBeCloseTo(1, 5)
   })
 })
+
+describe("Hand-computed groups", () => {
+  // three rollouts of 3, 1 and 2 steps; steps pooled by kind (search 0, call 1, answer 2)
+  const group: ReadonlyArray<Advantage.RolloutRewards> = [
+    { traj: 1.5, phases: [1, 0], steps: [1, 1, 0.5], stepPhase: [0, 0, 1], stepPool: [0, 1, 2] },
+    { traj: 0.5, phases: [0.5], steps: [0], stepPhase: [0], stepPool: [2] },
+    { traj: 1.0, phases: [0.5], steps: [0, 0.5], stepPhase: [0, 0], stepPool: [0, 2] }
+  ]
+  const eps = 1e-6
+  // trajectories 1.5, 0.5, 1: mean 1, population std √(1/6)
+  const t = 0.5 / (Math.sqrt(1 / 6) + eps)
+  // phases 1, 0, 0.5, 0.5: mean 0.5, std √(1/8)
+  const p = 0.5 / (Math.sqrt(1 / 8) + eps)
+  // search pool 1, 0: mean 0.5, std 0.5; call pool {1}: one member, 0; answer pool 0.5, 0, 0.5: mean 1/3, std √(1/18)
+  const search = 0.5 / (0.5 + eps)
+  const answer = 1 / 6 / (Math.sqrt(1 / 18) + eps)
+  const levels = [
+    [[t, p, search], [t, p, 0], [t, -p, answer]],
+    [[-t, 0, -2 * answer]],
+    [[0, 0, -search], [0, 0, answer]]
+  ]
+
+  const expectAdvantages = (actual: ReadonlyArray<ReadonlyArray<StepAdvantage>>, expected: ReadonlyArray<ReadonlyArray<StepAdvantage>>) => {
+    expect(actual.map((r) => r.length)).toEqual(expected.map((r) => r.length))
+    actual.forEach((steps, g) =>
+      steps.forEach((a, i) => {
+        const e = expected[g]?.[i] as StepAdvantage
+        for (const k of ["traj", "phase", "step", "combined"] as const) {
+          if (!close(a[k], e[k], 1e-12)) expect.unreachable(`rollout ${g} step ${i} ${k}: ${a[k]}, expected ${e[k]}`)
+        }
+      })
+    )
+  }
+
+  it("the paper's λ are 1.0, 0.5, 0.25 and ε 1e-6", () => {
+    expect([config.lambdaTraj, config.lambdaPhase, config.lambdaStep, config.epsilon]).toEqual([1.0, 0.5, 0.25, 1e-6])
+  })
+
+  it("paraagent: every level by hand, combined = 1.0·A_traj + 0.5·A_phase + 0.25·A_step", () => {
+    const expected = levels.map((steps) => steps.map(([traj = 0, phase = 0, step = 0]) => ({ traj, phase, step, combined: 1.0 * traj + 0.5 * phase + 0.25 * step })))
+    expectAdvantages(run("paraagent", group), expected)
+    // spot values: √6/2, √2 and √2/2 up to ε
+    expect(t).toBeCloseTo(Math.sqrt(6) / 2, 5)
+    expect(p).toBeCloseTo(Math.SQRT2, 5)
+    expect(answer).toBeCloseTo(Math.SQRT2 / 2, 5)
+  })
+
+  it("grpo: only the trajectory level, broadcast to every step of the rollout, combined = A_traj", () => {
+    const expected = levels.map((steps) => steps.map(([traj = 0]) => ({ traj, phase: 0, step: 0, combined: traj })))
+    expectAdvantages(run("grpo", group), expected)
+  })
+
+  it("a group whose rewards are all equal gives exactly 0 everywhere", () => {
+    const flat = group.map((r) => ({ ...r, traj: 0.7, phases: r.phases.map(() => 0.7), steps: r.steps.map(() => 0.7) }))
+    for (const name of ["grpo", "paraagent"]) {
+      for (const steps of run(name, flat)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+    }
+  })
+})

@@ -1,0 +1,184 @@
+/**
+ * The policy-gradient objective of the learned policy: PPO's clipped surrogate, the k3 KL estimator, an entropy
+ * bonus, gradient-norm clipping and Adam, chained per recorded step through the turn distribution and the MLP.
+ * Pure: no Effect, no I/O; parameters, gradients and optimiser moments are flat Float64Arrays updated in place.
+ */
+import * as Mlp from "./Mlp.ts"
+import * as TurnDistribution from "./TurnDistribution.ts"
+
+/** One sample's clipped surrogate: the loss, its derivative wrt the log-probability, the ratio, and whether the clipped branch is active. */
+export interface PpoClipResult {
+  readonly loss: number
+  readonly dLogprob: number
+  readonly ratio: number
+  readonly clipped: boolean
+}
+
+/**
+ * PPO's per-sample loss −min(r·A, clip(r, 1 − ε, 1 + ε)·A) with r = exp(logprob − behaviour). The clipped branch is
+ * active (and the gradient 0) when it is strictly the smaller: r > 1 + ε with A > 0, or r < 1 − ε with A < 0.
+ */
+export const ppoClip = (input: {
+  readonly logprob: number
+  readonly behaviour: number
+  readonly advantage: number
+  readonly clip: number
+}): PpoClipResult => {
+  const { advantage: a, clip } = input
+  const ratio = Math.exp(input.logprob - input.behaviour)
+  const bounded = Math.min(Math.max(ratio, 1 - clip), 1 + clip)
+  const clipped = bounded * a < ratio * a
+  return clipped
+    ? { loss: -bounded * a, dLogprob: 0, ratio, clipped }
+    : { loss: -ratio * a, dLogprob: -ratio * a, ratio, clipped }
+}
+
+/** The k3 estimator of KL(π ‖ π_ref) from one sample, exp(ref − lp) − (ref − lp) − 1 (≥ 0), and its derivative 1 − exp(ref − lp) wrt lp. */
+export const klK3 = (input: { readonly logprob: number; readonly reference: number }): { readonly kl: number; readonly dLogprob: number } => {
+  const d = input.reference - input.logprob
+  // expm1 keeps the estimate accurate (and ≥ 0) when the two log-probabilities are close
+  return { kl: Math.expm1(d) - d, dLogprob: -Math.expm1(d) }
+}
+
+/**
+ * Scales `grad` in place so its Euclidean norm is at most `maxNorm`; returns the norm before clipping. A non-finite
+ * norm leaves the gradient as it is (the caller should skip that update).
+ */
+export const clipGradNorm = (grad: Float64Array, maxNorm: number): number => {
+  let sum = 0
+  for (let i = 0; i < grad.length; i++) sum += (grad[i] as number) ** 2
+  const norm = Math.sqrt(sum)
+  if (Number.isFinite(norm) && norm > maxNorm) {
+    const scale = maxNorm / norm
+    for (let i = 0; i < grad.length; i++) grad[i] = (grad[i] as number) * scale
+  }
+  return norm
+}
+
+/** Adam's coefficients; `weightDecay` is decoupled (AdamW: θ ← θ − lr·wd·θ, outside the moments). */
+export interface AdamConfig {
+  readonly lr: number
+  readonly beta1: number
+  readonly beta2: number
+  readonly eps: number
+  readonly weightDecay?: number
+}
+
+/** The usual defaults: lr 1e-3, β 0.9 / 0.999, ε 1e-8, no weight decay. */
+export const defaultAdam: AdamConfig = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8 }
+
+/** Adam's moments and step count (mutable, so a checkpoint can store them and a resumed run continue). */
+export interface AdamState {
+  readonly m: Float64Array
+  readonly v: Float64Array
+  t: number
+}
+
+/** Zero moments for `n` parameters. */
+export const adamInit = (n: number): AdamState => ({ m: new Float64Array(n), v: new Float64Array(n), t: 0 })
+
+/** One bias-corrected Adam (AdamW with `weightDecay`) step: updates `params` and `state` in place. */
+export const adamStep = (params: Float64Array, grad: Float64Array, state: AdamState, config: AdamConfig): void => {
+  const { lr, beta1, beta2, eps } = config
+  const decay = lr * (config.weightDecay ?? 0)
+  state.t += 1
+  const c1 = 1 - beta1 ** state.t
+  const c2 = 1 - beta2 ** state.t
+  for (let i = 0; i < params.length; i++) {
+    const g = grad[i] as number
+    const m = beta1 * (state.m[i] as number) + (1 - beta1) * g
+    const v = beta2 * (state.v[i] as number) + (1 - beta2) * g * g
+    state.m[i] = m
+    state.v[i] = v
+    const p = params[i] as number
+    params[i] = p - lr * (m / c1) / (Math.sqrt(v / c2) + eps) - decay * p
+  }
+}
+
+/** PPO's coefficients: the clip ε, passes over each batch, the KL and entropy weights, the gradient-norm cap and an optional minibatch size. */
+export interface PpoConfig {
+  readonly clip: number
+  readonly epochs: number
+  /** Weight of the k3 KL to the reference policy; 0 turns it off. */
+  readonly klCoef: number
+  readonly entropyCoef: number
+  readonly maxGradNorm: number
+  /** Steps per update; absent: the whole batch. */
+  readonly minibatch?: number
+}
+
+/** clip 0.2, 4 epochs, no KL, entropy 0.01, gradient norm ≤ 1. */
+export const defaultPpo: PpoConfig = { clip: 0.2, epochs: 4, klCoef: 0, entropyCoef: 0.01, maxGradNorm: 1.0 }
+
+/** One recorded step: the scored matrix (`x` is layout.rows × input, row-major), the layout and the choice made. */
+export interface RecordedStep {
+  readonly x: Float64Array
+  readonly layout: TurnDistribution.Layout
+  readonly choice: TurnDistribution.Choice
+}
+
+/** What one step contributed: its total loss (unweighted), the PPO ratio and branch, the k3 KL (0 without a reference) and the entropy. */
+export interface StepLossResult {
+  readonly loss: number
+  readonly logprob: number
+  readonly ratio: number
+  readonly clipped: boolean
+  readonly kl: number
+  readonly entropy: number
+}
+
+/**
+ * One step's PPO loss, ppoClip + klCoef·k3 − entropyCoef·H, and its gradient wrt the MLP parameters, `weight` ×
+ * the gradient added into `grad` (weight 1/N averages a batch of N). `behaviour` is the log-probability the
+ * sampling policy gave the choice and `reference` that of the KL anchor, both at `temperature` (default 1): the
+ * current policy is evaluated on logits / temperature, so the ratio compares the distribution that was sampled.
+ */
+export const stepLoss = (input: RecordedStep & {
+  readonly params: Mlp.Params
+  readonly behaviour: number
+  readonly advantage: number
+  readonly reference?: number
+  readonly config: PpoConfig
+  readonly grad: Float64Array
+  readonly weight?: number
+  readonly temperature?: number
+}): StepLossResult => {
+  const { params, layout, choice, config } = input
+  const temperature = input.temperature ?? 1
+  const forward = Mlp.forward(params, input.x, layout.rows)
+  const logits = temperature === 1 ? forward.logits : TurnDistribution.temper(forward.logits, temperature)
+  const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, choice)
+  const ppo = ppoClip({ logprob, behaviour: input.behaviour, advantage: input.advantage, clip: config.clip })
+  const kl = input.reference === undefined ? { kl: 0, dLogprob: 0 } : klK3({ logprob, reference: input.reference })
+  const h = TurnDistribution.entropy(layout, logits)
+  const dLogprob = ppo.dLogprob + config.klCoef * kl.dLogprob
+  // d(z / T)/dz = 1 / T
+  const scale = (input.weight ?? 1) / temperature
+  const d = new Float64Array(layout.rows)
+  for (let r = 0; r < d.length; r++) {
+    d[r] = scale * (dLogprob * (dLogits[r] as number) - config.entropyCoef * (h.dLogits[r] as number))
+  }
+  Mlp.backward(params, forward.trace, d, input.grad)
+  return {
+    loss: ppo.loss + config.klCoef * kl.kl - config.entropyCoef * h.entropy,
+    logprob,
+    ratio: ppo.ratio,
+    clipped: ppo.clipped,
+    kl: kl.kl,
+    entropy: h.entropy
+  }
+}
+
+/** Behaviour cloning of a demonstrated step: loss −log P(choice), `weight` × its gradient wrt the parameters added into `grad`. */
+export const sftStepLoss = (input: RecordedStep & {
+  readonly params: Mlp.Params
+  readonly grad: Float64Array
+  readonly weight?: number
+}): { readonly loss: number; readonly logprob: number } => {
+  const { params, layout } = input
+  const { logits, trace } = Mlp.forward(params, input.x, layout.rows)
+  const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, input.choice)
+  const weight = input.weight ?? 1
+  Mlp.backward(params, trace, dLogits.map((g) => -weight * g), input.grad)
+  return { loss: -logprob, logprob }
+}
