@@ -3,6 +3,7 @@
  * rollout runtime, each swappable by option. Programs and examples build their layer here.
  */
 import { Layer } from "effect"
+import type { Ref } from "effect"
 import type { ConfigError } from "../src/domain/Errors.ts"
 import type * as RunConfig from "../src/eval/RunConfig.ts"
 import type { Judge } from "../src/judge/Judge.ts"
@@ -13,6 +14,7 @@ import type { RetrieverError } from "../src/retrieval/Retriever.ts"
 import * as Rollout from "../src/runtime/Rollout.ts"
 import * as Simulator from "../src/toolenv/Simulator.ts"
 import * as TaskSource from "../src/toolenv/TaskSource.ts"
+import * as LearnedPolicy from "../src/agent/LearnedPolicy.ts"
 import * as Teacher from "../src/agent/Teacher.ts"
 import * as ToolLibrary from "../src/toolenv/ToolLibrary.ts"
 import type * as Tasks from "../src/toolenv/world/Tasks.ts"
@@ -32,6 +34,7 @@ export type PolicyChoice =
   | { readonly kind: "teacher"; readonly options?: Partial<Teacher.TeacherOptions> }
   | { readonly kind: "openai"; readonly options?: PolicyOpenAi.PolicyOpenAiOptions }
   | { readonly kind: "teacher-llm"; readonly options?: TeacherLlm.TeacherLlmOptions }
+  | { readonly kind: "learned"; readonly weights: Ref.Ref<LearnedPolicy.Weights>; readonly options?: LearnedPolicy.LearnedPolicyOptions }
 
 /** Everything the application layer can be built from. */
 export interface AppOptions {
@@ -87,6 +90,8 @@ export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigErr
     ? Teacher.layer(policyChoice.options ?? {})
     : policyChoice.kind === "openai"
     ? PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpoint))
+    : policyChoice.kind === "learned"
+    ? LearnedPolicy.layer(policyChoice.weights, policyChoice.options ?? {})
     : TeacherLlm.layerConfig(policyChoice.options ?? {}, options.endpoint ?? {})
   const judge: Layer.Layer<Judge, ConfigError> = options.judge === "llm"
     ? JudgeLlm.layer().pipe(Layer.provide(endpoint))

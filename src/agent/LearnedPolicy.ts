@@ -1,0 +1,134 @@
+/**
+ * The embedded learned policy: each round it builds the action space from its context, scores every row with a
+ * small MLP (or the exported ONNX graph), and samples a turn from the factorised turn distribution, recording the
+ * choice, its exact log-probability and the parameter version on the step — what the Trainer needs.
+ */
+import { Effect, Layer, Ref } from "effect"
+import type { ToolSpec } from "../domain/Tool.ts"
+import type { Decision, Step, Trajectory } from "../domain/Trajectory.ts"
+import * as History from "../math/History.ts"
+import * as Mlp from "../math/Mlp.ts"
+import { hashParts, rng } from "../math/Random.ts"
+import * as TurnDistribution from "../math/TurnDistribution.ts"
+import * as ParaAct from "../protocol/ParaAct.ts"
+import * as ActionSpace from "./ActionSpace.ts"
+import { Policy, PolicyError } from "./Policy.ts"
+import type { PolicyContext, PolicyOutput } from "./Policy.ts"
+
+/** The network's shape: the action space's feature width, two tanh layers (3,577 parameters). */
+export const shape: Mlp.Shape = { input: ActionSpace.width, hidden: [48, 24] }
+
+/** Parameters with the version that names them (a trainer bumps it at every update). */
+export interface Weights {
+  readonly params: Mlp.Params
+  readonly version: number
+}
+
+/** The seeded initialisation: the "Backbone" of the ablation. */
+export const initial = (seed: number): Weights => ({ params: Mlp.init(shape, seed), version: 0 })
+
+/** Scores a batch of rows (rows × width features) to logits: the training-side forward pass, or onnxruntime. */
+export type Scorer = (weights: Weights, x: Float64Array, rows: number) => Effect.Effect<Float64Array, PolicyError>
+
+/** The forward pass of `src/math/Mlp.ts`. */
+export const mlpScorer: Scorer = (weights, x, rows) => Effect.sync(() => Mlp.logits(weights.params, x, rows))
+
+/** How the policy decodes. */
+export interface LearnedPolicyOptions {
+  /** Label in reports (default `paraagent`). */
+  readonly name?: string
+  /** `sample` (training and Pass@k) or `greedy` (the most probable turn). */
+  readonly decoding?: "sample" | "greedy"
+  readonly space?: ActionSpace.SpaceOptions
+  readonly scorer?: Scorer
+}
+
+/** The space of a policy context (what a rebuilt step must reproduce). */
+export const spaceOf = (context: PolicyContext, options: ActionSpace.SpaceOptions = ActionSpace.defaultSpaceOptions): ActionSpace.Space =>
+  ActionSpace.build(context, options)
+
+/** The uniform source of a round's sampling: a function of the rollout seed and the position only. */
+const uniformOf = (context: Pick<PolicyContext, "seed" | "round" | "history">): (() => number) =>
+  rng(hashParts(context.seed, "learned-policy", context.round, context.history.length)).next
+
+/** The choice a decision recorded, in layout terms. */
+export const choiceOf = (decision: Decision): TurnDistribution.Choice => ({ kind: decision.kindIndex, selected: decision.selected, plan: decision.plan })
+
+/** Builds the policy over a cell of weights (a trainer swaps the cell's contents between iterations). */
+export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = {}) => {
+  const scorer = options.scorer ?? mlpScorer
+  const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
+  const decoding = options.decoding ?? "sample"
+  const act = Effect.fn("Policy.act")(function*(context: PolicyContext) {
+    const current = yield* Ref.get(weights)
+    const space = spaceOf(context, spaceOptions)
+    const logits = yield* scorer(current, space.features, space.layout.rows)
+    const choice = decoding === "greedy"
+      ? TurnDistribution.greedy(space.layout, logits)
+      : TurnDistribution.sample(space.layout, logits, uniformOf(context))
+    const logprob = TurnDistribution.logProb(space.layout, logits, choice)
+    const turn = ActionSpace.toTurn(space, choice)
+    const decision: Decision = {
+      version: current.version,
+      kind: space.kinds[choice.kind] as string,
+      kindIndex: choice.kind,
+      selected: choice.selected,
+      plan: choice.plan,
+      rows: space.layout.rows,
+      digest: ActionSpace.digest(space)
+    }
+    const output: PolicyOutput = { text: ParaAct.printTurn(turn), turn, usage: { promptTokens: 0, completionTokens: 0 }, logprob, decision }
+    return output
+  })
+  const rescore = Effect.fn("Policy.rescore")(function*(context: PolicyContext, step: Step) {
+    const decision = step.decision
+    if (decision === undefined) return yield* new PolicyError({ message: `step ${step.index} carries no decision of a learned policy` })
+    const space = spaceOf(context, spaceOptions)
+    const digest = ActionSpace.digest(space)
+    if (digest !== decision.digest) {
+      return yield* new PolicyError({ message: `step ${step.index}: the rebuilt action space (digest ${digest}) is not the recorded one (${decision.digest})` })
+    }
+    const current = yield* Ref.get(weights)
+    const logits = yield* scorer(current, space.features, space.layout.rows)
+    return { logprob: TurnDistribution.logProb(space.layout, logits, choiceOf(decision)) }
+  })
+  return Policy.of({ name: options.name ?? "paraagent", privileged: false, act, rescore })
+}
+
+/** The policy as a layer over a weights cell. */
+export const layer = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = {}): Layer.Layer<Policy> =>
+  Layer.succeed(Policy, make(weights, options))
+
+/** The policy as a layer with fixed weights. */
+export const layerFixed = (fixed: Weights, options: LearnedPolicyOptions = {}): Layer.Layer<Policy> =>
+  Layer.effect(Policy, Effect.map(Ref.make(fixed), (cell) => make(cell, options)))
+
+/**
+ * The context the runtime gave the policy before step `index` of a linear-paradigm trajectory (ParaAct, ReAct,
+ * ExploreThenExecute): the request, the steps before, the tools retrieved so far. What a trainer rebuilds a
+ * recorded step's space from.
+ */
+export const contextAt = (
+  trajectory: Pick<Trajectory, "paradigm" | "seed" | "steps">,
+  index: number,
+  request: string,
+  maxRounds: number,
+  lookup: (name: string) => ToolSpec | undefined
+): PolicyContext => {
+  const history = trajectory.steps.slice(0, index)
+  const step = trajectory.steps[index] as Step
+  const retrieved = History.of(history).retrieved
+  return {
+    request,
+    paradigm: trajectory.paradigm,
+    round: index,
+    maxRounds,
+    controller: step.controller,
+    history,
+    tools: [...retrieved].flatMap((name) => {
+      const spec = lookup(name)
+      return spec === undefined ? [] : [spec]
+    }),
+    seed: trajectory.seed
+  }
+}

@@ -1,0 +1,424 @@
+/**
+ * The Trainer service: behaviour cloning on judge-filtered demonstrations (SFT), then RL iterations of
+ * rollout → judge → reward → advantage (a named estimator) → PPO-clip updates with Adam. It only orchestrates;
+ * the losses, the turn distribution and the optimiser are pure functions in `src/math/`.
+ */
+import { Context, Effect, Layer, Ref, Schema } from "effect"
+import type { Task } from "../domain/Task.ts"
+import type { Step, Trajectory } from "../domain/Trajectory.ts"
+import * as ActionSpace from "../agent/ActionSpace.ts"
+import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
+import * as Advantage from "../math/Advantage.ts"
+import * as Evaluation from "../math/Evaluation.ts"
+import * as Mlp from "../math/Mlp.ts"
+import * as PolicyGradient from "../math/PolicyGradient.ts"
+import { hashParts, rng } from "../math/Random.ts"
+import * as Reward from "../math/Reward.ts"
+import { mean } from "../math/Stats.ts"
+import * as TurnDistribution from "../math/TurnDistribution.ts"
+import * as Progress from "../io/Progress.ts"
+import * as Scoring from "../eval/Scoring.ts"
+import type { Judge } from "../judge/Judge.ts"
+import { Rollout } from "../runtime/Rollout.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+
+/** Training could not run as configured, or a recorded step could not be rebuilt. */
+export class TrainerError extends Schema.TaggedError<TrainerError>()("TrainerError", {
+  stage: Schema.String,
+  message: Schema.String
+}) {}
+
+/** The weights the learned policy acts with: the trainer updates them in place between iterations. */
+export class WeightsCell extends Context.Service<WeightsCell, Ref.Ref<LearnedPolicy.Weights>>()("paraagent/WeightsCell") {}
+
+/** One step ready for a loss: its scored matrix, the layout, the choice, and (RL) behaviour log-prob and advantage. */
+export interface Sample extends PolicyGradient.RecordedStep {
+  readonly behaviour: number
+  readonly advantage: number
+  /** The reference (SFT) policy's log-probability of the choice, for the KL term. */
+  readonly reference?: number
+}
+
+/** Which demonstrations SFT keeps. */
+export type DemoFilter = "pass" | "pattern111"
+
+/** SFT settings. */
+export interface SftOptions {
+  readonly epochs: number
+  readonly minibatch: number
+  readonly adam: PolicyGradient.AdamConfig
+  readonly seed: number
+  /** `pass`: the judge's Quality and Faithfulness are YES (the rule the Pass@1 metric uses). */
+  readonly filter: DemoFilter
+  readonly progress: boolean
+}
+
+/** Defaults of the embedded pipeline. */
+export const defaultSft: SftOptions = { epochs: 30, minibatch: 64, adam: { lr: 3e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8 }, seed: 1, filter: "pass", progress: false }
+
+/** What SFT did. */
+export interface SftReport {
+  readonly demonstrations: number
+  readonly kept: number
+  readonly steps: number
+  /** Steps projected whole / in part (some actions dropped) / not at all, and the actions dropped. */
+  readonly projectedWhole: number
+  readonly projectedPartly: number
+  readonly unprojected: number
+  readonly droppedActions: number
+  readonly totalActions: number
+  /** Mean negative log-likelihood per step, first and last epoch. */
+  readonly lossFirst: number
+  readonly lossLast: number
+  readonly durationMs: number
+}
+
+/** RL settings. */
+export interface RlOptions {
+  readonly estimator: string
+  readonly iterations: number
+  /** Tasks per iteration, and rollouts per task (G). */
+  readonly tasksPerIteration: number
+  readonly group: number
+  readonly ppo: PolicyGradient.PpoConfig
+  readonly adam: PolicyGradient.AdamConfig
+  readonly seed: number
+  readonly reward: Reward.RewardConfig
+  readonly concurrency: number
+  readonly progress: boolean
+  readonly label?: string
+}
+
+/** Defaults of the embedded pipeline. */
+export const defaultRl: Omit<RlOptions, "estimator"> = {
+  iterations: 12,
+  tasksPerIteration: 16,
+  group: 4,
+  ppo: { clip: 0.2, epochs: 4, klCoef: 0.02, entropyCoef: 0.005, maxGradNorm: 1.0, minibatch: 128 },
+  adam: { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8 },
+  seed: 1,
+  reward: Reward.defaultRewardConfig,
+  concurrency: 8,
+  progress: false
+}
+
+/** The metrics of one RL iteration (means over its rollouts / steps). */
+export interface IterationMetrics {
+  readonly iteration: number
+  readonly version: number
+  readonly rAns: number
+  readonly pass1: number
+  readonly rounds: number
+  readonly calls: number
+  readonly searches: number
+  readonly kl: number
+  readonly clipFraction: number
+  readonly entropy: number
+  readonly loss: number
+  readonly steps: number
+  readonly gradNorm: number
+}
+
+/** Where RL keeps its progress: the last checkpoint, and the finished groups of the iteration under way. */
+export interface Checkpointer {
+  readonly latest: Effect.Effect<Checkpoint | undefined, TrainerError>
+  readonly save: (checkpoint: Checkpoint) => Effect.Effect<void, TrainerError>
+  /** A finished group of an iteration, when it was stored before a crash. */
+  readonly group: (iteration: number, key: string) => Effect.Effect<ReadonlyArray<Trajectory> | undefined, TrainerError>
+  readonly putGroup: (iteration: number, key: string, trajectories: ReadonlyArray<Trajectory>) => Effect.Effect<void, TrainerError>
+}
+
+/** The state after an iteration: weights, optimiser, and every iteration's metrics so far. */
+export interface Checkpoint {
+  readonly iteration: number
+  readonly weights: LearnedPolicy.Weights
+  readonly adam: PolicyGradient.AdamState
+  readonly metrics: ReadonlyArray<IterationMetrics>
+}
+
+/** What RL did. */
+export interface RlReport {
+  readonly estimator: string
+  readonly metrics: ReadonlyArray<IterationMetrics>
+  readonly resumedFrom?: number
+  readonly durationMs: number
+}
+
+/** One task's demonstration: the teacher's scored trajectory. */
+export interface Demonstration {
+  readonly task: Task
+  readonly trajectory: Trajectory
+}
+
+/** Whether a judged demonstration passes the filter. */
+export const keeps = (filter: DemoFilter, trajectory: Trajectory): boolean => {
+  const v = trajectory.verdict
+  if (v === undefined) return false
+  if (filter === "pattern111") return v.quality === "YES" && v.faithfulness === "YES" && v.utility === "YES"
+  return v.quality === "YES" && v.faithfulness === "YES"
+}
+
+/** The trainer. */
+export class Trainer extends Context.Service<Trainer, {
+  readonly sft: (demonstrations: ReadonlyArray<Demonstration>, options?: Partial<SftOptions>) => Effect.Effect<SftReport, TrainerError>
+  readonly rl: (
+    tasks: ReadonlyArray<Task>,
+    options: Partial<RlOptions> & { readonly estimator: string; readonly checkpointer?: Checkpointer; readonly reference?: LearnedPolicy.Weights }
+  ) => Effect.Effect<RlReport, TrainerError>
+}>()("paraagent/Trainer") {
+  /** The trainer over the learned policy's rollouts, the judge, the library and the weights cell. */
+  static readonly layer: Layer.Layer<Trainer, never, Rollout | Judge | ToolLibrary | WeightsCell> = Layer.effect(Trainer, Effect.suspend(() => make))
+}
+
+const copyWeights = (w: LearnedPolicy.Weights): LearnedPolicy.Weights => ({ params: { shape: w.params.shape, data: Float64Array.from(w.params.data) }, version: w.version })
+
+/** A seeded permutation of 0..n-1. */
+const permutation = (n: number, seed: number): ReadonlyArray<number> => rng(seed).shuffle(Array.from({ length: n }, (_, i) => i))
+
+/** Builds the trainer. */
+export const make = Effect.gen(function*() {
+  const rollout = yield* Rollout
+  const library = yield* ToolLibrary
+  const cell = yield* WeightsCell
+  const judgeContext = yield* Effect.context<Judge | ToolLibrary>()
+  const lookup = (name: string) => library.get(name)
+  const maxRounds = rollout.config.maxRounds
+
+  /** A recorded step's space, rebuilt from its trajectory (linear paradigms only). */
+  const spaceAt = (trajectory: Trajectory, index: number, request: string): ActionSpace.Space =>
+    LearnedPolicy.spaceOf(LearnedPolicy.contextAt(trajectory, index, request, maxRounds, lookup))
+
+  const sft = Effect.fn("Trainer.sft")(function*(demonstrations: ReadonlyArray<Demonstration>, given: Partial<SftOptions> = {}) {
+    const options = { ...defaultSft, ...given }
+    const started = Date.now()
+    const kept = demonstrations.filter((d) => keeps(options.filter, d.trajectory))
+    const samples: Array<PolicyGradient.RecordedStep> = []
+    let steps = 0
+    let whole = 0
+    let partly = 0
+    let none = 0
+    let dropped = 0
+    let actions = 0
+    for (const demo of kept) {
+      demo.trajectory.steps.forEach((step, index) => {
+        steps++
+        if (step.turn === undefined) {
+          none++
+          return
+        }
+        const space = spaceAt(demo.trajectory, index, demo.task.request)
+        const projection = ActionSpace.project(space, step.turn)
+        dropped += projection.dropped.length
+        actions += projection.actions
+        if (projection.choice === undefined) {
+          none++
+          return
+        }
+        if (projection.dropped.length === 0) whole++
+        else partly++
+        samples.push({ x: space.features, layout: space.layout, choice: projection.choice })
+      })
+    }
+    if (samples.length === 0) {
+      return yield* new TrainerError({ stage: "sft", message: `no demonstration step fits the action space (${kept.length} of ${demonstrations.length} demonstrations kept by the filter)` })
+    }
+    const start = yield* Ref.get(cell)
+    const params: Mlp.Params = { shape: start.params.shape, data: Float64Array.from(start.params.data) }
+    const adam = PolicyGradient.adamInit(params.data.length)
+    const progress = Progress.make("sft epochs", options.epochs, options.progress)
+    const losses: Array<number> = []
+    for (let epoch = 0; epoch < options.epochs; epoch++) {
+      const order = permutation(samples.length, hashParts(options.seed, "sft", epoch))
+      let total = 0
+      for (let at = 0; at < order.length; at += options.minibatch) {
+        const batch = order.slice(at, at + options.minibatch)
+        const grad = new Float64Array(params.data.length)
+        for (const i of batch) {
+          const s = samples[i] as PolicyGradient.RecordedStep
+          total += PolicyGradient.sftStepLoss({ ...s, params, grad, weight: 1 / batch.length }).loss
+        }
+        PolicyGradient.clipGradNorm(grad, 1.0)
+        PolicyGradient.adamStep(params.data, grad, adam, options.adam)
+      }
+      losses.push(total / samples.length)
+      yield* progress.tick(1)
+    }
+    yield* progress.done
+    yield* Ref.set(cell, { params, version: start.version + 1 })
+    const report: SftReport = {
+      demonstrations: demonstrations.length,
+      kept: kept.length,
+      steps,
+      projectedWhole: whole,
+      projectedPartly: partly,
+      unprojected: none,
+      droppedActions: dropped,
+      totalActions: actions,
+      lossFirst: losses[0] ?? 0,
+      lossLast: losses[losses.length - 1] ?? 0,
+      durationMs: Date.now() - started
+    }
+    return report
+  })
+
+  const rl = Effect.fn("Trainer.rl")(function*(
+    tasks: ReadonlyArray<Task>,
+    given: Partial<RlOptions> & { readonly estimator: string; readonly checkpointer?: Checkpointer; readonly reference?: LearnedPolicy.Weights }
+  ) {
+    const options: RlOptions = { ...defaultRl, ...given }
+    const started = Date.now()
+    if (Advantage.lookup(options.estimator)._tag === "UnknownEstimator") {
+      return yield* new TrainerError({ stage: "rl", message: `unknown estimator ${JSON.stringify(options.estimator)}; known: ${[...Advantage.estimators.keys()].join(", ")}` })
+    }
+    if (tasks.length === 0) return yield* new TrainerError({ stage: "rl", message: "no training tasks" })
+    const byId = new Map(tasks.map((t) => [t.id as string, t]))
+    const reference = given.reference
+    const checkpointer = given.checkpointer
+    const resumed = checkpointer === undefined ? undefined : yield* checkpointer.latest
+    let weights = resumed?.weights ?? copyWeights(yield* Ref.get(cell))
+    const adam = resumed?.adam ?? PolicyGradient.adamInit(weights.params.data.length)
+    const metrics: Array<IterationMetrics> = [...(resumed?.metrics ?? [])]
+    const scoring: Scoring.ScoringOptions = { reward: options.reward, estimator: options.estimator }
+    const progress = Progress.make(`rl ${options.label ?? options.estimator}`, options.iterations, options.progress)
+    if (resumed !== undefined) yield* progress.tick(resumed.iteration + 1)
+    for (let iteration = (resumed?.iteration ?? -1) + 1; iteration < options.iterations; iteration++) {
+      yield* Ref.set(cell, weights)
+      // this iteration's tasks: a seeded draw from the training pool
+      const order = permutation(tasks.length, hashParts(options.seed, "rl-tasks", iteration))
+      const drawn = order.slice(0, Math.min(options.tasksPerIteration, tasks.length)).map((i) => tasks[i] as Task)
+      const groups = yield* Effect.forEach(drawn, (task, g) =>
+        Effect.gen(function*() {
+          const key = `${iteration}/${g}/${task.id}`
+          const stored = checkpointer === undefined ? undefined : yield* checkpointer.group(iteration, key)
+          if (stored !== undefined) return stored
+          const trajectories = yield* rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(options.seed, "rl-rollout", iteration, g) & 0x3fffffff, size: options.group })
+          const scored = yield* Scoring.scoreGroup(task, trajectories, scoring).pipe(
+            Effect.provide(judgeContext),
+            Effect.mapError((e) => new TrainerError({ stage: "rl", message: e.message }))
+          )
+          if (checkpointer !== undefined) yield* checkpointer.putGroup(iteration, key, scored)
+          return scored
+        }), { concurrency: options.concurrency })
+
+      // the batch: every recorded step, rebuilt, with its behaviour log-prob and combined advantage
+      const samples: Array<Sample> = []
+      for (const group of groups) {
+        for (const trajectory of group) {
+          const task = byId.get(trajectory.taskId) as Task
+          for (const step of trajectory.steps) {
+            const sample = yield* sampleOf(trajectory, step, task.request, reference)
+            if (sample !== undefined) samples.push(sample)
+          }
+        }
+      }
+      const update = updatePolicy(weights.params, adam, samples, options, iteration)
+      weights = { params: update.params, version: weights.version + 1 }
+      const all = groups.flat()
+      const outcomes = all.map((t) => Evaluation.outcomeOf(byId.get(t.taskId) as Task, t))
+      const m: IterationMetrics = {
+        iteration,
+        version: weights.version,
+        rAns: mean(all.map((t) => t.answerReward?.rAns ?? 0)),
+        pass1: mean(outcomes.map((o) => (o.success ? 1 : 0))),
+        rounds: mean(outcomes.map((o) => o.rounds)),
+        calls: mean(outcomes.map((o) => o.calls)),
+        searches: mean(outcomes.map((o) => o.searches)),
+        kl: update.kl,
+        clipFraction: update.clipFraction,
+        entropy: update.entropy,
+        loss: update.loss,
+        steps: samples.length,
+        gradNorm: update.gradNorm
+      }
+      metrics.push(m)
+      if (checkpointer !== undefined) yield* checkpointer.save({ iteration, weights, adam, metrics })
+      yield* progress.tick(1)
+    }
+    yield* progress.done
+    yield* Ref.set(cell, weights)
+    const report: RlReport = {
+      estimator: options.estimator,
+      metrics,
+      ...(resumed !== undefined ? { resumedFrom: resumed.iteration } : {}),
+      durationMs: Date.now() - started
+    }
+    return report
+  })
+
+  /** A recorded step as a sample: its space rebuilt (and checked against the recorded digest). */
+  const sampleOf = (trajectory: Trajectory, step: Step, request: string, reference: LearnedPolicy.Weights | undefined) =>
+    Effect.gen(function*() {
+      const decision = step.decision
+      if (decision === undefined || step.logprob === undefined) return undefined
+      const space = spaceAt(trajectory, step.index, request)
+      if (ActionSpace.digest(space) !== decision.digest) {
+        return yield* new TrainerError({ stage: "rl", message: `${trajectory.id} step ${step.index}: the rebuilt action space differs from the recorded one` })
+      }
+      const choice = LearnedPolicy.choiceOf(decision)
+      const sample: Sample = {
+        x: space.features,
+        layout: space.layout,
+        choice,
+        behaviour: step.logprob,
+        advantage: step.advantage?.combined ?? 0,
+        ...(reference !== undefined
+          ? { reference: TurnDistribution.logProb(space.layout, Mlp.logits(reference.params, space.features, space.layout.rows), choice) }
+          : {})
+      }
+      return sample
+    })
+
+  return Trainer.of({ sft, rl })
+})
+
+/** PPO over a batch: `epochs` passes of minibatches, gradient clipping, Adam; returns the new parameters and stats. */
+export const updatePolicy = (
+  start: Mlp.Params,
+  adam: PolicyGradient.AdamState,
+  samples: ReadonlyArray<Sample>,
+  options: Pick<RlOptions, "ppo" | "adam" | "seed">,
+  iteration: number
+): { readonly params: Mlp.Params; readonly kl: number; readonly clipFraction: number; readonly entropy: number; readonly loss: number; readonly gradNorm: number } => {
+  const params: Mlp.Params = { shape: start.shape, data: Float64Array.from(start.data) }
+  if (samples.length === 0) return { params, kl: 0, clipFraction: 0, entropy: 0, loss: 0, gradNorm: 0 }
+  const size = options.ppo.minibatch ?? samples.length
+  let kl = 0
+  let clipped = 0
+  let entropy = 0
+  let loss = 0
+  let counted = 0
+  let gradNorm = 0
+  for (let epoch = 0; epoch < options.ppo.epochs; epoch++) {
+    const order = permutation(samples.length, hashParts(options.seed, "ppo", iteration, epoch))
+    for (let at = 0; at < order.length; at += size) {
+      const batch = order.slice(at, at + size)
+      const grad = new Float64Array(params.data.length)
+      for (const i of batch) {
+        const s = samples[i] as Sample
+        const r = PolicyGradient.stepLoss({
+          x: s.x,
+          layout: s.layout,
+          choice: s.choice,
+          params,
+          behaviour: s.behaviour,
+          advantage: s.advantage,
+          ...(s.reference !== undefined ? { reference: s.reference } : {}),
+          config: options.ppo,
+          grad,
+          weight: 1 / batch.length
+        })
+        // the statistics of the last epoch describe the update that was made
+        if (epoch === options.ppo.epochs - 1) {
+          kl += r.kl
+          clipped += r.clipped ? 1 : 0
+          entropy += r.entropy
+          loss += r.loss
+          counted++
+        }
+      }
+      gradNorm = PolicyGradient.clipGradNorm(grad, options.ppo.maxGradNorm)
+      PolicyGradient.adamStep(params.data, grad, adam, options.adam)
+    }
+  }
+  return { params, kl: kl / counted, clipFraction: clipped / counted, entropy: entropy / counted, loss: loss / counted, gradNorm }
+}
