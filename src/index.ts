@@ -81,8 +81,9 @@ export * as FactTokens from "./judge/FactTokens.ts"
 export * as Judge from "./judge/Judge.ts"
 export * as JudgePrompt from "./judge/Prompt.ts"
 export * as RuleJudge from "./judge/RuleJudge.ts"
-// eval: scoring (judge -> reward -> advantage) and the paradigm comparison job
+// eval: scoring (judge -> reward -> advantage), the paradigm comparison job and the run report
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
+export * as Report from "./eval/Report.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
 // training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
