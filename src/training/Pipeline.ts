@@ -1,0 +1,470 @@
+/**
+ * The paper's pipeline behind `npm start`: teacher demonstrations on training tasks → judge filter → SFT → RL from
+ * the same SFT checkpoint with `grpo` and with `paraagent` → evaluation on held-out tasks of Backbone / +SFT /
+ * +SFT & RL (GRPO) / +SFT & RL (ours) over several seeds, and the trained policy under each paradigm. Every stage
+ * lands in the run store as it finishes, so `--resume` continues after a crash without redoing finished work.
+ */
+import { Effect, Layer, Ref, Schema } from "effect"
+import type { Json } from "../domain/Json.ts"
+import type { Level, Task } from "../domain/Task.ts"
+import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
+import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
+import { Policy } from "../agent/Policy.ts"
+import * as Teacher from "../agent/Teacher.ts"
+import * as Evaluation from "../math/Evaluation.ts"
+import * as Mlp from "../math/Mlp.ts"
+import type * as PolicyGradient from "../math/PolicyGradient.ts"
+import { hashParts } from "../math/Random.ts"
+import * as Reward from "../math/Reward.ts"
+import { mean, std } from "../math/Stats.ts"
+import * as Progress from "../io/Progress.ts"
+import type * as Report from "../eval/Report.ts"
+import * as Scoring from "../eval/Scoring.ts"
+import { Judge } from "../judge/Judge.ts"
+import { Retriever } from "../retrieval/Retriever.ts"
+import * as Rollout from "../runtime/Rollout.ts"
+import { Simulator } from "../toolenv/Simulator.ts"
+import { TaskSource } from "../toolenv/TaskSource.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { RunStore } from "./RunStore.ts"
+import type { RunStoreError } from "./RunStore.ts"
+import * as Trainer from "./Trainer.ts"
+
+/** The pipeline's settings (what `config.json` and the run store record). */
+export interface PipelineOptions {
+  /** Training seeds: each gives its own Backbone initialisation, SFT, and two RL runs. */
+  readonly seeds: ReadonlyArray<number>
+  /** Seed of the task draws (training pool and held-out test tasks). */
+  readonly taskSeed: number
+  /** Training tasks the teacher demonstrates (and RL draws from). */
+  readonly trainTasks: number
+  /** Held-out test tasks per level. */
+  readonly testTasksPerLevel: number
+  readonly levels: ReadonlyArray<Level>
+  readonly paradigms: ReadonlyArray<Paradigm>
+  readonly teacherMistakeRate: number
+  readonly sftEpochs: number
+  readonly rlIterations: number
+  readonly rlTasksPerIteration: number
+  readonly group: number
+  readonly estimators: ReadonlyArray<string>
+  readonly concurrency: number
+  readonly progress: boolean
+}
+
+/** Defaults of `npm start` (sized for ≤ 10 minutes on 2 cores). */
+export const defaults: PipelineOptions = {
+  seeds: [1, 2, 3],
+  taskSeed: 1,
+  trainTasks: 240,
+  testTasksPerLevel: 50,
+  levels: ["I1", "I2", "I3"],
+  paradigms: ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"],
+  teacherMistakeRate: 0.1,
+  sftEpochs: 20,
+  rlIterations: 8,
+  rlTasksPerIteration: 16,
+  group: 4,
+  estimators: ["grpo", "paraagent"],
+  concurrency: 8,
+  progress: true
+}
+
+/** The four rows of the ablation. */
+export const models = ["Backbone", "SFT", "GRPO", "Ours"] as const
+/** A row of the ablation. */
+export type Model = typeof models[number]
+
+/** The rows' labels as the paper prints them. */
+export const modelLabels: Readonly<Record<Model, string>> = {
+  Backbone: "Backbone",
+  SFT: "+SFT",
+  GRPO: "+SFT & RL (GRPO)",
+  Ours: "+SFT & RL (ours)"
+}
+
+/** One evaluation cell's metrics (per level or the average). */
+export interface CellMetrics {
+  readonly pass1: number
+  readonly path: number
+  readonly rounds: number
+  readonly calls: number
+  readonly searches: number
+  /** Actions decided per task: searches + calls (refused ones included) + the answer. */
+  readonly decisions: number
+}
+
+/** A metric's mean and sample standard deviation over seeds. */
+export interface MeanSd {
+  readonly mean: number
+  readonly sd: number
+}
+
+/** Level ("I1".."I3", "Avg") → metric → mean ± sd over seeds. */
+export type LevelTable = Readonly<Record<string, Readonly<Record<keyof CellMetrics, MeanSd>>>>
+
+/** `summary.json`. */
+export interface Summary {
+  readonly ablation: Readonly<Record<Model, LevelTable>>
+  readonly paradigms: Readonly<Record<string, LevelTable>>
+  readonly training: {
+    readonly demonstrations: number
+    readonly kept: number
+    readonly sft: ReadonlyArray<Trainer.SftReport>
+    readonly rl: ReadonlyArray<{ readonly seed: number; readonly estimator: string; readonly metrics: ReadonlyArray<Trainer.IterationMetrics> }>
+  }
+  readonly run: { readonly seeds: ReadonlyArray<number>; readonly testTasks: number; readonly trainTasks: number; readonly library: string }
+}
+
+/** A stage failed in a way the run cannot go on from. */
+export class PipelineError extends Schema.TaggedError<PipelineError>()("PipelineError", {
+  stage: Schema.String,
+  message: Schema.String
+}) {}
+
+/** What the pipeline returns: the summary, the report's input, and the final weights of the first seed's `Ours`. */
+export interface PipelineResult {
+  readonly summary: Summary
+  readonly report: Omit<Report.ReportInput, "title" | "command">
+  readonly shipped: LearnedPolicy.Weights
+  readonly demonstrations: ReadonlyArray<Trainer.Demonstration>
+  readonly experience: ReadonlyArray<Trajectory>
+  readonly testTasks: ReadonlyArray<Task>
+}
+
+const estimatorModel = (estimator: string): Model => (estimator === "grpo" ? "GRPO" : "Ours")
+
+/** The metrics of one evaluation (per task: its rollout's outcome). */
+const cellOf = (tasks: ReadonlyArray<Task>, trajectories: ReadonlyArray<Trajectory>): CellMetrics => {
+  const outcomes = trajectories.map((t, i) => Evaluation.outcomeOf(tasks[i] as Task, t))
+  const cell = Evaluation.aggregate(outcomes.map((o) => [o]))
+  const decisions = trajectories.map((t) =>
+    t.steps.reduce((n, s) => n + (s.turn === undefined ? 0 : s.turn.searches.length + s.turn.calls.length + (s.turn.answer !== undefined ? 1 : 0)), 0)
+  )
+  return { pass1: cell.pass1, path: cell.path, rounds: cell.rounds, calls: cell.calls, searches: cell.searches, decisions: mean(decisions) }
+}
+
+const metricKeys: ReadonlyArray<keyof CellMetrics> = ["pass1", "path", "rounds", "calls", "searches", "decisions"]
+
+/** Mean ± sd over seeds of per-seed level cells (the average column is the unweighted mean of the levels). */
+export const overSeeds = (perSeed: ReadonlyArray<Readonly<Record<string, CellMetrics>>>, levels: ReadonlyArray<string>): LevelTable => {
+  const out: Record<string, Record<keyof CellMetrics, MeanSd>> = {}
+  const withAvg = perSeed.map((cells) => {
+    const avg = Object.fromEntries(metricKeys.map((k) => [k, mean(levels.map((l) => (cells[l] as CellMetrics)[k]))])) as unknown as CellMetrics
+    const all: Record<string, CellMetrics> = { ...cells, Avg: avg }
+    return all
+  })
+  for (const level of [...levels, "Avg"]) {
+    const row = {} as Record<keyof CellMetrics, MeanSd>
+    for (const k of metricKeys) {
+      const xs = withAvg.map((c) => (c[level] as CellMetrics)[k])
+      row[k] = { mean: mean(xs), sd: xs.length > 1 ? std(xs) * Math.sqrt(xs.length / (xs.length - 1)) : 0 }
+    }
+    out[level] = row
+  }
+  return out
+}
+
+/** Renders the ablation (Table 2 shape) as markdown: one row per model and level. */
+export const renderAblation = (summary: Summary): string => {
+  const head = "| Model | Level | Pass@1 | Path | Rounds | Calls | Searches | Decisions |\n|---|---|---|---|---|---|---|---|"
+  const fmt = (m: MeanSd, pct: boolean) => (pct ? `${(100 * m.mean).toFixed(1)} ± ${(100 * m.sd).toFixed(1)}` : `${m.mean.toFixed(2)} ± ${m.sd.toFixed(2)}`)
+  const rows: Array<string> = []
+  const table = (label: string, levels: LevelTable) => {
+    for (const [level, m] of Object.entries(levels)) {
+      rows.push(`| ${label} | ${level} | ${fmt(m.pass1, true)} | ${fmt(m.path, true)} | ${fmt(m.rounds, false)} | ${fmt(m.calls, false)} | ${fmt(m.searches, false)} | ${fmt(m.decisions, false)} |`)
+    }
+  }
+  for (const model of models) table(modelLabels[model], summary.ablation[model])
+  const paradigmRows: Array<string> = []
+  for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
+    const m = levels["Avg"] as Record<keyof CellMetrics, MeanSd>
+    paradigmRows.push(`| ${paradigm} | Avg | ${fmt(m.pass1, true)} | ${fmt(m.path, true)} | ${fmt(m.rounds, false)} | ${fmt(m.calls, false)} | ${fmt(m.searches, false)} | ${fmt(m.decisions, false)} |`)
+  }
+  return [
+    `Table 2 (ablation), held-out test tasks, mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    head,
+    ...rows,
+    "",
+    "Table 1 (paradigms), the trained policy (+SFT & RL, ours):",
+    head.replace("Model", "Paradigm"),
+    ...paradigmRows
+  ].join("\n")
+}
+
+const toJson = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Json
+
+const weightsState = (w: LearnedPolicy.Weights): Json => ({ version: w.version, shape: { input: w.params.shape.input, hidden: [...w.params.shape.hidden] } })
+
+/** Runs the pipeline (or resumes it: every finished stage is read back from the store). */
+export const run = Effect.fn("Pipeline.run")(function*(runId: string, options: PipelineOptions) {
+  const store = yield* RunStore
+  const source = yield* TaskSource
+  const library = yield* ToolLibrary
+  const judge = yield* Judge
+  const retriever = yield* Retriever
+  const simulator = yield* Simulator
+  const base = Layer.mergeAll(
+    Layer.succeed(ToolLibrary, library),
+    Layer.succeed(Judge, judge),
+    Layer.succeed(Retriever, retriever),
+    Layer.succeed(Simulator, simulator)
+  )
+  const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError) => new PipelineError({ stage, message: e.message })
+  const stages: Array<Report.Stage> = []
+  const timed = <A, E, R>(name: string, detail: (a: A) => string, effect: Effect.Effect<A, E, R>) =>
+    Effect.gen(function*() {
+      const t0 = Date.now()
+      const a = yield* effect
+      stages.push({ name, durationMs: Date.now() - t0, detail: detail(a) })
+      return a
+    })
+
+  const trainTasks = yield* source.sample({ split: "train", count: options.trainTasks, levels: options.levels, seed: options.taskSeed })
+  const testTasks = yield* source.sample({ split: "test", count: options.testTasksPerLevel * options.levels.length, levels: options.levels, seed: options.taskSeed })
+  const maxRounds = Rollout.defaultConfig.maxRounds
+
+  /** Rollouts of many tasks, each group stored as it finishes; a stored group is read back instead of re-run. */
+  const rolloutStage = (
+    stage: string,
+    rollout: Rollout.RolloutService,
+    tasks: ReadonlyArray<Task>,
+    paradigm: Paradigm,
+    seedOf: (task: Task) => number,
+    label: string
+  ) =>
+    Effect.gen(function*() {
+      const groups = yield* store.groups(runId, stage)
+      const stored = yield* store.trajectories(runId, stage)
+      const byKey = new Map<string, Trajectory>()
+      let at = 0
+      for (const g of groups) {
+        if (g.size === 1) byKey.set(g.key, stored[at] as Trajectory)
+        at += g.size
+      }
+      const progress = Progress.make(label, tasks.length, options.progress)
+      const out = yield* Effect.forEach(tasks, (task) =>
+        Effect.gen(function*() {
+          const known = byKey.get(task.id)
+          if (known !== undefined) {
+            yield* progress.tick(1)
+            return known
+          }
+          const [trajectory] = yield* rollout.runGroup(task, { paradigm, seed: seedOf(task), size: 1 })
+          const [scored] = yield* Scoring.scoreGroup(task, [trajectory as Trajectory], { reward: Reward.defaultRewardConfig, estimator: "grpo" }).pipe(Effect.provide(base))
+          yield* store.putTrajectories(runId, stage, task.id, 0, [scored as Trajectory])
+          yield* progress.tick(1)
+          return scored as Trajectory
+        }), { concurrency: options.concurrency })
+      yield* progress.done
+      return out
+    })
+
+  const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, paradigm?: Paradigm) =>
+    Rollout.make({ maxRounds }).pipe(
+      Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))),
+      Effect.map((r) => ({ r, paradigm }))
+    )
+
+  // --- 1. teacher demonstrations on the training tasks, judged
+  const teacher = yield* Rollout.make({ maxRounds }).pipe(
+    Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate }).pipe(Layer.provide(base)))),
+    Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
+  )
+  const demoTrajectories = yield* timed(
+    "teacher demonstrations",
+    (ts: ReadonlyArray<Trajectory>) => `${ts.length} rollouts of the multi-agent teacher on training tasks`,
+    rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations")
+  ).pipe(Effect.mapError(fail("demonstrations")))
+  const demonstrations: ReadonlyArray<Trainer.Demonstration> = demoTrajectories.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory }))
+  const kept = demonstrations.filter((d) => Trainer.keeps("pass", d.trajectory)).length
+  stages.push({ name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` })
+
+  const evalCells = new Map<string, ReadonlyArray<Record<string, CellMetrics>>>()
+  const addCell = (key: string, cells: Record<string, CellMetrics>) => evalCells.set(key, [...(evalCells.get(key) ?? []), cells])
+  const evaluate = (stage: string, weights: LearnedPolicy.Weights, paradigm: Paradigm, seed: number) =>
+    Effect.gen(function*() {
+      const cell = yield* Ref.make(weights)
+      const { r } = yield* learnedRollout(cell)
+      const trajectories = yield* rolloutStage(stage, r, testTasks, paradigm, (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage)
+      const cells: Record<string, CellMetrics> = {}
+      for (const level of options.levels) {
+        const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
+        cells[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+      }
+      return { cells, trajectories }
+    })
+
+  const sftReports: Array<Trainer.SftReport> = []
+  const rlReports: Array<{ seed: number; estimator: string; metrics: ReadonlyArray<Trainer.IterationMetrics> }> = []
+  const curves: Array<Report.Curve> = []
+  const experience: Array<Trajectory> = []
+  let shipped: LearnedPolicy.Weights | undefined
+  let timeline: Trajectory | undefined
+
+  for (const seed of options.seeds) {
+    const backbone = LearnedPolicy.initial(seed)
+    const cell = yield* Ref.make(backbone)
+    const { r: rollout } = yield* learnedRollout(cell)
+    const trainer = yield* Trainer.make.pipe(
+      Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell)))
+    )
+
+    // --- 2. SFT from the Backbone (a stored checkpoint is read back)
+    const sftStage = `sft/seed${seed}`
+    const storedSft = yield* store.latestCheckpoint(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
+    let sft: LearnedPolicy.Weights
+    if (storedSft !== undefined) {
+      sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
+      const report = (yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))) as unknown as Trainer.SftReport
+      sftReports.push(report)
+    } else {
+      const report = yield* trainer.sft(demonstrations, { epochs: options.sftEpochs, seed, progress: options.progress }).pipe(Effect.mapError(fail(sftStage)))
+      sft = yield* Ref.get(cell)
+      yield* store.putCheckpoint(runId, sftStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(sftStage)))
+      yield* store.markStage(runId, sftStage, toJson(report)).pipe(Effect.mapError(fail(sftStage)))
+      sftReports.push(report)
+    }
+    stages.push({
+      name: `SFT (seed ${seed})`,
+      durationMs: sftReports[sftReports.length - 1]?.durationMs ?? 0,
+      detail: (() => {
+        const r = sftReports[sftReports.length - 1] as Trainer.SftReport
+        return `${r.steps} demonstration steps: ${r.projectedWhole} projected whole, ${r.projectedPartly} in part, ${r.unprojected} not expressible; ${r.droppedActions} of ${r.totalActions} actions dropped; NLL ${r.lossFirst.toFixed(2)} → ${r.lossLast.toFixed(2)}`
+      })()
+    })
+
+    // --- 3. RL from the same SFT checkpoint, once per estimator (same tasks, same rollout seeds)
+    const finals = new Map<string, LearnedPolicy.Weights>()
+    for (const estimator of options.estimators) {
+      const stage = `rl/${estimator}/seed${seed}`
+      yield* Ref.set(cell, sft)
+      const checkpointer = checkpointerFor(store, runId, stage)
+      const done = yield* store.stageResult(runId, stage).pipe(Effect.mapError(fail(stage)))
+      const t0 = Date.now()
+      const report = yield* trainer.rl(trainTasks, {
+        estimator,
+        iterations: options.rlIterations,
+        tasksPerIteration: options.rlTasksPerIteration,
+        group: options.group,
+        seed,
+        concurrency: options.concurrency,
+        progress: options.progress && done === undefined,
+        label: `${estimator} seed ${seed}`,
+        checkpointer,
+        reference: sft
+      }).pipe(Effect.mapError(fail(stage)))
+      if (done === undefined) yield* store.markStage(runId, stage, toJson({ iterations: report.metrics.length })).pipe(Effect.mapError(fail(stage)))
+      finals.set(estimator, yield* Ref.get(cell))
+      rlReports.push({ seed, estimator, metrics: report.metrics })
+      curves.push({ estimator, seed, points: report.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy })) })
+      stages.push({ name: `RL ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
+      if (seed === options.seeds[0]) experience.push(...(yield* store.trajectories(runId, stage, { iteration: Math.max(0, options.rlIterations - 1) }).pipe(Effect.mapError(fail(stage)))))
+    }
+
+    // --- 4. held-out evaluation of the four rows, and the trained policy under each paradigm
+    const rows: ReadonlyArray<readonly [Model, LearnedPolicy.Weights]> = [
+      ["Backbone", backbone],
+      ["SFT", sft],
+      ...options.estimators.map((e) => [estimatorModel(e), finals.get(e) as LearnedPolicy.Weights] as const)
+    ]
+    for (const [model, weights] of rows) {
+      const t0 = Date.now()
+      const { cells, trajectories } = yield* evaluate(`eval/${model}/seed${seed}/ParaAct`, weights, "ParaAct", seed).pipe(Effect.mapError(fail(`eval ${model}`)))
+      stages.push({ name: `evaluate ${modelLabels[model]} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct` })
+      addCell(model, cells)
+      if (model === "Ours") {
+        addCell("paradigm:ParaAct", cells)
+        if (timeline === undefined) timeline = trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
+      }
+    }
+    const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
+    if (shipped === undefined) shipped = ours
+    for (const paradigm of options.paradigms) {
+      if (paradigm === "ParaAct") continue
+      const t0 = Date.now()
+      const { cells } = yield* evaluate(`eval/Ours/seed${seed}/${paradigm}`, ours, paradigm, seed).pipe(Effect.mapError(fail(`eval ${paradigm}`)))
+      stages.push({ name: `evaluate ours under ${paradigm} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks` })
+      addCell(`paradigm:${paradigm}`, cells)
+    }
+  }
+
+  const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(evalCells.get(m) ?? [], options.levels)])) as Record<Model, LevelTable>
+  const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(evalCells.get(`paradigm:${p}`) ?? [], options.levels)]))
+  const summary: Summary = {
+    ablation,
+    paradigms,
+    training: { demonstrations: demonstrations.length, kept, sft: sftReports, rl: rlReports },
+    run: { seeds: options.seeds, testTasks: testTasks.length, trainTasks: trainTasks.length, library: library.label }
+  }
+  const timelineTask = timeline === undefined ? undefined : testTasks.find((t) => t.id === timeline?.taskId)
+  const report: Omit<Report.ReportInput, "title" | "command"> = {
+    seeds: options.seeds,
+    curves,
+    ablation: Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])),
+    paradigms,
+    stages,
+    ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
+  }
+  const result: PipelineResult = { summary, report, shipped: shipped ?? LearnedPolicy.initial(options.seeds[0] ?? 1), demonstrations, experience, testTasks }
+  return result
+})
+
+/** RL's checkpointer over the run store: checkpoints with their metrics, and each finished group. */
+const checkpointerFor = (store: RunStore["Service"], runId: string, stage: string): Trainer.Checkpointer => {
+  const wrap = (e: RunStoreError) => new Trainer.TrainerError({ stage, message: e.message })
+  const cache = new Map<number, Map<string, ReadonlyArray<Trajectory>>>()
+  return {
+    latest: Effect.gen(function*() {
+      const stored = yield* store.latestCheckpoint(runId, stage)
+      if (stored === undefined) return undefined
+      const state = stored.state as unknown as { version: number; t: number; metrics: ReadonlyArray<Trainer.IterationMetrics> }
+      const adam: PolicyGradient.AdamState = { m: Float64Array.from(stored.optimiser[0] ?? []), v: Float64Array.from(stored.optimiser[1] ?? []), t: state.t }
+      const checkpoint: Trainer.Checkpoint = {
+        iteration: stored.iteration,
+        weights: { params: { shape: LearnedPolicy.shape, data: Float64Array.from(stored.params) }, version: state.version },
+        adam,
+        metrics: state.metrics
+      }
+      return checkpoint
+    }).pipe(Effect.mapError(wrap)),
+    save: (checkpoint) =>
+      Effect.gen(function*() {
+          const last = checkpoint.metrics[checkpoint.metrics.length - 1]
+        yield* store.putCheckpoint(
+          runId,
+          stage,
+          checkpoint.iteration,
+          {
+            params: checkpoint.weights.params.data,
+            optimiser: [checkpoint.adam.m, checkpoint.adam.v],
+            state: toJson({ version: checkpoint.weights.version, t: checkpoint.adam.t, metrics: checkpoint.metrics })
+          },
+          last === undefined ? undefined : toJson(last)
+        )
+      }).pipe(Effect.mapError(wrap)),
+    group: (iteration, key) =>
+      Effect.gen(function*() {
+        let byKey = cache.get(iteration)
+        if (byKey === undefined) {
+              const groups = yield* store.groups(runId, stage, { iteration })
+          const stored = yield* store.trajectories(runId, stage, { iteration })
+          byKey = new Map()
+          let at = 0
+          for (const g of groups) {
+            byKey.set(g.key, stored.slice(at, at + g.size))
+            at += g.size
+          }
+          cache.set(iteration, byKey)
+        }
+        return byKey.get(key)
+      }).pipe(Effect.mapError(wrap)),
+    putGroup: (iteration, key, trajectories) =>
+      Effect.gen(function*() {
+          yield* store.putTrajectories(runId, stage, key, iteration, trajectories)
+      }).pipe(Effect.mapError(wrap))
+  }
+}
+
+/** The parameter count of the shipped network (for reports). */
+export const parameterCount = Mlp.size(LearnedPolicy.shape)
