@@ -71,6 +71,7 @@ export * as TokenizerStatic from "./retrieval/TokenizerStatic.ts"
 export * as Tokenize from "./retrieval/Tokenize.ts"
 // agent: the Policy service and the multi-agent teacher
 export * as Policy from "./agent/Policy.ts"
+export * as PolicyPrompt from "./agent/PolicyPrompt.ts"
 export * as Teacher from "./agent/Teacher.ts"
 // runtime: rollouts as structured fibers
 export * as Rollout from "./runtime/Rollout.ts"
