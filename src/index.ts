@@ -85,3 +85,5 @@ export * as RuleJudge from "./judge/RuleJudge.ts"
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
+// training: exports a user trains an LLM on (SFT demonstrations, RL experience)
+export * as Exports from "./training/Exports.ts"
