@@ -72,6 +72,7 @@ export * as Tokenize from "./retrieval/Tokenize.ts"
 // agent: the Policy service, the learned policy's ONNX graph and the multi-agent teacher
 export * as Policy from "./agent/Policy.ts"
 export * as PolicyOnnxGraph from "./agent/PolicyOnnxGraph.ts"
+export * as PolicyPrompt from "./agent/PolicyPrompt.ts"
 export * as Teacher from "./agent/Teacher.ts"
 // runtime: rollouts as structured fibers
 export * as Rollout from "./runtime/Rollout.ts"
@@ -88,3 +89,5 @@ export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
 // training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
 export * as RunStore from "./training/RunStore.ts"
+// training: exports a user trains an LLM on (SFT demonstrations, RL experience)
+export * as Exports from "./training/Exports.ts"

@@ -163,6 +163,42 @@ const isDeadEnd = (step: Step): boolean => {
   return !anyCall && !anyHit
 }
 
+/** What {@link contextAt} needs besides the trajectory: the task's request, T_max and the library's lookup. */
+export interface ContextAtOptions {
+  readonly request: string
+  readonly maxRounds: number
+  readonly lookup: (name: string) => ToolSpec | undefined
+}
+
+/**
+ * The context the policy was given before step `index` of a recorded trajectory, rebuilt from the trajectory alone
+ * the way {@link make}'s round builds it: the history (DFSDT: the path to the step's parent), the tools retrieved on
+ * it, the expansions abandoned before it (DFSDT), the round, T_max, the controller state. The privileged `task` is
+ * left out (an exporter shows it to a model in the policy's place). Undefined when no step sits at `index`.
+ */
+export const contextAt = (trajectory: Trajectory, index: number, options: ContextAtOptions): PolicyContext | undefined => {
+  const step = trajectory.steps[index]
+  if (step === undefined || step.index !== index) return undefined
+  const before = trajectory.steps.slice(0, index)
+  const backtrack = Paradigms.rules[trajectory.paradigm].backtrack
+  const history = backtrack ? History.pathTo(before, step.parent) : before
+  const abandoned = backtrack ? before.filter(isDeadEnd) : []
+  return {
+    request: options.request,
+    paradigm: trajectory.paradigm,
+    round: index,
+    maxRounds: options.maxRounds,
+    controller: step.controller,
+    history,
+    tools: [...History.of(history).retrieved].flatMap((name) => {
+      const spec = options.lookup(name)
+      return spec === undefined ? [] : [spec]
+    }),
+    seed: trajectory.seed,
+    ...(abandoned.length > 0 ? { abandoned } : {})
+  }
+}
+
 /** Builds the service from its dependencies. */
 export const make = (overrides: Partial<RolloutConfig> = {}) =>
   Effect.gen(function*() {

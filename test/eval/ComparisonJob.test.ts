@@ -72,12 +72,12 @@ describe("Job", () => {
     }).pipe(Effect.provide(appLayer)), { timeout: 120_000 })
 })
 
-describe("npm start (programs/main.ts)", () => {
+describe("npm run compare (programs/compare.ts)", () => {
   it("prints the run folder last, holding summary.json in the documented shape", () => {
     const out = join(tmp(), "cli")
     const stdout = execFileSync(
       process.execPath,
-      ["--import", "tsx", "programs/main.ts", "--tasks", "1", "--world-size", "6000", "--paradigms", "ParaAct,ReAct", "--out", out],
+      ["--import", "tsx", "programs/compare.ts", "--tasks", "1", "--world-size", "6000", "--paradigms", "ParaAct,ReAct", "--out", out],
       { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }
     )
     const lines = stdout.trim().split("\n")
@@ -94,7 +94,7 @@ describe("npm start (programs/main.ts)", () => {
   it("gives a clear error for a bad flag value", () => {
     let stderr = ""
     try {
-      execFileSync(process.execPath, ["--import", "tsx", "programs/main.ts", "--paradigms", "ParaAct,Nope"], {
+      execFileSync(process.execPath, ["--import", "tsx", "programs/compare.ts", "--paradigms", "ParaAct,Nope"], {
         cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"]
       })
     } catch (e) {

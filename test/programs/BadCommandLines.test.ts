@@ -23,6 +23,7 @@ writeFileSync(noQuery, JSON.stringify([{ bogus: 1 }]))
 type Row = readonly [program: string, args: ReadonlyArray<string>, names: string, env?: Readonly<Record<string, string>>]
 
 const main = "programs/main.ts"
+const compare = "programs/compare.ts"
 const toolenv = "programs/toolenv.ts"
 const retrieval = "programs/retrieval-eval.ts"
 const judge = "programs/judge-agreement.ts"
@@ -30,28 +31,33 @@ const train = "programs/train-encoder.ts"
 const tune = "programs/tune-fusion.ts"
 
 const rows: ReadonlyArray<Row> = [
+  // programs/main.ts keeps rows only for the flags it shares with the comparison (it is becoming the training
+  // pipeline); the comparison's own rows, and its run-folder and endpoint checks, are programs/compare.ts's
   [main, ["--out", library], "already holds"],
-  [main, ["--max-rounds", "0"], "--max-rounds"],
-  [main, ["--max-rounds", "-5"], "--max-rounds"],
-  [main, ["--world-size", "10"], "--world-size"],
-  [main, ["--world-size", "0"], "--world-size"],
-  [main, ["--world-size", "-1"], "--world-size"],
-  [main, ["--world-size", "1e8"], "--world-size"],
+  [main, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [main, ["--concurrency", "0"], "--concurrency"],
   [main, ["--tasks", "1e8"], "--tasks"],
-  [main, ["--group", "1e8"], "--group"],
-  [main, ["--levels", "I4"], "--levels"],
-  [main, ["--paradigms", "ParaAct,Nope"], "--paradigms"],
-  [main, ["--estimator", "nope"], "--estimator"],
-  [main, ["--mistake-rate", "2"], "--mistake-rate"],
   [main, ["--policy", "nope"], "--policy"],
-  [main, ["--timeout-ms", "0"], "--timeout-ms"],
-  [main, ["--max-retries", "99"], "--max-retries"],
-  [main, ["--no-such-flag"], "--no-such-flag"],
-  [main, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [main, ["--policy", "openai"], "PARAAGENT_BASE_URL"],
-  [main, ["--judge", "llm", "--base-url", "ftp://host/v1", "--model", "m"], "baseUrl"],
-  [main, ["--policy", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"], "PARAAGENT_", { PARAAGENT_TIMEOUT_MS: "soon" }],
+  [compare, ["--out", library], "already holds"],
+  [compare, ["--out", "/dev/null/x"], "--out /dev/null/x"],
+  [compare, ["--policy", "openai"], "PARAAGENT_BASE_URL"],
+  [compare, ["--max-rounds", "0"], "--max-rounds"],
+  [compare, ["--max-rounds", "-5"], "--max-rounds"],
+  [compare, ["--world-size", "10"], "--world-size"],
+  [compare, ["--world-size", "0"], "--world-size"],
+  [compare, ["--world-size", "-1"], "--world-size"],
+  [compare, ["--world-size", "1e8"], "--world-size"],
+  [compare, ["--group", "1e8"], "--group"],
+  [compare, ["--levels", "I4"], "--levels"],
+  [compare, ["--paradigms", "ParaAct,Nope"], "--paradigms"],
+  [compare, ["--estimator", "nope"], "--estimator"],
+  [compare, ["--mistake-rate", "2"], "--mistake-rate"],
+  [compare, ["--timeout-ms", "0"], "--timeout-ms"],
+  [compare, ["--max-retries", "99"], "--max-retries"],
+  [compare, ["--no-such-flag"], "--no-such-flag"],
+  [compare, ["--judge", "llm", "--base-url", "ftp://host/v1", "--model", "m"], "baseUrl"],
+  [compare, ["--policy", "openai", "--base-url", "http://127.0.0.1:9/v1", "--model", "m"], "PARAAGENT_", { PARAAGENT_TIMEOUT_MS: "soon" }],
   [toolenv, ["stats", "--size", "10"], "--size"],
   [toolenv, ["sample", "--count", "-5"], "--count"],
   [toolenv, ["gold", "--index", "1e8"], "--index"],

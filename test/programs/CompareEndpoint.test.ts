@@ -7,17 +7,17 @@ import * as LoopbackServer from "../support/LoopbackServer.ts"
 import { spawnProgram } from "../support/Spawn.ts"
 
 const SECRET = "sk-flag-only-4242"
-/** The smallest real `npm start`: one I1 task, one paradigm, one rollout of one round. */
+/** The smallest real `npm run compare`: one I1 task, one paradigm, one rollout of one round. */
 const small = ["--policy", "openai", "--world-size", "600", "--tasks", "1", "--levels", "I1", "--paradigms", "ReAct", "--group", "1", "--max-rounds", "1"]
 
-describe("npm start against an endpoint that only fails (500)", () => {
+describe("npm run compare against an endpoint that only fails (500)", () => {
   it.live("environment and flags merge (flags win), every rollout failing exits non-zero and says why; the key is never printed", () =>
     Effect.gen(function*() {
       const server = yield* LoopbackServer.make({})
       const out = join(mkdtempSync(join(tmpdir(), "paraagent-endpoint-")), "run")
       // the endpoint from the environment, the key from a flag; retries and timeout from the environment
       const r = yield* Effect.promise(() =>
-        spawnProgram("programs/main.ts", [...small, "--api-key", SECRET, "--out", out], {
+        spawnProgram("programs/compare.ts", [...small, "--api-key", SECRET, "--out", out], {
           PARAAGENT_BASE_URL: `${server.url}/v1`,
           PARAAGENT_MODEL: "env-model",
           PARAAGENT_MAX_RETRIES: "1",
@@ -40,7 +40,7 @@ describe("npm start against an endpoint that only fails (500)", () => {
 
       // the endpoint from flags: the environment's retry count still applies
       const flagged = yield* Effect.promise(() =>
-        spawnProgram("programs/main.ts", [...small, "--base-url", `${server.url}/v1`, "--model", "flag-model", "--out", `${out}-2`], {
+        spawnProgram("programs/compare.ts", [...small, "--base-url", `${server.url}/v1`, "--model", "flag-model", "--out", `${out}-2`], {
           PARAAGENT_MAX_RETRIES: "0",
           PARAAGENT_MODEL: "env-model"
         })
