@@ -1,87 +1,168 @@
 /**
- * The main job: build the generated ToolEnv, sample held-out I1/I2/I3 tasks, run a policy under each paradigm,
- * judge and reward every rollout, and write the Table-1-style comparison plus all trajectories to a run folder.
+ * The main job, the paper's pipeline: generated ToolEnv → multi-agent teacher demonstrations → judge filter → SFT →
+ * RL with `grpo` and with `paraagent` → held-out evaluation of Backbone / +SFT / +SFT & RL over seeds → the Table-2
+ * ablation, the trained policy under each paradigm, report.md / report.html, exports and the trained model.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+import { Console, Effect, Option, Result, Schema } from "effect"
+import { CliError, Command, Flag } from "effect/cli"
+import * as path from "node:path"
 import * as App from "../layers/App.ts"
-import * as OpenAiClient from "../layers/OpenAiClient.ts"
-import * as Cli from "../src/io/Cli.ts"
-import * as Provenance from "../src/io/Provenance.ts"
-import * as RunFolder from "../src/io/RunFolder.ts"
-import * as Job from "../src/eval/ComparisonJob.ts"
-import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as PolicyScorerOnnx from "../layers/PolicyScorerOnnx.ts"
+import * as RunStoreSqlite from "../layers/RunStoreSqlite.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
+import * as Report from "../src/eval/Report.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
+import * as Provenance from "../src/io/Provenance.ts"
+import * as RunFolder from "../src/io/RunFolder.ts"
+import * as Exports from "../src/training/Exports.ts"
+import * as Pipeline from "../src/training/Pipeline.ts"
+import { RunStore } from "../src/training/RunStore.ts"
 
-const { flags } = RunConfig
+const { flags, intFlag } = RunConfig
+
+const seedsFlag = Flag.String("seeds").pipe(
+  Flag.withDescription("training seeds, comma-separated (each: its own initialisation, SFT and RL runs)"),
+  Flag.mapEffect((text) => {
+    const items = text.split(",").map((x) => x.trim())
+    const seeds = items.map(Number)
+    const ok = items.length >= 1 && items.length <= 10 && seeds.every((x) => Number.isInteger(x) && x >= 0 && x < 2 ** 31) && new Set(seeds).size === seeds.length
+    return ok
+      ? Effect.succeed(seeds as ReadonlyArray<number>)
+      : Effect.fail(new CliError.InvalidValue({ option: "seeds", value: text, expected: "1 to 10 distinct non-negative integers, comma-separated", kind: "flag" }))
+  })
+)
+
+/** The pipeline's settings as the command line gives them. */
+const PipelineRecord = Schema.Struct({
+  seeds: Schema.Array(Schema.Int),
+  taskSeed: Schema.Int,
+  trainTasks: Schema.Int,
+  testTasksPerLevel: Schema.Int,
+  levels: Schema.Array(Level),
+  paradigms: Schema.Array(Paradigm),
+  teacherMistakeRate: Schema.Finite,
+  sftEpochs: Schema.Int,
+  rlIterations: Schema.Int,
+  rlTasksPerIteration: Schema.Int,
+  group: Schema.Int,
+  estimators: Schema.Array(Schema.String),
+  concurrency: Schema.Int,
+  worldSeed: Schema.Int,
+  worldSize: Schema.Int
+})
+type PipelineRecord = typeof PipelineRecord.Type
+
+const storeFile = (dir: string) => path.join(dir, "run.sqlite")
 
 const command = Command.make(
   "paraagent",
   {
-    tasks: flags.tasks.pipe(Flag.withDefault(Job.defaults.tasksPerLevel)),
+    seeds: seedsFlag.pipe(Flag.optional),
+    taskSeed: flags.seed.pipe(Flag.withDefault(Pipeline.defaults.taskSeed)),
+    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(Flag.withDefault(Pipeline.defaults.trainTasks)),
+    tasks: flags.tasks.pipe(Flag.withDefault(Pipeline.defaults.testTasksPerLevel)),
     levels: flags.levels.pipe(Flag.withDefault(Level.literals)),
-    seed: flags.seed.pipe(Flag.withDefault(Job.defaults.seed)),
+    paradigms: flags.paradigms.pipe(Flag.withDefault(Paradigm.literals)),
+    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(Flag.withDefault(Pipeline.defaults.sftEpochs)),
+    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(Flag.withDefault(Pipeline.defaults.rlIterations)),
+    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(Flag.withDefault(Pipeline.defaults.rlTasksPerIteration)),
+    group: flags.group.pipe(Flag.withDefault(Pipeline.defaults.group)),
     worldSeed: flags.worldSeed.pipe(Flag.withDefault(7)),
     worldSize: flags.worldSize.pipe(Flag.withDefault(50_011)),
-    paradigms: flags.paradigms.pipe(Flag.withDefault(Paradigm.literals)),
-    group: flags.group.pipe(Flag.withDefault(Job.defaults.group)),
-    policy: flags.policy.pipe(Flag.withDefault("teacher")),
-    mistakeRate: flags.mistakeRate.pipe(Flag.withDefault(0.1)),
-    mode: flags.mode.pipe(Flag.withDefault("text")),
-    judge: flags.judge.pipe(Flag.withDefault("rule")),
-    retriever: flags.retriever.pipe(Flag.withDefault("bm25")),
-    faults: flags.faults.pipe(Flag.withDefault(true)),
-    maxRounds: flags.maxRounds.pipe(Flag.withDefault(12)),
-    concurrency: flags.concurrency.pipe(Flag.withDefault(Job.defaults.concurrency)),
-    estimator: flags.estimator.pipe(Flag.withDefault("paraagent")),
+    concurrency: flags.concurrency.pipe(Flag.withDefault(Pipeline.defaults.concurrency)),
     out: flags.out.pipe(Flag.optional),
-    ...RunConfig.endpointFlags
+    resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
+    ship: Flag.String("ship").pipe(Flag.withDescription("also write the trained model (ONNX + metadata) to this folder, e.g. models"), Flag.optional)
   },
   Effect.fn(function*(given) {
-    // the endpoint: the environment's PARAAGENT_* variables with every given flag laid over them, resolved (and
-    // checked) before the world is built
-    const endpoint = RunConfig.needsEndpoint(given) ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(given)) : undefined
-    const config: RunConfig.RunConfig = {
-      tasks: given.tasks,
-      levels: given.levels,
-      seed: given.seed,
-      worldSeed: given.worldSeed,
-      worldSize: given.worldSize,
-      paradigms: given.paradigms,
-      group: given.group,
-      policy: given.policy,
-      mistakeRate: given.mistakeRate,
-      mode: given.mode,
-      judge: given.judge,
-      retriever: given.retriever,
-      faults: given.faults,
-      faultRate: RunConfig.faultRateOf(given.faults),
-      maxRounds: given.maxRounds,
-      concurrency: given.concurrency,
-      estimator: given.estimator,
-      out: Option.getOrElse(given.out, () => Job.defaultOut(given.seed)),
-      ...(endpoint !== undefined ? { endpoint: RunConfig.endpointRecord(endpoint) } : {})
-    }
-    // a run folder that holds an earlier run, or cannot be made, fails now, not after building the world
-    yield* RunFolder.ensureFresh(config.out).pipe(
-      Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: ${e.message}` }))
-    )
-    yield* RunFolder.make(config.out).pipe(
-      Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: cannot create the run folder (${e.message})` }))
-    )
     const provenance = yield* Provenance.read
-    const result = yield* Job.run({ ...RunConfig.jobOptions(config, true), record: { ...config, ...provenance } }).pipe(
-      Effect.provide(App.layer(App.optionsFromRunConfig(config, endpoint)))
+    const resuming = Option.isSome(given.resume)
+    const dir = Option.isSome(given.resume) ? given.resume.value : Option.getOrElse(given.out, () => `runs/${new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z")}-pipeline`)
+    const fresh: PipelineRecord = {
+      seeds: Option.getOrElse(given.seeds, () => Pipeline.defaults.seeds),
+      taskSeed: given.taskSeed,
+      trainTasks: given.trainTasks,
+      testTasksPerLevel: given.tasks,
+      levels: given.levels,
+      paradigms: given.paradigms,
+      teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
+      sftEpochs: given.sftEpochs,
+      rlIterations: given.rlIterations,
+      rlTasksPerIteration: given.rlTasks,
+      group: given.group,
+      estimators: Pipeline.defaults.estimators,
+      concurrency: given.concurrency,
+      worldSeed: given.worldSeed,
+      worldSize: given.worldSize
+    }
+    if (!resuming) {
+      yield* RunFolder.ensureFresh(dir).pipe(
+        Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: ${e.message}` }))
+      )
+    }
+    const folder = yield* RunFolder.make(dir).pipe(
+      Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: cannot create the run folder (${e.message})` }))
     )
-    yield* Console.log(result.table)
-    yield* Console.log(result.dir)
+    const program = Effect.gen(function*() {
+      const store = yield* RunStore
+      const runId = "pipeline"
+      const existing = yield* store.getRun(runId)
+      let record = fresh
+      if (resuming) {
+        if (existing === undefined) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the run store holds no pipeline run to resume` })
+        const decoded = Schema.decodeUnknownResult(PipelineRecord)((existing.config as { pipeline?: unknown }).pipeline)
+        if (Result.isFailure(decoded)) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the stored configuration does not decode` })
+        record = decoded.success
+      } else {
+        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance })))
+        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })
+      }
+      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, progress: true }
+      const result = yield* Pipeline.run(runId, options).pipe(
+        Effect.provide(App.layer({ world: { seed: record.worldSeed, size: record.worldSize }, tasks: { holdoutTools: true } }))
+      )
+      yield* store.setStatus(runId, "done")
+      return { result, options }
+    })
+    const { result, options } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
+
+    // outputs: tables, summary, report, exports, the trained model
+    const table = Pipeline.renderAblation(result.summary)
+    const commandLine = `npm start -- ${resuming ? `--resume ${dir}` : `--out ${dir}`}`
+    const reportInput: Report.ReportInput = { title: "ParaAgent: the embedded pipeline", command: commandLine, ...result.report }
+    yield* folder.writeText("table.md", `${table}\n`)
+    yield* folder.writeJson("summary.json", result.summary)
+    yield* folder.writeText("report.md", Report.renderMarkdown(reportInput))
+    yield* folder.writeText("report.html", Report.renderHtml(reportInput))
+    const demos = Exports.demonstrations(result.demonstrations.map((d) => d.trajectory), {
+      mode: "text",
+      tasks: result.demonstrations.map((d) => d.task),
+      lookup: (name) => result.lookup(name),
+      maxRounds: 12
+    })
+    if (Result.isSuccess(demos)) yield* folder.writeText("demonstrations.jsonl", demos.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+    const experience = Exports.experience(result.experience, { estimator: "paraagent" })
+    if (Result.isSuccess(experience)) yield* folder.writeText("experience.jsonl", experience.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+    const avg = result.summary.ablation.Ours["Avg"]
+    const modelProvenance = {
+      command: "npm start -- --ship models",
+      seed: options.seeds[0] ?? 1,
+      commit: provenance.commit,
+      version: result.shipped.version,
+      metrics: { pass1: avg?.pass1.mean ?? 0, rounds: avg?.rounds.mean ?? 0, calls: avg?.calls.mean ?? 0 }
+    }
+    yield* PolicyScorerOnnx.saveModel(path.join(dir, "model"), result.shipped.params, modelProvenance)
+    if (Option.isSome(given.ship)) yield* PolicyScorerOnnx.saveModel(given.ship.value, result.shipped.params, modelProvenance)
+    yield* Console.log(table)
+    yield* Console.log(folder.dir)
   })
-).pipe(Command.withDescription("Compare agent paradigms on held-out ToolEnv tasks: Pass@1/Pass@2, Path, rounds, calls, searches"))
+).pipe(Command.withDescription("The ParaAgent pipeline on the embedded ToolEnv: teacher demonstrations, SFT, RL (GRPO vs decoupled advantages), held-out evaluation over seeds"))
 
 command.pipe(
   Cli.run("paraagent", "0.1.0"),

@@ -6,6 +6,7 @@
  */
 import { Effect, Layer, Ref, Schema } from "effect"
 import type { Json } from "../domain/Json.ts"
+import type { ToolSpec } from "../domain/Tool.ts"
 import type { Level, Task } from "../domain/Task.ts"
 import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
@@ -130,6 +131,8 @@ export interface PipelineResult {
   readonly demonstrations: ReadonlyArray<Trainer.Demonstration>
   readonly experience: ReadonlyArray<Trajectory>
   readonly testTasks: ReadonlyArray<Task>
+  /** The library's look-up, for exports. */
+  readonly lookup: (name: string) => ToolSpec | undefined
 }
 
 const estimatorModel = (estimator: string): Model => (estimator === "grpo" ? "GRPO" : "Ours")
@@ -406,7 +409,7 @@ export const run = Effect.fn("Pipeline.run")(function*(runId: string, options: P
     stages,
     ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
   }
-  const result: PipelineResult = { summary, report, shipped: shipped ?? LearnedPolicy.initial(options.seeds[0] ?? 1), demonstrations, experience, testTasks }
+  const result: PipelineResult = { summary, report, shipped: shipped ?? LearnedPolicy.initial(options.seeds[0] ?? 1), demonstrations, experience, testTasks, lookup: (name) => library.get(name) }
   return result
 })
 
