@@ -22,6 +22,7 @@ import type * as World from "../src/toolenv/world/World.ts"
 import * as JudgeLlm from "./JudgeLlm.ts"
 import * as OpenAiClient from "./OpenAiClient.ts"
 import type { OpenAiConfigInput } from "./OpenAiClient.ts"
+import * as PolicyLearned from "./PolicyLearned.ts"
 import * as PolicyOpenAi from "./PolicyOpenAi.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
 import * as TeacherLlm from "./TeacherLlm.ts"
@@ -34,6 +35,7 @@ export type PolicyChoice =
   | { readonly kind: "teacher"; readonly options?: Partial<Teacher.TeacherOptions> }
   | { readonly kind: "openai"; readonly options?: PolicyOpenAi.PolicyOpenAiOptions }
   | { readonly kind: "teacher-llm"; readonly options?: TeacherLlm.TeacherLlmOptions }
+  | { readonly kind: "paraagent"; readonly dir?: string; readonly options?: Omit<LearnedPolicy.LearnedPolicyOptions, "scorer"> }
   | { readonly kind: "learned"; readonly weights: Ref.Ref<LearnedPolicy.Weights>; readonly options?: LearnedPolicy.LearnedPolicyOptions }
 
 /** Everything the application layer can be built from. */
@@ -92,6 +94,8 @@ export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigErr
     ? PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpoint))
     : policyChoice.kind === "learned"
     ? LearnedPolicy.layer(policyChoice.weights, policyChoice.options ?? {})
+    : policyChoice.kind === "paraagent"
+    ? PolicyLearned.layer(policyChoice.dir, policyChoice.options ?? {})
     : TeacherLlm.layerConfig(policyChoice.options ?? {}, options.endpoint ?? {})
   const judge: Layer.Layer<Judge, ConfigError> = options.judge === "llm"
     ? JudgeLlm.layer().pipe(Layer.provide(endpoint))
@@ -112,6 +116,8 @@ export const optionsFromRunConfig = (config: RunConfig.RunConfig, endpoint?: Ope
     ? { kind: "teacher", options: { mistakeRate: config.mistakeRate } }
     : config.policy === "openai"
     ? { kind: "openai", options: { mode: config.mode } }
+    : config.policy === "paraagent"
+    ? { kind: "paraagent" }
     : { kind: "teacher-llm" },
   judge: config.judge,
   ...(endpoint !== undefined ? { endpoint } : {}),

@@ -74,7 +74,7 @@ export const EstimatorName = Schema.String.check(
 )
 
 /** The policies `npm start` can run. */
-export const PolicyKind = Schema.Literals(["teacher", "openai", "teacher-llm"])
+export const PolicyKind = Schema.Literals(["teacher", "openai", "teacher-llm", "paraagent"])
 /** The judges. */
 export const JudgeKind = Schema.Literals(["rule", "llm"])
 /** The retrievers. */
@@ -200,7 +200,7 @@ export const flags = {
   paradigms: listFlag("paradigms", Paradigm.literals, "paradigms to compare"),
   group: intFlag("group", caps.group, "rollouts per task (≥ 2 gives Pass@2)"),
   policy: Flag.Literals("policy", PolicyKind.literals).pipe(
-    Flag.withDescription("teacher: the scripted multi-agent teacher (no network); openai: one LLM agent over an OpenAI-compatible endpoint; teacher-llm: the multi-agent teacher with each role an LLM call")
+    Flag.withDescription("teacher: the scripted multi-agent teacher (no network); openai: one LLM agent over an OpenAI-compatible endpoint; teacher-llm: the multi-agent teacher with each role an LLM call; paraagent: the trained embedded policy shipped in models/ (onnxruntime)")
   ),
   mistakeRate: numberFlag("mistake-rate", { minimum: 0, maximum: 1 }, "teacher mistake rate per decision"),
   mode: Flag.Literals("mode", ["text", "native"]).pipe(Flag.withDescription("openai policy: ParaAct tags or native tool_calls")),

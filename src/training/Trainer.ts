@@ -233,10 +233,7 @@ export const make = Effect.gen(function*() {
       for (let at = 0; at < order.length; at += options.minibatch) {
         const batch = order.slice(at, at + options.minibatch)
         const grad = new Float64Array(params.data.length)
-        for (const i of batch) {
-          const s = samples[i] as PolicyGradient.RecordedStep
-          total += PolicyGradient.sftStepLoss({ ...s, params, grad, weight: 1 / batch.length }).loss
-        }
+        for (const loss of PolicyGradient.sftBatch({ params, steps: batch.map((i) => samples[i] as PolicyGradient.RecordedStep), grad })) total += loss
         PolicyGradient.clipGradNorm(grad, 1.0)
         PolicyGradient.adamStep(params.data, grad, adam, options.adam)
       }
@@ -393,20 +390,8 @@ export const updatePolicy = (
     for (let at = 0; at < order.length; at += size) {
       const batch = order.slice(at, at + size)
       const grad = new Float64Array(params.data.length)
-      for (const i of batch) {
-        const s = samples[i] as Sample
-        const r = PolicyGradient.stepLoss({
-          x: s.x,
-          layout: s.layout,
-          choice: s.choice,
-          params,
-          behaviour: s.behaviour,
-          advantage: s.advantage,
-          ...(s.reference !== undefined ? { reference: s.reference } : {}),
-          config: options.ppo,
-          grad,
-          weight: 1 / batch.length
-        })
+      const results = PolicyGradient.ppoBatch({ params, steps: batch.map((i) => samples[i] as Sample), config: options.ppo, grad })
+      for (const r of results) {
         // the statistics of the last epoch describe the update that was made
         if (epoch === options.ppo.epochs - 1) {
           kl += r.kl

@@ -271,3 +271,34 @@ describe("A two-armed bandit learned with GRPO advantages and PPO-clip", () => {
     expect([...train(5, 10).params.data]).toEqual([...train(5, 10).params.data])
   })
 })
+
+describe("batched losses (one stacked pass) against the per-step loop", () => {
+  it("ppoBatch and sftBatch give the per-step losses and the same summed gradient", () => {
+    fc.assert(
+      fc.property(fc.array(caseArb(3), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1000 }), (cases, seed) => {
+        const width = 6
+        const params = Mlp.init({ input: width, hidden: [5] }, seed, 1)
+        const r = rng(seed + 1)
+        const steps = cases.map((c) => {
+          const options = choices(c.layout)
+          const choice = options[r.int(options.length)] as Choice
+          const x = Float64Array.from({ length: c.layout.rows * width }, () => 2 * r.next() - 1)
+          return { x, layout: c.layout, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
+        })
+        const config = { ...PG.defaultPpo, klCoef: 0.1 }
+        const loopGrad = new Float64Array(params.data.length)
+        const loop = steps.map((s) => PG.stepLoss({ ...s, params, config, grad: loopGrad, weight: 1 / steps.length }))
+        const batchGrad = new Float64Array(params.data.length)
+        const batch = PG.ppoBatch({ params, steps, config, grad: batchGrad })
+        batch.forEach((b, i) => expect(b.loss).toBeCloseTo((loop[i] as PG.StepLossResult).loss, 10))
+        batchGrad.forEach((g, i) => expect(g).toBeCloseTo(loopGrad[i] as number, 10))
+        const sftLoop = new Float64Array(params.data.length)
+        const sftLosses = steps.map((s) => PG.sftStepLoss({ ...s, params, grad: sftLoop, weight: 1 / steps.length }).loss)
+        const sftGrad = new Float64Array(params.data.length)
+        PG.sftBatch({ params, steps, grad: sftGrad }).forEach((l, i) => expect(l).toBeCloseTo(sftLosses[i] as number, 10))
+        sftGrad.forEach((g, i) => expect(g).toBeCloseTo(sftLoop[i] as number, 10))
+      }),
+      { numRuns: 40 }
+    )
+  })
+})
