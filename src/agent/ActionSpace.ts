@@ -96,7 +96,7 @@ export interface Space {
 const rowTypes = ["kind:search", "kind:call", "kind:answer", "plan", "search", "call", "fact"] as const
 type RowType = typeof rowTypes[number]
 const contextWidth = 20
-const candidateWidth = 24
+const candidateWidth = 28
 
 /** Width of a feature row. */
 export const width = rowTypes.length + contextWidth + candidateWidth
@@ -265,6 +265,8 @@ interface ValueOption {
   readonly value: Json
   readonly source: FillSource
   readonly match: number
+  /** A literal of the tool's own clause. */
+  readonly ownClause?: boolean
 }
 
 const paramTokens = (name: string, schema: JsonSchema): ReadonlySet<string> =>
@@ -348,12 +350,15 @@ const valueOptions = (
     if (!typeFits(schema, lit.value, lit.kind)) continue
     if (schema.enum !== undefined && !schema.enum.some((e) => String(e) === lit.value)) continue
     const base = cover(lit.label, want)
-    const sameClause = lit.clause === clause || clause < 0 ? 0.25 : 0
+    // a literal of the tool's own clause is what the clause asks the tool for; another clause's is a distractor
+    const sameClause = lit.clause === clause ? 0.5 : clause < 0 ? 0.25 : -0.25
     const value: Json = schema.type === "integer" || schema.type === "number" ? Number(lit.value) : lit.value
-    out.push({ value, source: "literal", match: clip01(base + sameClause + (schema.enum !== undefined ? 0.5 : 0)) })
+    out.push({ value, source: "literal", match: clip01(0.5 * base + sameClause + (schema.enum !== undefined ? 0.5 : 0)), ownClause: lit.clause === clause })
   }
   const nameTokens = tokens(name)
   for (const src of sources) {
+    // both sides annotated with different entities: a field of another kind of thing, whatever its name
+    if (entity !== undefined && src.entity !== undefined && src.entity !== entity) continue
     const entityMatch = entity !== undefined && src.entity === entity ? 1 : 0
     const nameMatch = src.key === name ? 1 : cover(nameTokens, src.keyTokens)
     const score = Math.max(entityMatch, 0.8 * nameMatch)
@@ -379,6 +384,8 @@ const valueOptions = (
 interface Filling {
   /** A parameter naming an entity id (`x-entity` `*.id`) got a request literal (a name, usually: a 404). */
   readonly idByLiteral: boolean
+  /** Literals taken from another clause than the tool's own. */
+  readonly foreignLiterals: number
   readonly arguments: JsonObject
   readonly sources: ReadonlyArray<FillSource>
   readonly matches: ReadonlyArray<number>
@@ -410,10 +417,12 @@ const fillingsFor = (
     const matches: Array<number> = []
     let filled = 0
     let idByLiteral = false
+    let foreign = 0
     required.forEach((name, i) => {
       const option = perParam[i]?.[pick[i] ?? 0]
       if (option === undefined) return
       if (option.source === "literal" && /\.id$/.test(tool.parameters.properties[name]?.["x-entity"] ?? "")) idByLiteral = true
+      if (option.source === "literal" && option.ownClause === false) foreign++
       args[name] = option.value
       srcs.push(option.source)
       matches.push(option.match)
@@ -424,7 +433,7 @@ const fillingsFor = (
       srcs.push(option.source)
       matches.push(option.match)
     }
-    return { idByLiteral, arguments: args, sources: srcs, matches, filled, variant }
+    return { idByLiteral, foreignLiterals: foreign, arguments: args, sources: srcs, matches, filled, variant }
   }
   const out: Array<Filling> = [build(required.map(() => 0), 0)]
   // variants: one parameter at a time moved to its next option
@@ -493,8 +502,17 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
       f[3] = literals.some((l) => l.clause === i) ? 1 : 0
       f[4] = i / Math.max(1, clauses.length - 1)
       f[5] = 0
-      searches.push({ slot: `s${i + 1}`, query: clause.replace(/[.?!]+$/, ""), clause: i, reason: "clause" })
+      // the capability words only: quoted values (names, texts) pull in tools that merely mention their words
+      const bare = clause.replace(/\s*"[^"]*"\s*/g, " ").replace(/[\s:,]+$/, "").replace(/[.?!]+$/, "").replace(/\s+/g, " ").trim()
+      const full = clause.replace(/[.?!]+$/, "")
+      searches.push({ slot: `s${i + 1}`, query: bare.length > 0 ? bare : full, clause: i, reason: "clause" })
       searchFeatures.push(f)
+      if (bare.length > 0 && bare !== full) {
+        const g = Float64Array.from(f)
+        g[7] = 1
+        searches.push({ slot: `s${i + 1}_full`, query: full, clause: i, reason: "clause" })
+        searchFeatures.push(g)
+      }
     })
     // re-searches for a missing input: a seen tool whose required parameter names an entity nothing provides
     const asked = new Set<string>()
@@ -566,6 +584,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
       f[21] = required === 0 ? 1 : 0
       f[22] = literals.some((l) => l.clause === clause) ? 1 : 0
       f[23] = filling.idByLiteral ? 1 : 0
+      f[24] = n === 0 ? 0 : filling.foreignLiterals / n
       calls.push({ tool, arguments: filling.arguments, sources: filling.sources, clause })
       callFeatures.push(f)
     }
