@@ -10,6 +10,7 @@ import { Console, Effect, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
 import * as path from "node:path"
 import * as App from "../layers/App.ts"
+import * as PipelineWorkers from "../layers/PipelineWorkers.ts"
 import * as PolicyScorerOnnx from "../layers/PolicyScorerOnnx.ts"
 import * as RunStoreSqlite from "../layers/RunStoreSqlite.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
@@ -76,6 +77,7 @@ const command = Command.make(
     worldSeed: flags.worldSeed.pipe(Flag.withDefault(7)),
     worldSize: flags.worldSize.pipe(Flag.withDefault(50_011)),
     concurrency: flags.concurrency.pipe(Flag.withDefault(Pipeline.defaults.concurrency)),
+    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1: all in this thread)").pipe(Flag.withDefault(2)),
     out: flags.out.pipe(Flag.optional),
     resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
     ship: Flag.String("ship").pipe(Flag.withDescription("also write the trained model (ONNX + metadata) to this folder, e.g. models"), Flag.optional)
@@ -124,7 +126,11 @@ const command = Command.make(
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })
       }
       const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, progress: true }
-      const result = yield* Pipeline.run(runId, options).pipe(
+      const workers = Math.min(given.workers, options.seeds.length)
+      const seeds = workers > 1
+        ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }
+        : undefined
+      const result = yield* Pipeline.run(runId, options, seeds).pipe(
         Effect.provide(App.layer({ world: { seed: record.worldSeed, size: record.worldSize }, tasks: { holdoutTools: true } }))
       )
       yield* store.setStatus(runId, "done")

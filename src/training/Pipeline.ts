@@ -199,217 +199,277 @@ const toJson = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Js
 
 const weightsState = (w: LearnedPolicy.Weights): Json => ({ version: w.version, shape: { input: w.params.shape.input, hidden: [...w.params.shape.hidden] } })
 
-/** Runs the pipeline (or resumes it: every finished stage is read back from the store). */
-export const run = Effect.fn("Pipeline.run")(function*(runId: string, options: PipelineOptions) {
-  const store = yield* RunStore
-  const source = yield* TaskSource
-  const library = yield* ToolLibrary
-  const judge = yield* Judge
-  const retriever = yield* Retriever
-  const simulator = yield* Simulator
-  const base = Layer.mergeAll(
-    Layer.succeed(ToolLibrary, library),
-    Layer.succeed(Judge, judge),
-    Layer.succeed(Retriever, retriever),
-    Layer.succeed(Simulator, simulator)
-  )
-  const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError) => new PipelineError({ stage, message: e.message })
-  const stages: Array<Report.Stage> = []
-  const timed = <A, E, R>(name: string, detail: (a: A) => string, effect: Effect.Effect<A, E, R>) =>
-    Effect.gen(function*() {
-      const t0 = Date.now()
-      const a = yield* effect
-      stages.push({ name, durationMs: Date.now() - t0, detail: detail(a) })
-      return a
-    })
+/** What one seed's training and evaluation produced (structured-clonable: it crosses a worker boundary). */
+export interface SeedResult {
+  readonly seed: number
+  readonly sft: Trainer.SftReport
+  readonly rl: ReadonlyArray<{ readonly estimator: string; readonly metrics: ReadonlyArray<Trainer.IterationMetrics> }>
+  /** Evaluation cells by row key (`Backbone`, `SFT`, `GRPO`, `Ours`, `paradigm:<name>`) and level. */
+  readonly cells: Readonly<Record<string, Readonly<Record<string, CellMetrics>>>>
+  readonly stages: ReadonlyArray<Report.Stage>
+  /** The final `Ours` weights. */
+  readonly ours: { readonly data: Float64Array; readonly version: number }
+  readonly timeline?: Trajectory
+  /** The last RL iteration's scored rollouts (for the experience export). */
+  readonly experience: ReadonlyArray<Trajectory>
+}
 
-  const trainTasks = yield* source.sample({ split: "train", count: options.trainTasks, levels: options.levels, seed: options.taskSeed })
-  const testTasks = yield* source.sample({ split: "test", count: options.testTasksPerLevel * options.levels.length, levels: options.levels, seed: options.taskSeed })
-  const maxRounds = Rollout.defaultConfig.maxRounds
+/** Runs one seed's stages; the pipeline calls it in-process, or a worker per seed (see layers/PipelineWorkers.ts). */
+export type SeedRunner = (seed: number) => Effect.Effect<SeedResult, PipelineError>
 
-  /** Rollouts of many tasks, each group stored as it finishes; a stored group is read back instead of re-run. */
-  const rolloutStage = (
-    stage: string,
-    rollout: Rollout.RolloutService,
-    tasks: ReadonlyArray<Task>,
-    paradigm: Paradigm,
-    seedOf: (task: Task) => number,
-    label: string
-  ) =>
-    Effect.gen(function*() {
-      const groups = yield* store.groups(runId, stage)
-      const stored = yield* store.trajectories(runId, stage)
-      const byKey = new Map<string, Trajectory>()
-      let at = 0
-      for (const g of groups) {
-        if (g.size === 1) byKey.set(g.key, stored[at] as Trajectory)
-        at += g.size
-      }
-      const progress = Progress.make(label, tasks.length, options.progress)
-      const out = yield* Effect.forEach(tasks, (task) =>
-        Effect.gen(function*() {
-          const known = byKey.get(task.id)
-          if (known !== undefined) {
-            yield* progress.tick(1)
-            return known
-          }
-          const [trajectory] = yield* rollout.runGroup(task, { paradigm, seed: seedOf(task), size: 1 })
-          const [scored] = yield* Scoring.scoreGroup(task, [trajectory as Trajectory], { reward: Reward.defaultRewardConfig, estimator: "grpo" }).pipe(Effect.provide(base))
-          yield* store.putTrajectories(runId, stage, task.id, 0, [scored as Trajectory])
-          yield* progress.tick(1)
-          return scored as Trajectory
-        }), { concurrency: options.concurrency })
-      yield* progress.done
-      return out
-    })
-
-  const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, paradigm?: Paradigm) =>
-    Rollout.make({ maxRounds }).pipe(
-      Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))),
-      Effect.map((r) => ({ r, paradigm }))
+/** The shared context of a run: the services, task draws, and the stage helpers over the run store. */
+const prepare = (runId: string, options: PipelineOptions) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const source = yield* TaskSource
+    const library = yield* ToolLibrary
+    const judge = yield* Judge
+    const retriever = yield* Retriever
+    const simulator = yield* Simulator
+    const base = Layer.mergeAll(
+      Layer.succeed(ToolLibrary, library),
+      Layer.succeed(Judge, judge),
+      Layer.succeed(Retriever, retriever),
+      Layer.succeed(Simulator, simulator)
     )
+    const trainTasks = yield* source.sample({ split: "train", count: options.trainTasks, levels: options.levels, seed: options.taskSeed })
+    const testTasks = yield* source.sample({ split: "test", count: options.testTasksPerLevel * options.levels.length, levels: options.levels, seed: options.taskSeed })
+    const maxRounds = Rollout.defaultConfig.maxRounds
 
-  // --- 1. teacher demonstrations on the training tasks, judged
-  const teacher = yield* Rollout.make({ maxRounds }).pipe(
-    Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate }).pipe(Layer.provide(base)))),
-    Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
-  )
-  const demoTrajectories = yield* timed(
-    "teacher demonstrations",
-    (ts: ReadonlyArray<Trajectory>) => `${ts.length} rollouts of the multi-agent teacher on training tasks`,
-    rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations")
-  ).pipe(Effect.mapError(fail("demonstrations")))
-  const demonstrations: ReadonlyArray<Trainer.Demonstration> = demoTrajectories.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory }))
-  const kept = demonstrations.filter((d) => Trainer.keeps("pass", d.trajectory)).length
-  stages.push({ name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` })
+    /** Rollouts of many tasks, each stored as it finishes; a stored one is read back instead of re-run. */
+    const rolloutStage = (
+      stage: string,
+      rollout: Rollout.RolloutService,
+      tasks: ReadonlyArray<Task>,
+      paradigm: Paradigm,
+      seedOf: (task: Task) => number,
+      label: string
+    ) =>
+      Effect.gen(function*() {
+        const groups = yield* store.groups(runId, stage)
+        const stored = yield* store.trajectories(runId, stage)
+        const byKey = new Map<string, Trajectory>()
+        let at = 0
+        for (const g of groups) {
+          if (g.size === 1) byKey.set(g.key, stored[at] as Trajectory)
+          at += g.size
+        }
+        const progress = Progress.make(label, tasks.length, options.progress)
+        const out = yield* Effect.forEach(tasks, (task) =>
+          Effect.gen(function*() {
+            const known = byKey.get(task.id)
+            if (known !== undefined) {
+              yield* progress.tick(1)
+              return known
+            }
+            const [trajectory] = yield* rollout.runGroup(task, { paradigm, seed: seedOf(task), size: 1 })
+            const [scored] = yield* Scoring.scoreGroup(task, [trajectory as Trajectory], { reward: Reward.defaultRewardConfig, estimator: "grpo" }).pipe(Effect.provide(base))
+            yield* store.putTrajectories(runId, stage, task.id, 0, [scored as Trajectory])
+            yield* progress.tick(1)
+            return scored as Trajectory
+          }), { concurrency: options.concurrency })
+        yield* progress.done
+        return out
+      })
 
-  const evalCells = new Map<string, ReadonlyArray<Record<string, CellMetrics>>>()
-  const addCell = (key: string, cells: Record<string, CellMetrics>) => evalCells.set(key, [...(evalCells.get(key) ?? []), cells])
-  const evaluate = (stage: string, weights: LearnedPolicy.Weights, paradigm: Paradigm, seed: number) =>
+    const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>) =>
+      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))))
+
+    /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`). */
+    const demonstrations = Effect.gen(function*() {
+      const teacher = yield* Rollout.make({ maxRounds }).pipe(
+        Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate }).pipe(Layer.provide(base)))),
+        Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
+      )
+      const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations").pipe(
+        Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
+      )
+      return trajectories.map((trajectory, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory }))
+    })
+
+    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations }
+  })
+
+/**
+ * One seed: SFT from the seeded Backbone, RL from that SFT checkpoint with each estimator (same tasks, same rollout
+ * seeds), and the held-out evaluation of the four rows and of the trained policy under each paradigm.
+ */
+export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number) {
+  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations: demonstrate } = yield* prepare(runId, options)
+  const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError | PipelineError) => new PipelineError({ stage, message: e.message })
+  const demonstrations = yield* demonstrate
+  const stages: Array<Report.Stage> = []
+  const cells: Record<string, Record<string, CellMetrics>> = {}
+
+  const evaluate = (stage: string, weights: LearnedPolicy.Weights, paradigm: Paradigm) =>
     Effect.gen(function*() {
       const cell = yield* Ref.make(weights)
-      const { r } = yield* learnedRollout(cell)
+      const r = yield* learnedRollout(cell)
       const trajectories = yield* rolloutStage(stage, r, testTasks, paradigm, (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage)
-      const cells: Record<string, CellMetrics> = {}
+      const byLevel: Record<string, CellMetrics> = {}
       for (const level of options.levels) {
         const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
-        cells[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+        byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
       }
-      return { cells, trajectories }
+      return { cells: byLevel, trajectories }
     })
 
-  const sftReports: Array<Trainer.SftReport> = []
-  const rlReports: Array<{ seed: number; estimator: string; metrics: ReadonlyArray<Trainer.IterationMetrics> }> = []
-  const curves: Array<Report.Curve> = []
-  const experience: Array<Trajectory> = []
-  let shipped: LearnedPolicy.Weights | undefined
-  let timeline: Trajectory | undefined
+  const backbone = LearnedPolicy.initial(seed)
+  const cell = yield* Ref.make(backbone)
+  const rollout = yield* learnedRollout(cell)
+  const trainer = yield* Trainer.make.pipe(
+    Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell)))
+  )
 
-  for (const seed of options.seeds) {
-    const backbone = LearnedPolicy.initial(seed)
-    const cell = yield* Ref.make(backbone)
-    const { r: rollout } = yield* learnedRollout(cell)
-    const trainer = yield* Trainer.make.pipe(
-      Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell)))
-    )
+  // --- SFT from the Backbone (a stored checkpoint is read back)
+  const sftStage = `sft/seed${seed}`
+  const storedSft = yield* store.latestCheckpoint(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
+  let sft: LearnedPolicy.Weights
+  let sftReport: Trainer.SftReport
+  if (storedSft !== undefined) {
+    sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
+    sftReport = (yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))) as unknown as Trainer.SftReport
+  } else {
+    sftReport = yield* trainer.sft(demonstrations, { epochs: options.sftEpochs, seed, progress: options.progress }).pipe(Effect.mapError(fail(sftStage)))
+    sft = yield* Ref.get(cell)
+    yield* store.putCheckpoint(runId, sftStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(sftStage)))
+    yield* store.markStage(runId, sftStage, toJson(sftReport)).pipe(Effect.mapError(fail(sftStage)))
+  }
+  stages.push({
+    name: `SFT (seed ${seed})`,
+    durationMs: sftReport.durationMs,
+    detail: `${sftReport.steps} demonstration steps: ${sftReport.projectedWhole} projected whole, ${sftReport.projectedPartly} in part, ${sftReport.unprojected} not expressible; ${sftReport.droppedActions} of ${sftReport.totalActions} actions dropped; NLL ${sftReport.lossFirst.toFixed(2)} → ${sftReport.lossLast.toFixed(2)}`
+  })
 
-    // --- 2. SFT from the Backbone (a stored checkpoint is read back)
-    const sftStage = `sft/seed${seed}`
-    const storedSft = yield* store.latestCheckpoint(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
-    let sft: LearnedPolicy.Weights
-    if (storedSft !== undefined) {
-      sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
-      const report = (yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))) as unknown as Trainer.SftReport
-      sftReports.push(report)
-    } else {
-      const report = yield* trainer.sft(demonstrations, { epochs: options.sftEpochs, seed, progress: options.progress }).pipe(Effect.mapError(fail(sftStage)))
-      sft = yield* Ref.get(cell)
-      yield* store.putCheckpoint(runId, sftStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(sftStage)))
-      yield* store.markStage(runId, sftStage, toJson(report)).pipe(Effect.mapError(fail(sftStage)))
-      sftReports.push(report)
-    }
-    stages.push({
-      name: `SFT (seed ${seed})`,
-      durationMs: sftReports[sftReports.length - 1]?.durationMs ?? 0,
-      detail: (() => {
-        const r = sftReports[sftReports.length - 1] as Trainer.SftReport
-        return `${r.steps} demonstration steps: ${r.projectedWhole} projected whole, ${r.projectedPartly} in part, ${r.unprojected} not expressible; ${r.droppedActions} of ${r.totalActions} actions dropped; NLL ${r.lossFirst.toFixed(2)} → ${r.lossLast.toFixed(2)}`
-      })()
-    })
-
-    // --- 3. RL from the same SFT checkpoint, once per estimator (same tasks, same rollout seeds)
-    const finals = new Map<string, LearnedPolicy.Weights>()
-    for (const estimator of options.estimators) {
-      const stage = `rl/${estimator}/seed${seed}`
-      yield* Ref.set(cell, sft)
-      const checkpointer = checkpointerFor(store, runId, stage)
-      const done = yield* store.stageResult(runId, stage).pipe(Effect.mapError(fail(stage)))
-      const t0 = Date.now()
-      const report = yield* trainer.rl(trainTasks, {
-        estimator,
-        iterations: options.rlIterations,
-        tasksPerIteration: options.rlTasksPerIteration,
-        group: options.group,
-        seed,
-        concurrency: options.concurrency,
-        progress: options.progress && done === undefined,
-        label: `${estimator} seed ${seed}`,
-        checkpointer,
-        reference: sft
-      }).pipe(Effect.mapError(fail(stage)))
-      if (done === undefined) yield* store.markStage(runId, stage, toJson({ iterations: report.metrics.length })).pipe(Effect.mapError(fail(stage)))
-      finals.set(estimator, yield* Ref.get(cell))
-      rlReports.push({ seed, estimator, metrics: report.metrics })
-      curves.push({ estimator, seed, points: report.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy })) })
-      stages.push({ name: `RL ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
-      if (seed === options.seeds[0]) experience.push(...(yield* store.trajectories(runId, stage, { iteration: Math.max(0, options.rlIterations - 1) }).pipe(Effect.mapError(fail(stage)))))
-    }
-
-    // --- 4. held-out evaluation of the four rows, and the trained policy under each paradigm
-    const rows: ReadonlyArray<readonly [Model, LearnedPolicy.Weights]> = [
-      ["Backbone", backbone],
-      ["SFT", sft],
-      ...options.estimators.map((e) => [estimatorModel(e), finals.get(e) as LearnedPolicy.Weights] as const)
-    ]
-    for (const [model, weights] of rows) {
-      const t0 = Date.now()
-      const { cells, trajectories } = yield* evaluate(`eval/${model}/seed${seed}/ParaAct`, weights, "ParaAct", seed).pipe(Effect.mapError(fail(`eval ${model}`)))
-      stages.push({ name: `evaluate ${modelLabels[model]} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct` })
-      addCell(model, cells)
-      if (model === "Ours") {
-        addCell("paradigm:ParaAct", cells)
-        if (timeline === undefined) timeline = trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
-      }
-    }
-    const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
-    if (shipped === undefined) shipped = ours
-    for (const paradigm of options.paradigms) {
-      if (paradigm === "ParaAct") continue
-      const t0 = Date.now()
-      const { cells } = yield* evaluate(`eval/Ours/seed${seed}/${paradigm}`, ours, paradigm, seed).pipe(Effect.mapError(fail(`eval ${paradigm}`)))
-      stages.push({ name: `evaluate ours under ${paradigm} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks` })
-      addCell(`paradigm:${paradigm}`, cells)
+  // --- RL from the same SFT checkpoint, once per estimator
+  const finals = new Map<string, LearnedPolicy.Weights>()
+  const rl: Array<{ estimator: string; metrics: ReadonlyArray<Trainer.IterationMetrics> }> = []
+  let experience: ReadonlyArray<Trajectory> = []
+  for (const estimator of options.estimators) {
+    const stage = `rl/${estimator}/seed${seed}`
+    yield* Ref.set(cell, sft)
+    const done = yield* store.stageResult(runId, stage).pipe(Effect.mapError(fail(stage)))
+    const t0 = Date.now()
+    const report = yield* trainer.rl(trainTasks, {
+      estimator,
+      iterations: options.rlIterations,
+      tasksPerIteration: options.rlTasksPerIteration,
+      group: options.group,
+      seed,
+      concurrency: options.concurrency,
+      progress: options.progress && done === undefined,
+      label: `${estimator} seed ${seed}`,
+      checkpointer: checkpointerFor(store, runId, stage),
+      reference: sft
+    }).pipe(Effect.mapError(fail(stage)))
+    if (done === undefined) yield* store.markStage(runId, stage, toJson({ iterations: report.metrics.length })).pipe(Effect.mapError(fail(stage)))
+    finals.set(estimator, yield* Ref.get(cell))
+    rl.push({ estimator, metrics: report.metrics })
+    stages.push({ name: `RL ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
+    if (estimator === "paraagent") {
+      experience = yield* store.trajectories(runId, stage, { iteration: Math.max(0, options.rlIterations - 1) }).pipe(Effect.mapError(fail(stage)))
     }
   }
 
-  const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(evalCells.get(m) ?? [], options.levels)])) as Record<Model, LevelTable>
-  const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(evalCells.get(`paradigm:${p}`) ?? [], options.levels)]))
+  // --- held-out evaluation of the four rows, and the trained policy under each paradigm
+  const rows: ReadonlyArray<readonly [Model, LearnedPolicy.Weights]> = [
+    ["Backbone", backbone],
+    ["SFT", sft],
+    ...options.estimators.map((e) => [estimatorModel(e), finals.get(e) as LearnedPolicy.Weights] as const)
+  ]
+  let timeline: Trajectory | undefined
+  for (const [model, weights] of rows) {
+    const t0 = Date.now()
+    const result = yield* evaluate(`eval/${model}/seed${seed}/ParaAct`, weights, "ParaAct").pipe(Effect.mapError(fail(`eval ${model}`)))
+    stages.push({ name: `evaluate ${modelLabels[model]} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct` })
+    cells[model] = result.cells
+    if (model === "Ours") {
+      cells["paradigm:ParaAct"] = result.cells
+      timeline = result.trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
+    }
+  }
+  const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
+  for (const paradigm of options.paradigms) {
+    if (paradigm === "ParaAct") continue
+    const t0 = Date.now()
+    const result = yield* evaluate(`eval/Ours/seed${seed}/${paradigm}`, ours, paradigm).pipe(Effect.mapError(fail(`eval ${paradigm}`)))
+    stages.push({ name: `evaluate ours under ${paradigm} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks` })
+    cells[`paradigm:${paradigm}`] = result.cells
+  }
+  const result: SeedResult = {
+    seed,
+    sft: sftReport,
+    rl,
+    cells,
+    stages,
+    ours: { data: ours.params.data, version: ours.version },
+    ...(timeline !== undefined ? { timeline } : {}),
+    experience
+  }
+  return result
+})
+
+/**
+ * Runs the pipeline (or resumes it: every finished stage is read back from the store): the demonstrations, then
+ * each seed through `runner` (in-process by default; `concurrency` seeds at once when the runner uses workers).
+ */
+export const run = Effect.fn("Pipeline.run")(function*(
+  runId: string,
+  options: PipelineOptions,
+  seeds?: { readonly runner: SeedRunner; readonly concurrency: number }
+) {
+  const t0 = Date.now()
+  const { library, testTasks, trainTasks, demonstrations: demonstrate } = yield* prepare(runId, options)
+  const demonstrations = yield* demonstrate
+  const kept = demonstrations.filter((d) => Trainer.keeps("pass", d.trajectory)).length
+  const stages: Array<Report.Stage> = [
+    { name: "teacher demonstrations", durationMs: Date.now() - t0, detail: `${demonstrations.length} rollouts of the multi-agent teacher on training tasks` },
+    { name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` }
+  ]
+  const context = yield* Effect.context<RunStore | TaskSource | ToolLibrary | Judge | Retriever | Simulator>()
+  const runner: SeedRunner = seeds?.runner ?? ((seed) => runSeed(runId, options, seed).pipe(Effect.provide(context)))
+  const progress = Progress.make(`seeds (SFT, RL ×${options.estimators.length}, evaluation)`, options.seeds.length, options.progress && seeds !== undefined)
+  const results = yield* Effect.forEach(options.seeds, (seed) => Effect.tap(runner(seed), () => progress.tick(1)), { concurrency: seeds?.concurrency ?? 1 })
+  yield* progress.done
+
+  const collect = (key: string) => results.map((r) => r.cells[key] as Record<string, CellMetrics>)
+  const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(collect(m), options.levels)])) as Record<Model, LevelTable>
+  const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(collect(`paradigm:${p}`), options.levels)]))
   const summary: Summary = {
     ablation,
     paradigms,
-    training: { demonstrations: demonstrations.length, kept, sft: sftReports, rl: rlReports },
+    training: {
+      demonstrations: demonstrations.length,
+      kept,
+      sft: results.map((r) => r.sft),
+      rl: results.flatMap((r) => r.rl.map((x) => ({ seed: r.seed, estimator: x.estimator, metrics: x.metrics })))
+    },
     run: { seeds: options.seeds, testTasks: testTasks.length, trainTasks: trainTasks.length, library: library.label }
   }
-  const timelineTask = timeline === undefined ? undefined : testTasks.find((t) => t.id === timeline?.taskId)
+  const first = results[0] as SeedResult
+  const timeline = first.timeline
+  const timelineTask = timeline === undefined ? undefined : testTasks.find((t) => t.id === timeline.taskId)
   const report: Omit<Report.ReportInput, "title" | "command"> = {
     seeds: options.seeds,
-    curves,
+    curves: results.flatMap((r) => r.rl.map((x): Report.Curve => ({
+      estimator: x.estimator,
+      seed: r.seed,
+      points: x.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy }))
+    }))),
     ablation: Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])),
     paradigms,
-    stages,
+    stages: [...stages, ...results.flatMap((r) => r.stages)],
     ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
   }
-  const result: PipelineResult = { summary, report, shipped: shipped ?? LearnedPolicy.initial(options.seeds[0] ?? 1), demonstrations, experience, testTasks, lookup: (name) => library.get(name) }
+  const result: PipelineResult = {
+    summary,
+    report,
+    shipped: { params: { shape: LearnedPolicy.shape, data: Float64Array.from(first.ours.data) }, version: first.ours.version },
+    demonstrations,
+    experience: first.experience,
+    testTasks,
+    lookup: (name) => library.get(name)
+  }
   return result
 })
 
