@@ -758,6 +758,15 @@ export const toTurn = (space: Space, choice: Choice): Turn => {
   }
 }
 
+/**
+ * Whether a (lower-case) text states a value: the value occurs not inside a longer word or number, so "3" is not
+ * stated by "2024-04-13" nor "1" by "11.2" (a plain substring test credited an answer with every short number).
+ */
+const states = (text: string, value: string): boolean => {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  return new RegExp(`(?<![\\p{L}\\p{N}_]|\\p{N}[.,:-])${escaped}(?![\\p{L}\\p{N}_]|[.,:-]\\p{N})`, "u").test(text)
+}
+
 /** How a recorded turn maps onto the space: the choice, and what of the turn the space cannot express. */
 export interface Projection {
   readonly choice: Choice | undefined
@@ -780,7 +789,7 @@ export const project = (space: Space, turn: Turn): Projection => {
     const k = kindIndex("answer")
     const slot = space.layout.kinds[k] as KindSlot
     const text = turn.answer.toLowerCase()
-    const selected = space.facts.flatMap((f, i) => (f.value.length > 0 && text.includes(f.value.toLowerCase()) ? [slot.start + i] : []))
+    const selected = space.facts.flatMap((f, i) => (f.value.length > 0 && states(text, f.value.toLowerCase()) ? [slot.start + i] : []))
     if (slot.mode === "none") return { choice: { kind: k, selected: [], plan: false }, dropped: [], actions: 1 }
     return selected.length === 0
       ? { choice: undefined, dropped: ["answer"], actions: 1 }
