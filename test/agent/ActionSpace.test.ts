@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Ref, Result } from "effect"
+import { callId } from "../../src/domain/Ids.ts"
 import type { Task } from "../../src/domain/Task.ts"
 import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
 import type { Turn } from "../../src/domain/Turn.ts"
@@ -273,6 +274,29 @@ describe("call candidates", () => {
 })
 
 describe("ActionSpace.project", () => {
+  it("credits an answer with the facts whose values it states as whole words or numbers", () => {
+    const values = ["1", "3", "11.2", "2024-04-13", "Parcel 6822", "GH"]
+    const space: ActionSpace.Space = {
+      layout: { kinds: [{ row: 0, start: 1, end: 1 + values.length, mode: "subset", plan: false }], rows: 1 + values.length },
+      features: new Float64Array((1 + values.length) * ActionSpace.width),
+      kinds: ["answer"],
+      searches: [],
+      calls: [],
+      facts: values.map((value, i) => ({ callId: callId("c1"), path: ["items", i], label: "items", value })),
+      usedCallIds: [callId("c1")],
+      clauses: ["x"]
+    }
+    assert.isUndefined(TurnDistribution.validate(space.layout))
+    const chosen = (answer: string) => {
+      const p = ActionSpace.project(space, { searches: [], calls: [], answer })
+      return p.choice?.selected.map((r) => values[r - 1])
+    }
+    // "1" is not stated by 11.2, nor "3" by 2024-04-13, nor "GH" inside a word
+    assert.deepStrictEqual(chosen("The wind was 11.2 km/h on 2024-04-13 (Ghana)."), ["11.2", "2024-04-13"])
+    assert.deepStrictEqual(chosen("The top 3: parcel 6822, and 1 more from GH."), ["1", "3", "Parcel 6822", "GH"])
+    assert.isUndefined(chosen("Nothing matched."))
+  })
+
   it.effect("expresses the teacher's turns: whole + partly + none = steps, and a whole projection replays the turn", () =>
     Effect.gen(function*() {
       const d = yield* data
@@ -281,7 +305,8 @@ describe("ActionSpace.project", () => {
       const byKind: Record<string, { whole: number; partly: number; none: number }> = {}
       let dropped = 0
       let actions = 0
-      for (const { context, step } of steps) {
+      const answerFacts = { chosen: 0, gold: 0 }
+      for (const { context, step, task } of steps) {
         const space = ActionSpace.build(context)
         const turn = step.turn
         const kind = turn === undefined ? "malformed" : turn.answer !== undefined ? "answer" : turn.searches.length > 0 ? "search" : "call"
@@ -300,6 +325,13 @@ describe("ActionSpace.project", () => {
         counts[share]++
         tally[share]++
         if (projection.choice === undefined) continue
+        if (turn.answer !== undefined) {
+          const slot = space.layout.kinds[projection.choice.kind]!
+          const gold = new Set(task.facts.map((f) => f.value))
+          const values = projection.choice.selected.map((r) => space.facts[r - slot.start]!.value)
+          answerFacts.chosen += values.length
+          answerFacts.gold += values.filter((v) => gold.has(v)).length
+        }
         // the choice is one the distribution can draw, and its turn is the teacher's as far as the space goes
         assert.isTrue(Number.isFinite(TurnDistribution.logProb(space.layout, new Float64Array(space.layout.rows), projection.choice)))
         const replay = ActionSpace.toTurn(space, projection.choice)
@@ -315,7 +347,8 @@ describe("ActionSpace.project", () => {
       console.log(
         `teacher expressibility on ${d.tasks.length} held-out tasks (${steps.length} steps): whole ${counts.whole} (${pct(counts.whole, steps.length)}), ` +
           `partly ${counts.partly} (${pct(counts.partly, steps.length)}), none ${counts.none} (${pct(counts.none, steps.length)}); ` +
-          `actions dropped ${dropped} of ${actions} (${pct(dropped, actions)})`
+          `actions dropped ${dropped} of ${actions} (${pct(dropped, actions)}); answer facts credited ${answerFacts.chosen}, ` +
+          `${answerFacts.gold} of them gold values`
       )
       for (const [kind, t] of Object.entries(byKind)) {
         console.log(`  ${kind}: whole ${t.whole}, partly ${t.partly}, none ${t.none}`)
