@@ -129,11 +129,25 @@ const clip01 = (x: number): number => (x < 0 ? 0 : x > 1 ? 1 : x)
 const openers = /^(hi!?|hello!?|quick question:|i need some help\.|for a report i'm writing:|can you help me out\?)\s*/i
 const joiners = /^(also|in addition|and|plus|separately|at the same time|then|after that)\s*,?\s*/i
 
+/**
+ * The text with every `.`, `?` and `!` inside a quoted value masked (same length), except one that ends the quote
+ * (`"Dr. No."` may end a sentence), so a split on the masked text never cuts a value like `"Acme Inc. Holdings"`.
+ */
+const maskQuoted = (text: string): string =>
+  text.replace(/"[^"]*"/g, (quoted) => quoted.slice(0, -2).replace(/[.?!]/g, "_") + quoted.slice(-2))
+
 /** The request split into capability clauses (sentences, without openers and joining words). */
 export const clausesOf = (request: string): ReadonlyArray<string> => {
   const out: Array<string> = []
   // sentence ends outside quotes: split on . ? ! followed by a space and a capital or a quote
-  const parts = request.replace(openers, "").split(/(?<=[.?!]["”]?)\s+(?=["A-Z])/)
+  const text = request.replace(openers, "")
+  const parts: Array<string> = []
+  let from = 0
+  for (const m of maskQuoted(text).matchAll(/(?<=[.?!]["”]?)\s+(?=["A-Z])/g)) {
+    parts.push(text.slice(from, m.index))
+    from = m.index + m[0].length
+  }
+  parts.push(text.slice(from))
   for (const part of parts) {
     const clause = part.replace(openers, "").replace(joiners, "").trim()
     if (clause.length > 0) out.push(clause)
@@ -144,21 +158,21 @@ export const clausesOf = (request: string): ReadonlyArray<string> => {
 /** A literal value written in a clause, with the words just before it (what it is). */
 export interface Literal {
   readonly value: string
-  readonly kind: "quoted" | "number"
+  readonly kind: "quoted" | "number" | "date"
   readonly label: ReadonlySet<string>
   readonly clause: number
 }
 
 const numberWords: Readonly<Record<string, number>> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 }
 
-/** Quoted strings and bare numbers of every clause. */
+/** Quoted strings, bare ISO dates (`2024-04-13`, what `format: date` parameters take) and bare numbers of every clause. */
 export const literalsOf = (clauses: ReadonlyArray<string>): ReadonlyArray<Literal> => {
   const out: Array<Literal> = []
   clauses.forEach((clause, index) => {
-    for (const m of clause.matchAll(/"([^"]+)"|(?<![\w.-])(\d+(?:\.\d+)?)(?![\w-])/g)) {
+    for (const m of clause.matchAll(/"([^"]+)"|(?<![\w.-])(\d{4}-\d{2}-\d{2})(?![\w-])|(?<![\w.-])(-?\d+(?:\.\d+)?)(?![\w-])/g)) {
       const before = clause.slice(0, m.index).split(/\s+/).slice(-4).join(" ")
-      const value = m[1] ?? m[2] ?? ""
-      out.push({ value, kind: m[1] !== undefined ? "quoted" : "number", label: tokens(before), clause: index })
+      const value = m[1] ?? m[2] ?? m[3] ?? ""
+      out.push({ value, kind: m[1] !== undefined ? "quoted" : m[2] !== undefined ? "date" : "number", label: tokens(before), clause: index })
     }
   })
   return out
@@ -466,6 +480,8 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
   const single = context.paradigm === "ReAct" || context.paradigm === "DFSDT"
   const executionBegan = context.history.some((s) => s.observations.some((o) => o.attempts > 0))
   const byName = new Map(context.tools.map((t) => [t.name as string, t]))
+  // by name: the space must not depend on the order the runtime lists the tools in (a rebuilt context may differ)
+  const sortedTools = [...context.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 
   // --- context features
   const ctx = new Float64Array(contextWidth)
@@ -516,7 +532,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
     })
     // re-searches for a missing input: a seen tool whose required parameter names an entity nothing provides
     const asked = new Set<string>()
-    for (const tool of context.tools) {
+    for (const tool of sortedTools) {
       const hit = seen.hits.get(tool.name)
       if (hit === undefined || hit.research) continue
       for (const name of tool.parameters.required) {
@@ -549,7 +565,6 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
   const sources = refSources(outputs, options.itemsPerArray)
   const calls: Array<CallCandidate> = []
   const callFeatures: Array<Float64Array> = []
-  const sortedTools = [...context.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   for (const tool of sortedTools) {
     if (!history.retrieved.has(tool.name)) continue
     const hit = seen.hits.get(tool.name)
@@ -762,6 +777,15 @@ export const toTurn = (space: Space, choice: Choice): Turn => {
   }
 }
 
+/**
+ * Whether a (lower-case) text states a value: the value occurs not inside a longer word or number, so "3" is not
+ * stated by "2024-04-13" nor "1" by "11.2" (a plain substring test credited an answer with every short number).
+ */
+const states = (text: string, value: string): boolean => {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  return new RegExp(`(?<![\\p{L}\\p{N}_]|\\p{N}[.,:-])${escaped}(?![\\p{L}\\p{N}_]|[.,:-]\\p{N})`, "u").test(text)
+}
+
 /** How a recorded turn maps onto the space: the choice, and what of the turn the space cannot express. */
 export interface Projection {
   readonly choice: Choice | undefined
@@ -774,7 +798,8 @@ export interface Projection {
 /**
  * Projects a recorded turn (a teacher's) onto the space: a search onto the clause candidate its query covers best
  * (at least half of the query's words), a call onto the candidate with the same tool and the same arguments, an
- * answer onto the facts whose values it states; a turn mixing kinds keeps its first kind's actions.
+ * answer onto the facts whose values it states; a turn mixing kinds keeps its first kind's actions. Two actions
+ * landing on one candidate keep one: the other counts as dropped, so a projection without drops replays every action.
  */
 export const project = (space: Space, turn: Turn): Projection => {
   const kindIndex = (kind: Kind) => space.kinds.indexOf(kind)
@@ -783,7 +808,7 @@ export const project = (space: Space, turn: Turn): Projection => {
     const k = kindIndex("answer")
     const slot = space.layout.kinds[k] as KindSlot
     const text = turn.answer.toLowerCase()
-    const selected = space.facts.flatMap((f, i) => (f.value.length > 0 && text.includes(f.value.toLowerCase()) ? [slot.start + i] : []))
+    const selected = space.facts.flatMap((f, i) => (f.value.length > 0 && states(text, f.value.toLowerCase()) ? [slot.start + i] : []))
     if (slot.mode === "none") return { choice: { kind: k, selected: [], plan: false }, dropped: [], actions: 1 }
     return selected.length === 0
       ? { choice: undefined, dropped: ["answer"], actions: 1 }
@@ -807,7 +832,8 @@ export const project = (space: Space, turn: Turn): Projection => {
           bestScore = score
         }
       })
-      if (best < 0) dropped.push(`search:${s.query}`)
+      // a second search landing on a candidate already taken is not expressed either (the replay has one)
+      if (best < 0 || rows.has(slot.start + best)) dropped.push(`search:${s.query}`)
       else rows.add(slot.start + best)
     }
     dropped.push(...mixed)
@@ -826,7 +852,7 @@ export const project = (space: Space, turn: Turn): Projection => {
   for (const call of turn.calls) {
     const key = callKey(call.tool, call.arguments)
     const i = space.calls.findIndex((c) => c.tool.name === call.tool && callKey(c.tool.name, c.arguments) === key)
-    if (i < 0) dropped.push(`call:${call.tool}`)
+    if (i < 0 || rows.has(slot.start + i)) dropped.push(`call:${call.tool}`)
     else rows.add(slot.start + i)
   }
   const selected = [...rows].sort((a, b) => a - b)

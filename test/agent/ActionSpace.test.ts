@@ -1,0 +1,357 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Ref, Result } from "effect"
+import { callId } from "../../src/domain/Ids.ts"
+import type { Task } from "../../src/domain/Task.ts"
+import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
+import type { Turn } from "../../src/domain/Turn.ts"
+import * as ActionSpace from "../../src/agent/ActionSpace.ts"
+import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
+import { Policy } from "../../src/agent/Policy.ts"
+import type { PolicyContext } from "../../src/agent/Policy.ts"
+import * as Teacher from "../../src/agent/Teacher.ts"
+import { callKey } from "../../src/math/CanonicalJson.ts"
+import * as History from "../../src/math/History.ts"
+import * as PlanDag from "../../src/math/PlanDag.ts"
+import { rng } from "../../src/math/Random.ts"
+import type { Rng } from "../../src/math/Random.ts"
+import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
+import * as ParaAct from "../../src/protocol/ParaAct.ts"
+import { appLayer, contextOf, rollouts, sampleTasks } from "../support/LearnedWorld.ts"
+
+describe("clausesOf / literalsOf", () => {
+  it("drops openers and joining words, one clause per sentence", () => {
+    assert.deepStrictEqual(
+      ActionSpace.clausesOf("Hi! Tell me the continent of the country \"Ghana\". At the same time, what is the author of the recipe \"Garlicky Duck Pie\"?"),
+      ["Tell me the continent of the country \"Ghana\".", "what is the author of the recipe \"Garlicky Duck Pie\"?"]
+    )
+    assert.deepStrictEqual(
+      ActionSpace.clausesOf("Quick question: Get the rating. Also, show the weather. Plus, list the top 3 movies. Separately, name one."),
+      ["Get the rating.", "show the weather.", "list the top 3 movies.", "name one."]
+    )
+    assert.deepStrictEqual(ActionSpace.clausesOf("I need some help. Give me the price. In addition, the stock."), ["Give me the price.", "the stock."])
+    assert.deepStrictEqual(ActionSpace.clausesOf("For a report I'm writing: Tell me the downloads."), ["Tell me the downloads."])
+    assert.deepStrictEqual(ActionSpace.clausesOf("Can you help me out? What is the capital?"), ["What is the capital?"])
+    // a lower-case word after a period is no new sentence; a request of openers only is kept whole
+    assert.deepStrictEqual(ActionSpace.clausesOf("Find the avg. rating of it."), ["Find the avg. rating of it."])
+    assert.deepStrictEqual(ActionSpace.clausesOf("Hello!"), ["Hello!"])
+  })
+
+  it("does not split inside a quoted value that holds a period, and ends a sentence at a quote that closes it", () => {
+    const clauses = ActionSpace.clausesOf("Find the company \"Acme Inc. Holdings\". Also, list the top 3 players by assists.")
+    assert.deepStrictEqual(clauses, ["Find the company \"Acme Inc. Holdings\".", "list the top 3 players by assists."])
+    assert.deepStrictEqual(
+      ActionSpace.literalsOf(clauses).map((l) => [l.value, l.kind, l.clause]),
+      [["Acme Inc. Holdings", "quoted", 0], ["3", "number", 1]]
+    )
+    assert.deepStrictEqual(
+      ActionSpace.clausesOf("What is the price of the product \"Mr. Clean 2.0\"? Plus, give me 3 reviews."),
+      ["What is the price of the product \"Mr. Clean 2.0\"?", "give me 3 reviews."]
+    )
+    assert.deepStrictEqual(ActionSpace.clausesOf("Find the film \"Dr. No.\" Then, list its cast."), ["Find the film \"Dr. No.\"", "list its cast."])
+    assert.deepStrictEqual(ActionSpace.clausesOf("Show \"A. B. C.\" please. Then, the rest."), ["Show \"A. B. C.\" please.", "the rest."])
+  })
+
+  it("reads numbers and ISO dates as literals, with the words before them as the label", () => {
+    const clauses = ActionSpace.clausesOf(
+      "What was the wind speed of the first of the cities with climate zone \"humid subtropical\" on 2024-04-13? And list items rated 4.5 or -2, top 3, v1.2, x2, 10%."
+    )
+    assert.strictEqual(clauses.length, 2)
+    const literals = ActionSpace.literalsOf(clauses)
+    assert.deepStrictEqual(
+      literals.map((l) => [l.value, l.kind, l.clause]),
+      [["humid subtropical", "quoted", 0], ["2024-04-13", "date", 0], ["4.5", "number", 1], ["-2", "number", 1], ["3", "number", 1], ["10", "number", 1]]
+    )
+    // the label is the stemmed content words of the (up to) four words before the value
+    assert.isTrue(literals[0]!.label.has("zone"))
+    assert.isTrue(literals[2]!.label.has("item"))
+    // a quoted value's digits are not read again as numbers
+    assert.deepStrictEqual(ActionSpace.literalsOf(["Get \"Model 3 X\" and 7."]).map((l) => l.value), ["Model 3 X", "7"])
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Real rollouts: the learned policy (seeded initial weights) and the teacher on 12 held-out tasks.
+
+interface Collected {
+  readonly tasks: ReadonlyArray<Task>
+  readonly learned: ReadonlyArray<Trajectory>
+  readonly teacher: ReadonlyArray<Trajectory>
+  /** Contexts the learned policy was given, by rollout seed and round. */
+  readonly learnedContexts: ReadonlyArray<PolicyContext>
+  readonly teacherContexts: ReadonlyArray<PolicyContext>
+}
+
+const learnedSeed = 100
+const teacherSeed = 300
+
+/** A policy layer that records every context before delegating to `inner`. */
+const capturing = <E, R>(inner: Layer.Layer<Policy, E, R>, seen: Array<PolicyContext>) =>
+  Layer.effect(Policy, Effect.gen(function*() {
+    const policy = yield* Policy
+    return Policy.of({ ...policy, act: (context) => Effect.suspend(() => {
+      seen.push(context)
+      return policy.act(context)
+    }) })
+  })).pipe(Layer.provide(inner))
+
+/** The learned policy over a fresh cell of `LearnedPolicy.initial(1)`, recording its contexts. */
+const learnedCapturing = (seen: Array<PolicyContext>) =>
+  capturing(Layer.effect(Policy, Effect.map(Ref.make(LearnedPolicy.initial(1)), (cell) => LearnedPolicy.make(cell))), seen)
+
+let collected: Promise<Collected> | undefined
+const collect = (): Promise<Collected> =>
+  (collected ??= Effect.runPromise(Effect.gen(function*() {
+    const learnedContexts: Array<PolicyContext> = []
+    const teacherContexts: Array<PolicyContext> = []
+    const { learned, tasks } = yield* Effect.gen(function*() {
+      const tasks = yield* sampleTasks("test", 12)
+      return { tasks, learned: yield* rollouts(tasks, learnedSeed) }
+    }).pipe(Effect.provide(appLayer(learnedCapturing(learnedContexts))))
+    const teacher = yield* rollouts(tasks, teacherSeed).pipe(Effect.provide(appLayer(capturing(Teacher.layer(), teacherContexts))))
+    return { tasks, learned, teacher, learnedContexts, teacherContexts }
+  })))
+
+const data = Effect.promise(collect)
+
+/** Every step of every trajectory with its task and the rebuilt context. */
+const stepsOf = (d: Collected, which: "learned" | "teacher") =>
+  d[which].flatMap((trajectory, t) =>
+    trajectory.steps.map((step) => ({ trajectory, step, task: d.tasks[t] as Task, context: contextOf(trajectory, step.index, d.tasks[t] as Task) })))
+
+/** A random choice of kind `k`: a random non-empty subset, one candidate, or nothing, and a random plan bit. */
+const randomChoiceOf = (layout: TurnDistribution.Layout, k: number, r: Rng): TurnDistribution.Choice => {
+  const slot = layout.kinds[k] as TurnDistribution.KindSlot
+  const rows = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i)
+  let selected: Array<number> = []
+  if (slot.mode === "one") selected = [r.pick(rows)]
+  if (slot.mode === "subset") {
+    selected = rows.filter(() => r.next() < 0.35)
+    if (selected.length === 0) selected = [r.pick(rows)]
+  }
+  return { kind: k, selected, plan: slot.plan && r.next() < 0.5 }
+}
+
+const actionCount = (turn: Turn): number => (turn.answer !== undefined ? 1 : turn.searches.length + turn.calls.length)
+
+describe("ActionSpace.build on real contexts", () => {
+  it.effect("is deterministic, well laid out, finite, and independent of the order the tools come in", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const steps = [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]
+      assert.isAbove(steps.length, 40)
+      let withCalls = 0
+      for (const { context, step } of steps) {
+        const space = ActionSpace.build(context)
+        const again = ActionSpace.build(context)
+        assert.strictEqual(ActionSpace.digest(again), ActionSpace.digest(space))
+        assert.deepStrictEqual(again.layout, space.layout)
+        assert.strictEqual(ActionSpace.digest(ActionSpace.build({ ...context, tools: [...context.tools].reverse() })), ActionSpace.digest(space))
+        assert.isUndefined(TurnDistribution.validate(space.layout))
+        assert.strictEqual(space.features.length, space.layout.rows * ActionSpace.width)
+        assert.isTrue(space.features.every(Number.isFinite), `step ${step.index}: a non-finite feature`)
+        // one kind entry per slot, the answer always available, candidates only for kinds offered
+        assert.strictEqual(space.kinds.length, space.layout.kinds.length)
+        assert.strictEqual(space.kinds.at(-1), "answer")
+        const slotOf = (kind: ActionSpace.Kind) => space.layout.kinds[space.kinds.indexOf(kind)]
+        const count = (kind: ActionSpace.Kind) => {
+          const slot = slotOf(kind)
+          return slot === undefined ? 0 : slot.end - slot.start
+        }
+        assert.strictEqual(count("search"), space.searches.length)
+        assert.strictEqual(count("call"), space.calls.length)
+        assert.strictEqual(count("answer"), space.facts.length)
+        if (context.controller === "Answer") assert.deepStrictEqual(space.kinds, ["answer"])
+        // a learned step's recorded digest is what the rebuilt context gives
+        if (step.decision !== undefined) assert.strictEqual(step.decision.digest, ActionSpace.digest(space))
+        if (space.calls.length > 0) withCalls++
+      }
+      assert.isAbove(withCalls, 5)
+    }), { timeout: 60_000 })
+
+  it.effect("turns every valid choice into a turn the protocol accepts, with fresh call ids and seen tools only", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const r = rng(2025)
+      const kindsSeen = new Set<string>()
+      let turns = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const used = History.of(context.history).callIds
+        assert.deepStrictEqual(space.usedCallIds, used)
+        const seenTools = new Set(context.tools.map((t) => t.name as string))
+        const logits = Float64Array.from({ length: space.layout.rows }, () => 2 * r.normal())
+        const choices = [
+          ...space.layout.kinds.map((_, k) => randomChoiceOf(space.layout, k, r)),
+          ...Array.from({ length: 3 }, () => TurnDistribution.sample(space.layout, logits, r.next))
+        ]
+        for (const choice of choices) {
+          assert.isTrue(Number.isFinite(TurnDistribution.logProb(space.layout, logits, choice)))
+          const turn = ActionSpace.toTurn(space, choice)
+          kindsSeen.add(space.kinds[choice.kind] as string)
+          turns++
+          assert.isTrue(Result.isSuccess(ParaAct.validateTurn(turn, { usedCallIds: used })))
+          const parsed = ParaAct.parseTurn(ParaAct.printTurn(turn), { usedCallIds: used, nextCallIndex: used.length + 1 })
+          if (Result.isFailure(parsed)) return assert.fail(`${parsed.failure.message}\n${ParaAct.printTurn(turn)}`)
+          assert.deepStrictEqual(parsed.success, turn)
+          assert.strictEqual(actionCount(turn), turn.answer !== undefined ? 1 : choice.selected.length)
+          const ids = turn.calls.map((c) => c.id as string)
+          assert.strictEqual(new Set(ids).size, ids.length)
+          for (const id of ids) assert.notInclude(used as ReadonlyArray<string>, id)
+          for (const c of turn.calls) assert.isTrue(seenTools.has(c.tool), `call of ${c.tool}, which the context has not seen`)
+          if (turn.plan !== undefined) {
+            assert.strictEqual(PlanDag.validate(turn.plan)._tag, "Valid")
+            if (turn.calls.length > 0) assert.deepStrictEqual(turn.plan.nodes.map((n) => n.id), turn.calls.map((c) => c.id))
+          }
+        }
+      }
+      assert.sameMembers([...kindsSeen], ["search", "call", "answer"])
+      assert.isAbove(turns, 150)
+    }), { timeout: 60_000 })
+})
+
+describe("the learned policy's context", () => {
+  it.effect("never holds the task: the rollout passes none and the space is blind to the gold", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const steps = d.learned.reduce((n, t) => n + t.steps.length, 0)
+      assert.strictEqual(d.learnedContexts.length, steps)
+      for (const context of d.learnedContexts) assert.isFalse("task" in context)
+      // the capture works: the privileged teacher is given the task
+      assert.isTrue(d.teacherContexts.length > 0 && d.teacherContexts.every((c) => c.task !== undefined))
+
+      const bySeed = new Map(d.learned.map((t, i) => [t.seed, { trajectory: t, task: d.tasks[i] as Task }]))
+      for (const context of d.learnedContexts) {
+        const { trajectory, task } = bySeed.get(context.seed)!
+        const step = trajectory.steps[context.round] as Step
+        const space = ActionSpace.build(context)
+        assert.strictEqual(ActionSpace.digest(space), step.decision?.digest)
+        // the same context with the task attached, real or with its gold replaced, builds the same space
+        const altered: Task = { ...task, gold: [], facts: [{ key: "answer", value: "nothing at all", call: task.gold[0]!.id, path: "x" }] }
+        const withTask: PolicyContext = { ...context, task }
+        const withAltered: PolicyContext = { ...context, task: altered }
+        assert.strictEqual(ActionSpace.digest(ActionSpace.build(withTask)), ActionSpace.digest(space))
+        assert.strictEqual(ActionSpace.digest(ActionSpace.build(withAltered)), ActionSpace.digest(space))
+      }
+
+      // end to end: the same rollouts on tasks whose gold is altered take the same turns
+      const altered = d.tasks.map((t): Task => ({ ...t, gold: t.gold.slice(0, 1).map((g) => ({ ...g, arguments: {} })), facts: [] }))
+      const again = yield* rollouts(altered, learnedSeed).pipe(Effect.provide(appLayer(learnedCapturing([]))))
+      assert.deepStrictEqual(again.map((t) => t.steps.map((s) => [s.raw, s.decision])), d.learned.map((t) => t.steps.map((s) => [s.raw, s.decision])))
+    }), { timeout: 60_000 })
+})
+
+describe("call candidates", () => {
+  it.effect("include distractors (tools outside the gold DAG) and distinct fillings of one tool", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let rounds = 0
+      let withDistractor = 0
+      let withGold = 0
+      let multiFilled = 0
+      for (const { context, task } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        if (space.calls.length === 0) continue
+        rounds++
+        const gold = new Set(task.gold.map((g) => g.tool as string))
+        if (space.calls.some((c) => !gold.has(c.tool.name))) withDistractor++
+        if (space.calls.some((c) => gold.has(c.tool.name))) withGold++
+        const byTool = new Map<string, Array<string>>()
+        for (const c of space.calls) byTool.set(c.tool.name, [...(byTool.get(c.tool.name) ?? []), callKey(c.tool.name, c.arguments)])
+        for (const [tool, keys] of byTool) {
+          if (keys.length < 2) continue
+          multiFilled++
+          assert.strictEqual(new Set(keys).size, keys.length, `round ${context.round}: ${tool} has two equal fillings`)
+        }
+        // every candidate is a tool of the context
+        const seen = new Set(context.tools.map((t) => t.name as string))
+        assert.isTrue(space.calls.every((c) => seen.has(c.tool.name)))
+      }
+      assert.isAtLeast(rounds, 5)
+      assert.isAtLeast(withDistractor, 3)
+      assert.isAtLeast(withGold, 3)
+      assert.isAtLeast(multiFilled, 3)
+    }), { timeout: 60_000 })
+})
+
+describe("ActionSpace.project", () => {
+  it("credits an answer with the facts whose values it states as whole words or numbers", () => {
+    const values = ["1", "3", "11.2", "2024-04-13", "Parcel 6822", "GH"]
+    const space: ActionSpace.Space = {
+      layout: { kinds: [{ row: 0, start: 1, end: 1 + values.length, mode: "subset", plan: false }], rows: 1 + values.length },
+      features: new Float64Array((1 + values.length) * ActionSpace.width),
+      kinds: ["answer"],
+      searches: [],
+      calls: [],
+      facts: values.map((value, i) => ({ callId: callId("c1"), path: ["items", i], label: "items", value })),
+      usedCallIds: [callId("c1")],
+      clauses: ["x"]
+    }
+    assert.isUndefined(TurnDistribution.validate(space.layout))
+    const chosen = (answer: string) => {
+      const p = ActionSpace.project(space, { searches: [], calls: [], answer })
+      return p.choice?.selected.map((r) => values[r - 1])
+    }
+    // "1" is not stated by 11.2, nor "3" by 2024-04-13, nor "GH" inside a word
+    assert.deepStrictEqual(chosen("The wind was 11.2 km/h on 2024-04-13 (Ghana)."), ["11.2", "2024-04-13"])
+    assert.deepStrictEqual(chosen("The top 3: parcel 6822, and 1 more from GH."), ["1", "3", "Parcel 6822", "GH"])
+    assert.isUndefined(chosen("Nothing matched."))
+  })
+
+  it.effect("expresses the teacher's turns: whole + partly + none = steps, and a whole projection replays the turn", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const steps = stepsOf(d, "teacher")
+      const counts = { whole: 0, partly: 0, none: 0 }
+      const byKind: Record<string, { whole: number; partly: number; none: number }> = {}
+      let dropped = 0
+      let actions = 0
+      const answerFacts = { chosen: 0, gold: 0 }
+      for (const { context, step, task } of steps) {
+        const space = ActionSpace.build(context)
+        const turn = step.turn
+        const kind = turn === undefined ? "malformed" : turn.answer !== undefined ? "answer" : turn.searches.length > 0 ? "search" : "call"
+        const tally = (byKind[kind] ??= { whole: 0, partly: 0, none: 0 })
+        if (turn === undefined) {
+          counts.none++
+          tally.none++
+          continue
+        }
+        const projection = ActionSpace.project(space, turn)
+        assert.strictEqual(projection.actions, turn.answer !== undefined ? 1 : turn.searches.length + turn.calls.length)
+        assert.isAtMost(projection.dropped.length, projection.actions)
+        dropped += projection.dropped.length
+        actions += projection.actions
+        const share = projection.choice === undefined ? "none" : projection.dropped.length === 0 ? "whole" : "partly"
+        counts[share]++
+        tally[share]++
+        if (projection.choice === undefined) continue
+        if (turn.answer !== undefined) {
+          const slot = space.layout.kinds[projection.choice.kind]!
+          const gold = new Set(task.facts.map((f) => f.value))
+          const values = projection.choice.selected.map((r) => space.facts[r - slot.start]!.value)
+          answerFacts.chosen += values.length
+          answerFacts.gold += values.filter((v) => gold.has(v)).length
+        }
+        // the choice is one the distribution can draw, and its turn is the teacher's as far as the space goes
+        assert.isTrue(Number.isFinite(TurnDistribution.logProb(space.layout, new Float64Array(space.layout.rows), projection.choice)))
+        const replay = ActionSpace.toTurn(space, projection.choice)
+        assert.strictEqual(replay.plan !== undefined, turn.plan !== undefined && space.layout.kinds[projection.choice.kind]!.plan)
+        if (share === "whole") {
+          assert.strictEqual(actionCount(replay), actionCount(turn))
+          assert.sameMembers(replay.calls.map((c) => callKey(c.tool, c.arguments)), turn.calls.map((c) => callKey(c.tool, c.arguments)))
+        }
+      }
+      assert.strictEqual(counts.whole + counts.partly + counts.none, steps.length)
+      assert.isAbove(counts.whole, 0)
+      const pct = (n: number, of: number) => `${(100 * n / Math.max(1, of)).toFixed(1)}%`
+      console.log(
+        `teacher expressibility on ${d.tasks.length} held-out tasks (${steps.length} steps): whole ${counts.whole} (${pct(counts.whole, steps.length)}), ` +
+          `partly ${counts.partly} (${pct(counts.partly, steps.length)}), none ${counts.none} (${pct(counts.none, steps.length)}); ` +
+          `actions dropped ${dropped} of ${actions} (${pct(dropped, actions)}); answer facts credited ${answerFacts.chosen}, ` +
+          `${answerFacts.gold} of them gold values`
+      )
+      for (const [kind, t] of Object.entries(byKind)) {
+        console.log(`  ${kind}: whole ${t.whole}, partly ${t.partly}, none ${t.none}`)
+      }
+    }), { timeout: 60_000 })
+})

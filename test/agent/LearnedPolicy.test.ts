@@ -1,0 +1,209 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Ref } from "effect"
+import * as App from "../../layers/App.ts"
+import * as PolicyScorerOnnx from "../../layers/PolicyScorerOnnx.ts"
+import type { Task } from "../../src/domain/Task.ts"
+import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
+import * as ActionSpace from "../../src/agent/ActionSpace.ts"
+import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
+import { PolicyError } from "../../src/agent/Policy.ts"
+import * as PolicyOnnxGraph from "../../src/agent/PolicyOnnxGraph.ts"
+import * as Mlp from "../../src/math/Mlp.ts"
+import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
+import { appLayer, contextOf, rollouts, sampleTasks, worldOptions } from "../support/LearnedWorld.ts"
+
+/** The seeded initialisation (near-uniform choices), and a sharper network (output layer at full scale). */
+const initialWeights: LearnedPolicy.Weights = { ...LearnedPolicy.initial(1), version: 4 }
+const sharpWeights: LearnedPolicy.Weights = { params: Mlp.init(LearnedPolicy.shape, 5, 1.0), version: 9 }
+const otherWeights: LearnedPolicy.Weights = { params: Mlp.init(LearnedPolicy.shape, 77, 1.0), version: 10 }
+
+interface Run {
+  readonly weights: LearnedPolicy.Weights
+  readonly trajectories: ReadonlyArray<Trajectory>
+}
+
+interface Collected {
+  readonly tasks: ReadonlyArray<Task>
+  readonly runs: ReadonlyArray<Run>
+}
+
+let collected: Promise<Collected> | undefined
+/** Rollouts of the learned policy on 8 held-out tasks, once with each set of weights. */
+const data = Effect.promise(() =>
+  (collected ??= Effect.runPromise(Effect.gen(function*() {
+    const cell = yield* Ref.make(initialWeights)
+    return yield* Effect.gen(function*() {
+      const tasks = yield* sampleTasks("test", 8)
+      const runs: Array<Run> = []
+      for (const weights of [initialWeights, sharpWeights]) {
+        yield* Ref.set(cell, weights)
+        runs.push({ weights, trajectories: yield* rollouts(tasks, 500) })
+      }
+      return { tasks, runs }
+    }).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell))))
+  }))))
+
+/** Every recorded step with its task, trajectory and the rebuilt space. */
+const stepsOf = (d: Collected, run: Run) =>
+  run.trajectories.flatMap((trajectory, t) => {
+    const task = d.tasks[t] as Task
+    return trajectory.steps.map((step) => {
+      const context = contextOf(trajectory, step.index, task)
+      return { trajectory, step, task, context, space: ActionSpace.build(context) }
+    })
+  })
+
+const logSumExp = (xs: ReadonlyArray<number>): number => {
+  const m = Math.max(...xs)
+  return m + Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0))
+}
+const sigma = (z: number): number => 1 / (1 + Math.exp(-z))
+
+/**
+ * The log-probability of a recorded choice written out from the factors: the kind's log-softmax, then for a subset
+ * kind one Bernoulli term per candidate minus log(1 − Π(1 − p)), for a one-of kind its log-softmax, and the plan bit.
+ * Computed naively (products, not the module's stable prefix sums), so it only serves well-conditioned steps.
+ */
+const byHand = (layout: TurnDistribution.Layout, z: Float64Array, choice: TurnDistribution.Choice) => {
+  const slot = layout.kinds[choice.kind] as TurnDistribution.KindSlot
+  let lp = z[slot.row]! - logSumExp(layout.kinds.map((k) => z[k.row]!))
+  const candidates = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i)
+  let emptyProbability = 0
+  if (slot.mode === "subset") {
+    emptyProbability = 1
+    for (const r of candidates) {
+      const p = sigma(z[r]!)
+      lp += choice.selected.includes(r) ? Math.log(p) : Math.log(1 - p)
+      emptyProbability *= 1 - p
+    }
+    lp -= Math.log(1 - emptyProbability)
+  } else if (slot.mode === "one") {
+    lp += z[choice.selected[0]!]! - logSumExp(candidates.map((r) => z[r]!))
+  }
+  if (slot.plan) {
+    const p = sigma(z[layout.planRow!]!)
+    lp += choice.plan ? Math.log(p) : Math.log(1 - p)
+  }
+  return { logprob: lp, emptyProbability }
+}
+
+describe("LearnedPolicy log-probabilities", () => {
+  it.effect("the recorded log-prob is what rescore gives under the same weights, and the factors written out by hand", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let steps = 0
+      let handChecked = 0
+      const covered = new Set<string>()
+      let maxDelta = 0
+      for (const run of d.runs) {
+        const policy = LearnedPolicy.make(yield* Ref.make(run.weights))
+        for (const { step, context, space } of stepsOf(d, run)) {
+          const decision = step.decision!
+          assert.isDefined(step.logprob)
+          assert.strictEqual(decision.version, run.weights.version)
+          assert.strictEqual(decision.rows, space.layout.rows)
+          assert.strictEqual(decision.kind, space.kinds[decision.kindIndex])
+          const rescored = yield* policy.rescore!(context, step)
+          maxDelta = Math.max(maxDelta, Math.abs(rescored.logprob - step.logprob!))
+          assert.isAtMost(Math.abs(rescored.logprob - step.logprob!), 1e-9)
+          steps++
+          const z = Mlp.logits(run.weights.params, space.features, space.layout.rows)
+          const hand = byHand(space.layout, z, LearnedPolicy.choiceOf(decision))
+          if (hand.emptyProbability > 1 - 1e-6) continue
+          assert.isAtMost(Math.abs(hand.logprob - step.logprob!), 1e-9, `step ${step.index}: ${hand.logprob} by hand, ${step.logprob} recorded`)
+          handChecked++
+          const slot = space.layout.kinds[decision.kindIndex]!
+          covered.add(slot.mode)
+          if (slot.mode === "subset" && slot.end - slot.start >= 2) covered.add("subset of several")
+          if (decision.selected.length >= 2) covered.add("several chosen")
+          if (slot.plan) covered.add(decision.plan ? "plan emitted" : "plan withheld")
+          if (space.layout.kinds.length >= 3) covered.add("three kinds")
+        }
+      }
+      assert.isAbove(steps, 30)
+      assert.isAbove(handChecked, 20)
+      for (const c of ["none", "subset", "subset of several", "several chosen", "plan emitted", "plan withheld", "three kinds"]) assert.isTrue(covered.has(c), c)
+      console.log(`log-prob exactness: ${steps} steps, max |recorded − rescored| = ${maxDelta.toExponential(2)}; ${handChecked} checked by hand`)
+    }), { timeout: 60_000 })
+
+  it.effect("new weights change rescore (not the recorded behaviour log-prob); a tampered context is a PolicyError", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const run = d.runs[1]!
+      const cell = yield* Ref.make(run.weights)
+      const policy = LearnedPolicy.make(cell)
+      yield* Ref.set(cell, otherWeights)
+      let uncertain = 0
+      for (const { step, context, space } of stepsOf(d, run)) {
+        const rescored = yield* policy.rescore!(context, step)
+        const expected = TurnDistribution.logProb(space.layout, Mlp.logits(otherWeights.params, space.features, space.layout.rows), LearnedPolicy.choiceOf(step.decision!))
+        assert.isAtMost(Math.abs(rescored.logprob - expected), 1e-12)
+        if (space.layout.kinds.length > 1) {
+          uncertain++
+          assert.isAbove(Math.abs(rescored.logprob - step.logprob!), 1e-6, `step ${step.index} scores the same under other weights`)
+        }
+      }
+      assert.isAbove(uncertain, 10)
+
+      const { step, context, trajectory, task } = stepsOf(d, run).find((s) => s.step.index >= 1)!
+      const tampered = [
+        { ...context, request: `${context.request} Also, what is the weather in "Paris"?` },
+        contextOf(trajectory, step.index - 1, task),
+        { ...context, tools: context.tools.slice(1) }
+      ]
+      for (const bad of tampered) {
+        const error = yield* Effect.flip(policy.rescore!(bad, step))
+        assert.instanceOf(error, PolicyError)
+        assert.include(error.message, "digest")
+      }
+      const bare: Step = (({ decision: _, ...rest }) => rest)(step)
+      const missing = yield* Effect.flip(policy.rescore!(context, bare))
+      assert.strictEqual(missing._tag, "PolicyError")
+      assert.include(missing.message, "no decision")
+    }), { timeout: 60_000 })
+})
+
+/** PolicyScorerOnnx's scorer as the policy's: it holds one exported version and refuses others. */
+const onnxScorer = (scorer: PolicyScorerOnnx.Scorer, version: number): LearnedPolicy.Scorer => (weights, x, rows) =>
+  weights.version !== version
+    ? Effect.fail(new PolicyError({ message: `the ONNX scorer holds weights version ${version}, asked for ${weights.version}` }))
+    : scorer.score(x, rows).pipe(Effect.mapError((e) => new PolicyError({ message: `ONNX scorer (${e.reason}): ${e.message}` })))
+
+describe("LearnedPolicy with the ONNX scorer", () => {
+  it.effect("scores real action-space matrices as the training forward pass does, and takes the same turns", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const run = d.runs[1]!
+      const scorer = yield* PolicyScorerOnnx.make(PolicyOnnxGraph.toOnnx(run.weights.params))
+      let maxDelta = 0
+      let rows = 0
+      for (const { space } of stepsOf(d, run)) {
+        const onnx = yield* scorer.score(space.features, space.layout.rows)
+        const mlp = Mlp.logits(run.weights.params, space.features, space.layout.rows)
+        assert.strictEqual(onnx.length, mlp.length)
+        onnx.forEach((v, i) => (maxDelta = Math.max(maxDelta, Math.abs(v - mlp[i]!))))
+        rows += space.layout.rows
+      }
+      assert.isAtMost(maxDelta, 1e-5)
+      console.log(`ONNX vs Mlp.logits on ${rows} real rows: max |Δ| = ${maxDelta.toExponential(2)}`)
+
+      // the policy with the ONNX scorer, plugged in through App.layer's learned choice, on the first four tasks
+      const cell = yield* Ref.make(run.weights)
+      const tasks = d.tasks.slice(0, 4)
+      const viaOnnx = yield* rollouts(tasks, 500).pipe(Effect.provide(App.layer({
+        world: { size: worldOptions.size },
+        tasks: { holdoutTools: true },
+        policy: { kind: "learned", weights: cell, options: { scorer: onnxScorer(scorer, run.weights.version) } }
+      })))
+      viaOnnx.forEach((t, i) => {
+        const mlp = run.trajectories[i]!
+        assert.deepStrictEqual(t.steps.map((s) => s.raw), mlp.steps.map((s) => s.raw))
+        assert.deepStrictEqual(t.steps.map((s) => s.decision), mlp.steps.map((s) => s.decision))
+        t.steps.forEach((s, j) => assert.isAtMost(Math.abs(s.logprob! - mlp.steps[j]!.logprob!), 1e-9))
+      })
+      assert.isAbove(viaOnnx.reduce((n, t) => n + t.steps.length, 0), 4)
+      // the trajectories compared hold searches, calls and answers, not only immediate answers
+      const kinds = new Set(viaOnnx.flatMap((t) => t.steps.map((s) => s.decision!.kind)))
+      assert.sameMembers([...kinds], ["search", "call", "answer"])
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
