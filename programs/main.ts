@@ -8,6 +8,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import { existsSync } from "node:fs"
 import * as path from "node:path"
 import * as App from "../layers/App.ts"
 import * as PipelineWorkers from "../layers/PipelineWorkers.ts"
@@ -103,6 +104,9 @@ const command = Command.make(
       worldSeed: given.worldSeed,
       worldSize: given.worldSize
     }
+    if (resuming && !existsSync(storeFile(dir))) {
+      return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: no pipeline run here (no run.sqlite)` })
+    }
     if (!resuming) {
       yield* RunFolder.ensureFresh(dir).pipe(
         Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: ${e.message}` }))
@@ -117,7 +121,7 @@ const command = Command.make(
       const existing = yield* store.getRun(runId)
       let record = fresh
       if (resuming) {
-        if (existing === undefined) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the run store holds no pipeline run to resume` })
+        if (existing === undefined) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: no pipeline run in its run.sqlite to resume` })
         const decoded = Schema.decodeUnknownResult(PipelineRecord)((existing.config as { pipeline?: unknown }).pipeline)
         if (Result.isFailure(decoded)) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the stored configuration does not decode` })
         record = decoded.success

@@ -411,7 +411,8 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
 
 /**
  * Runs the pipeline (or resumes it: every finished stage is read back from the store): the demonstrations, then
- * each seed through `runner` (in-process by default; `concurrency` seeds at once when the runner uses workers).
+ * each seed in-process, or — given a worker `runner` — the first seed in-process and the others on workers,
+ * `concurrency` seeds at once.
  */
 export const run = Effect.fn("Pipeline.run")(function*(
   runId: string,
@@ -427,7 +428,9 @@ export const run = Effect.fn("Pipeline.run")(function*(
     { name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` }
   ]
   const context = yield* Effect.context<RunStore | TaskSource | ToolLibrary | Judge | Retriever | Simulator>()
-  const runner: SeedRunner = seeds?.runner ?? ((seed) => runSeed(runId, options, seed).pipe(Effect.provide(context)))
+  const inProcess: SeedRunner = (seed) => runSeed(runId, options, seed).pipe(Effect.provide(context))
+  // the first seed runs on this thread, which holds a world already; the others on workers (a world each)
+  const runner: SeedRunner = seeds === undefined ? inProcess : (seed) => (seed === options.seeds[0] ? inProcess(seed) : seeds.runner(seed))
   const progress = Progress.make(`seeds (SFT, RL ×${options.estimators.length}, evaluation)`, options.seeds.length, options.progress && seeds !== undefined)
   const results = yield* Effect.forEach(options.seeds, (seed) => Effect.tap(runner(seed), () => progress.tick(1)), { concurrency: seeds?.concurrency ?? 1 })
   yield* progress.done

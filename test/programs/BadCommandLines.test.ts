@@ -31,14 +31,17 @@ const train = "programs/train-encoder.ts"
 const tune = "programs/tune-fusion.ts"
 
 const rows: ReadonlyArray<Row> = [
-  // programs/main.ts keeps rows only for the flags it shares with the comparison (it is becoming the training
-  // pipeline); the comparison's own rows, and its run-folder and endpoint checks, are programs/compare.ts's
+  // programs/main.ts is the training pipeline: its own flags; the comparison's rows are programs/compare.ts's
   [main, ["--out", library], "already holds"],
   [main, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [main, ["--concurrency", "0"], "--concurrency"],
   [main, ["--tasks", "1e8"], "--tasks"],
-  [main, ["--policy", "nope"], "--policy"],
-  [main, ["--policy", "openai"], "PARAAGENT_BASE_URL"],
+  [main, ["--seeds", "1,x"], "--seeds"],
+  [main, ["--seeds", "2,2"], "--seeds"],
+  [main, ["--workers", "0"], "--workers"],
+  [main, ["--rl-iterations", "0"], "--rl-iterations"],
+  [main, ["--resume", "/nonexistent/run"], "--resume"],
+  [main, ["--resume", library], "no pipeline run"],
   [compare, ["--out", library], "already holds"],
   [compare, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [compare, ["--policy", "openai"], "PARAAGENT_BASE_URL"],
