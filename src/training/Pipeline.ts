@@ -313,14 +313,16 @@ export const run = Effect.fn("Pipeline.run")(function*(runId: string, options: P
       Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell)))
     )
 
-    // --- 2. SFT from the Backbone (a stored checkpoint is read back)
+    // --- 2. SFT from the Backbone (a finished stage's checkpoint is read back). The stage mark is the truth, not the
+    // checkpoint: a crash between the two writes leaves a checkpoint without its report, and SFT is simply redone
+    // (deterministic, and `putCheckpoint` replaces the iteration's row).
     const sftStage = `sft/seed${seed}`
-    const storedSft = yield* store.latestCheckpoint(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
+    const sftDone = yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
+    const storedSft = sftDone === undefined ? undefined : yield* store.latestCheckpoint(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
     let sft: LearnedPolicy.Weights
-    if (storedSft !== undefined) {
+    if (sftDone !== undefined && storedSft !== undefined) {
       sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
-      const report = (yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))) as unknown as Trainer.SftReport
-      sftReports.push(report)
+      sftReports.push(sftDone as unknown as Trainer.SftReport)
     } else {
       const report = yield* trainer.sft(demonstrations, { epochs: options.sftEpochs, seed, progress: options.progress }).pipe(Effect.mapError(fail(sftStage)))
       sft = yield* Ref.get(cell)
