@@ -6,9 +6,8 @@
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Option, Result, Schema } from "effect"
+import { Console, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
-import { existsSync } from "node:fs"
 import * as path from "node:path"
 import * as App from "../layers/App.ts"
 import * as PipelineWorkers from "../layers/PipelineWorkers.ts"
@@ -104,10 +103,13 @@ const command = Command.make(
       worldSeed: given.worldSeed,
       worldSize: given.worldSize
     }
-    if (resuming && !existsSync(storeFile(dir))) {
-      return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: no pipeline run here (no run.sqlite)` })
-    }
-    if (!resuming) {
+    if (resuming) {
+      // opening the store would create an empty run.sqlite, leaving the folder unfit for both --resume and --out
+      const fs = yield* FileSystem.FileSystem
+      if (!(yield* fs.exists(storeFile(dir)))) {
+        return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: no run store (run.sqlite) in this folder, nothing to resume` })
+      }
+    } else {
       yield* RunFolder.ensureFresh(dir).pipe(
         Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: ${e.message}` }))
       )

@@ -323,12 +323,15 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
 
   // --- SFT from the Backbone (a stored checkpoint is read back)
   const sftStage = `sft/seed${seed}`
+  // the stage's finished mark decides: a checkpoint without it (a crash between the two writes) is redone —
+  // SFT is deterministic, and the checkpoint row is replaced
   const storedSft = yield* store.latestCheckpoint(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
+  const sftDone = yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
   let sft: LearnedPolicy.Weights
   let sftReport: Trainer.SftReport
-  if (storedSft !== undefined) {
+  if (storedSft !== undefined && sftDone !== undefined) {
     sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
-    sftReport = (yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))) as unknown as Trainer.SftReport
+    sftReport = sftDone as unknown as Trainer.SftReport
   } else {
     sftReport = yield* trainer.sft(demonstrations, { epochs: options.sftEpochs, seed, progress: options.progress }).pipe(Effect.mapError(fail(sftStage)))
     sft = yield* Ref.get(cell)

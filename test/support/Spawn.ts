@@ -1,8 +1,9 @@
 /**
  * Spawns a program or benchmark as a user runs it (`node --import tsx <file> ...`), a few at a time, with a clean
- * environment (no PARAAGENT_* / OPENAI_* of the test runner), and returns its exit code and output.
+ * environment (no PARAAGENT_* / OPENAI_* of the test runner), and returns its exit code and output — or kills it
+ * with SIGKILL at a chosen line of its stderr, the way a crash would.
  */
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { repoRoot } from "../../src/io/DataPath.ts"
 
 /** The result of one spawned program. */
@@ -48,3 +49,42 @@ export const spawnProgram = async (file: string, args: ReadonlyArray<string>, en
   })
 }
 
+
+/** A program killed at a line of its stderr, or (when no line matched) its exit. */
+interface Killed {
+  /** The stderr line the kill was sent at; undefined when the program ended first. */
+  readonly line: string | undefined
+  readonly signal: NodeJS.Signals | null
+  readonly code: number | null
+  readonly stderr: string
+  readonly ms: number
+}
+
+/** Runs `node --import tsx <file> ...args` and SIGKILLs it at the first whole stderr line `killAt` accepts. */
+export const spawnKilled = async (file: string, args: ReadonlyArray<string>, killAt: (line: string) => boolean): Promise<Killed> => {
+  await slot()
+  const started = Date.now()
+  return new Promise<Killed>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", file, ...args], { cwd: repoRoot, env: cleanEnv(), stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    let pending = ""
+    let line: string | undefined
+    const guard = setTimeout(() => child.kill("SIGKILL"), 120_000)
+    child.stderr.setEncoding("utf8")
+    child.stderr.on("data", (chunk: string) => {
+      stderr += chunk
+      pending += chunk
+      const lines = pending.split("\n")
+      pending = lines.pop() ?? ""
+      if (line === undefined) {
+        line = lines.find(killAt)
+        if (line !== undefined) child.kill("SIGKILL")
+      }
+    })
+    child.on("close", (code, signal) => {
+      clearTimeout(guard)
+      release()
+      resolve({ line, signal, code, stderr, ms: Date.now() - started })
+    })
+  })
+}
