@@ -62,7 +62,7 @@ export const defaults: PipelineOptions = {
   levels: ["I1", "I2", "I3"],
   paradigms: ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"],
   teacherMistakeRate: 0.1,
-  sftEpochs: 20,
+  sftEpochs: 10,
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,

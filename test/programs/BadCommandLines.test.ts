@@ -41,7 +41,7 @@ const rows: ReadonlyArray<Row> = [
   [main, ["--workers", "0"], "--workers"],
   [main, ["--rl-iterations", "0"], "--rl-iterations"],
   [main, ["--resume", "/nonexistent/run"], "--resume"],
-  [main, ["--resume", library], "no pipeline run"],
+  [main, ["--resume", library], "run.sqlite"],
   [compare, ["--out", library], "already holds"],
   [compare, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [compare, ["--policy", "openai"], "PARAAGENT_BASE_URL"],

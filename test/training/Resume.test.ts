@@ -13,7 +13,7 @@ import { spawnKilled, spawnProgram } from "../support/Spawn.ts"
 
 const main = "programs/main.ts"
 /** The tiny pipeline: 2 seeds, 40 training tasks, 3 RL iterations of 4 tasks × G=2, 18 held-out tasks (~20 s alone). */
-const tiny = ["--seeds", "1,2", "--train-tasks", "40", "--tasks", "6", "--rl-iterations", "3", "--rl-tasks", "4", "--group", "2", "--sft-epochs", "3", "--world-size", "5000"]
+const tiny = ["--seeds", "1,2", "--train-tasks", "40", "--tasks", "6", "--rl-iterations", "3", "--rl-tasks", "4", "--group", "2", "--sft-epochs", "3", "--world-size", "5000", "--workers", "1"]
 
 const root = mkdtempSync(join(tmpdir(), "paraagent-resume-"))
 const dirA = join(root, "a")
@@ -159,9 +159,9 @@ const runAll = async (): Promise<Runs> => {
   // B: killed once RL of seed 1's second estimator has checkpointed its first iteration, resumed, resumed again
   const b = spawnKilled(main, [...tiny, "--out", dirB], (l) => killLine.test(l)).then(async (killed) => {
     const atKill = viewStore(storeOf(dirB))
-    const resumed = await spawnProgram(main, ["--resume", dirB])
+    const resumed = await spawnProgram(main, ["--resume", dirB, "--workers", "1"])
     const afterResume = snapshot(dirB)
-    const again = await spawnProgram(main, ["--resume", dirB])
+    const again = await spawnProgram(main, ["--resume", dirB, "--workers", "1"])
     return { killed, atKill, resumed, afterResume, again, afterAgain: snapshot(dirB) }
   })
   const afterA = a.then(async (ranA) => {
@@ -171,7 +171,7 @@ const runAll = async (): Promise<Runs> => {
     db.prepare("DELETE FROM stages WHERE stage = 'sft/seed2'").run()
     db.close()
     const [sftUnmarked, noStore, existing] = await Promise.all([
-      spawnProgram(main, ["--resume", dirD]),
+      spawnProgram(main, ["--resume", dirD, "--workers", "1"]),
       spawnProgram(main, ["--resume", empty]),
       spawnProgram(main, [...tiny, "--out", dirA])
     ])
@@ -212,6 +212,7 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     expect(resumed.code, resumed.stderr).toBe(0)
     expectSameRun(runs.afterResume, runs.aBefore)
     // seed 1's SFT and GRPO were not redone, its paraagent RL went on after the last checkpoint, seed 2 trained here
+    // (every run here passes --workers 1: a worker's stages draw no progress bars, and the bars are what is counted)
     const stderr = lines(resumed.stderr)
     expect(stderr.filter((l) => l.startsWith("rl grpo seed 1 "))).toStrictEqual([])
     expect(stderr.find((l) => l.startsWith("rl paraagent seed 1 "))).toMatch(new RegExp(` ${Math.max(...checkpointed) + 1}/3 `))
