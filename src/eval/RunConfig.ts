@@ -124,7 +124,7 @@ export const faultRateOf = (faults: boolean): number => (faults ? Faults.default
 
 /** Whether a configuration talks to an OpenAI-compatible endpoint. */
 export const needsEndpoint = (config: { readonly policy: string; readonly judge: string }): boolean =>
-  config.policy !== "teacher" || config.judge === "llm"
+  config.policy === "openai" || config.policy === "teacher-llm" || config.judge === "llm"
 
 /** The comparison job's options for a configuration. */
 export const jobOptions = (config: RunConfig, progress: boolean): JobOptions => ({

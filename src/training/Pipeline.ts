@@ -63,7 +63,7 @@ export const defaults: PipelineOptions = {
   paradigms: ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"],
   teacherMistakeRate: 0.1,
   sftEpochs: 10,
-  rlIterations: 12,
+  rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
   estimators: ["grpo", "paraagent"],
