@@ -28,6 +28,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "dense-search", args: [] },
   { name: "teacher-prompts", args: [] },
   { name: "reward-probe", args: [] },
+  { name: "learning", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },
   { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },
