@@ -106,8 +106,9 @@ export const make = Effect.fnUntraced(function*(options: PolicyOpenAiOptions = {
 
   const act = Effect.fn("PolicyOpenAi.act")(function*(context: PolicyContext) {
     yield* Effect.annotateCurrentSpan({ round: context.round, paradigm: context.paradigm, mode })
+    const messages = buildMessages(context, mode, budgets)
     const result = yield* client.chat({
-      messages: buildMessages(context, mode, budgets),
+      messages,
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
       ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
       ...(options.logprobs === true ? { logprobs: true } : {}),
@@ -125,7 +126,9 @@ export const make = Effect.fnUntraced(function*(options: PolicyOpenAiOptions = {
         new PolicyError({ message: `${name}: ${error.message}`, ...(error.status === undefined ? {} : { status: error.status }) })
       )
     )
-    return toOutput(result, mode, context, options.lenient === true)
+    const output = toOutput(result, mode, context, options.lenient === true)
+    // with log-probs asked for (training), the exact prompt goes on the step too, so a trainer re-scores the same tokens
+    return options.logprobs === true ? { ...output, prompt: JSON.stringify(messages) } : output
   })
 
   return Policy.of({ name, privileged: false, act })

@@ -122,6 +122,8 @@ describe("OpenAI policy, text protocol", () => {
       assert.strictEqual(body.logprobs, true)
       assert.strictEqual(body.seed, PolicyOpenAi.roundSeed(7, 0))
       assert.isUndefined(body.tools)
+      // with log-probs asked for, the exact prompt sent is on the output (what a trainer re-scores)
+      assert.deepStrictEqual(JSON.parse(output.prompt ?? "null"), body.messages)
       const [system, user] = body.messages
       assert.strictEqual(system?.role, "system")
       assert.include(system?.content ?? "", ParaAct.instructions)

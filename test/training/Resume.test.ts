@@ -155,7 +155,8 @@ const runAll = async (): Promise<Runs> => {
   const empty = join(root, "empty")
   mkdirSync(empty)
   const a = spawnProgram(main, [...tiny, "--out", dirA])
-  const c = spawnProgram(main, [...tiny, "--out", dirC])
+  // C: the same configuration with seed 2 on a worker thread (the default mode): the same bytes as A's one thread
+  const c = spawnProgram(main, [...tiny.slice(0, -2), "--workers", "2", "--out", dirC])
   // B: killed once RL of seed 1's second estimator has checkpointed its first iteration, resumed, resumed again
   const b = spawnKilled(main, [...tiny, "--out", dirB], (l) => killLine.test(l)).then(async (killed) => {
     const atKill = viewStore(storeOf(dirB))
@@ -190,7 +191,7 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
   }, 300_000)
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
-  it("two uninterrupted runs of one configuration: byte-identical table.md, equal summaries and stores", () => {
+  it("two uninterrupted runs of one configuration (one on a single thread, one with a worker): byte-identical table.md, equal summaries and stores", () => {
     expect(runs.a.code, runs.a.stderr).toBe(0)
     expect(runs.c.code, runs.c.stderr).toBe(0)
     expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(26)
