@@ -246,18 +246,11 @@ const prepare = (runId: string, options: PipelineOptions) =>
       label: string
     ) =>
       Effect.gen(function*() {
-        const groups = yield* store.groups(runId, stage)
-        const stored = yield* store.trajectories(runId, stage)
-        const byKey = new Map<string, Trajectory>()
-        let at = 0
-        for (const g of groups) {
-          if (g.size === 1) byKey.set(g.key, stored[at] as Trajectory)
-          at += g.size
-        }
+        const byKey = yield* storedGroups(store, runId, stage)
         const progress = Progress.make(label, tasks.length, options.progress)
         const out = yield* Effect.forEach(tasks, (task) =>
           Effect.gen(function*() {
-            const known = byKey.get(task.id)
+            const known = byKey.get(task.id)?.[0]
             if (known !== undefined) {
               yield* progress.tick(1)
               return known
@@ -479,10 +472,25 @@ export const run = Effect.fn("Pipeline.run")(function*(
   return result
 })
 
+/** A stage's stored groups (of one iteration, when given) by key: the store's trajectories cut at the group sizes. */
+const storedGroups = (store: RunStore["Service"], runId: string, stage: string, iteration?: number) =>
+  Effect.gen(function*() {
+    const filter = iteration === undefined ? undefined : { iteration }
+    const groups = yield* store.groups(runId, stage, filter)
+    const stored = yield* store.trajectories(runId, stage, filter)
+    const byKey = new Map<string, ReadonlyArray<Trajectory>>()
+    let at = 0
+    for (const g of groups) {
+      byKey.set(g.key, stored.slice(at, at + g.size))
+      at += g.size
+    }
+    return byKey as ReadonlyMap<string, ReadonlyArray<Trajectory>>
+  })
+
 /** RL's checkpointer over the run store: checkpoints with their metrics, and each finished group. */
 const checkpointerFor = (store: RunStore["Service"], runId: string, stage: string): Trainer.Checkpointer => {
   const wrap = (e: RunStoreError) => new Trainer.TrainerError({ stage, message: e.message })
-  const cache = new Map<number, Map<string, ReadonlyArray<Trajectory>>>()
+  const cache = new Map<number, ReadonlyMap<string, ReadonlyArray<Trajectory>>>()
   return {
     latest: Effect.gen(function*() {
       const stored = yield* store.latestCheckpoint(runId, stage)
@@ -516,14 +524,7 @@ const checkpointerFor = (store: RunStore["Service"], runId: string, stage: strin
       Effect.gen(function*() {
         let byKey = cache.get(iteration)
         if (byKey === undefined) {
-              const groups = yield* store.groups(runId, stage, { iteration })
-          const stored = yield* store.trajectories(runId, stage, { iteration })
-          byKey = new Map()
-          let at = 0
-          for (const g of groups) {
-            byKey.set(g.key, stored.slice(at, at + g.size))
-            at += g.size
-          }
+          byKey = yield* storedGroups(store, runId, stage, iteration)
           cache.set(iteration, byKey)
         }
         return byKey.get(key)
