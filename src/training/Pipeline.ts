@@ -13,7 +13,6 @@ import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import { Policy } from "../agent/Policy.ts"
 import * as Teacher from "../agent/Teacher.ts"
 import * as Evaluation from "../math/Evaluation.ts"
-import * as Mlp from "../math/Mlp.ts"
 import type * as PolicyGradient from "../math/PolicyGradient.ts"
 import { hashParts } from "../math/Random.ts"
 import * as Reward from "../math/Reward.ts"
@@ -535,6 +534,3 @@ const checkpointerFor = (store: RunStore["Service"], runId: string, stage: strin
       }).pipe(Effect.mapError(wrap))
   }
 }
-
-/** The parameter count of the shipped network (for reports). */
-export const parameterCount = Mlp.size(LearnedPolicy.shape)
