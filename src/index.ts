@@ -76,6 +76,7 @@ export * as PolicyPrompt from "./agent/PolicyPrompt.ts"
 export * as Teacher from "./agent/Teacher.ts"
 // runtime: rollouts as structured fibers
 export * as Rollout from "./runtime/Rollout.ts"
+export * as Session from "./runtime/Session.ts"
 // judge: the Judge service, the rule judge, prompts, agreement with humans
 export * as Agreement from "./judge/Agreement.ts"
 export * as FactTokens from "./judge/FactTokens.ts"
