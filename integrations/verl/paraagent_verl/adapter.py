@@ -109,7 +109,8 @@ def spread(response_mask: Sequence[float], spans: Sequence[Tuple[int, int]], com
     out = [0.0] * length
     for (start, end), a in zip(spans, combined):
         for t in range(max(0, start), min(end, length)):
-            out[t] = a * float(response_mask[t])
+            m = float(response_mask[t])
+            out[t] = 0.0 if m == 0 else a * m
     return out
 
 
