@@ -52,6 +52,16 @@ type Given = {
   readonly [K in keyof typeof shared]: (typeof shared)[K] extends Flag.Flag<infer A> ? A : never
 }
 
+/** The command line that reproduces an export (every setting spelled out). */
+const commandLine = (target: Target, g: Given): string =>
+  [
+    `npm run export -- ${target} --out ${g.out} --count ${g.count} --split ${g.split} --levels ${g.levels.join(",")} --seed ${g.seed}`,
+    `--world-seed ${g.worldSeed} --world-size ${g.worldSize} --paradigm ${g.paradigm} --max-rounds ${g.maxRounds}`,
+    `--fault-rate ${g.faultRate} --mistake-rate ${g.mistakeRate} --mode ${g.mode} --concurrency ${g.concurrency}`,
+    ...(g.omitTask ? ["--omit-task"] : []),
+    ...(Option.isSome(g.only) ? [`--only ${g.only.value}`] : [])
+  ].join(" ")
+
 const exportTo = (target: Target) =>
   Effect.fn(`export.${target}`)(function*(given: Given) {
     if (target === "trl" && Option.isSome(given.only) && given.only.value === "rl") {
@@ -109,7 +119,7 @@ const exportTo = (target: Target) =>
     for (const s of result.skipped) reasons[s.reason] = (reasons[s.reason] ?? 0) + 1
     yield* folder.writeJson("export.json", {
       target,
-      command: `npm run export -- ${target} --out ${given.out}`,
+      command: commandLine(target, given),
       settings: { ...given, only: Option.getOrNull(given.only) },
       agent_name: VerlExports.agentName,
       tasks: result.tasks,
