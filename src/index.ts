@@ -92,3 +92,6 @@ export * as Scoring from "./eval/Scoring.ts"
 export * as RunStore from "./training/RunStore.ts"
 // training: exports a user trains an LLM on (SFT demonstrations, RL experience)
 export * as Exports from "./training/Exports.ts"
+// training: verl's RL / SFT rows and the judge-filtered teacher demonstrations they are made from
+export * as VerlExports from "./training/VerlExports.ts"
+export * as TeacherDemonstrations from "./training/TeacherDemonstrations.ts"
