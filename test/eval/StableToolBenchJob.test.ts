@@ -116,6 +116,11 @@ describe("StableToolBench job options", () => {
       }))
       assert.deepInclude(empty, { _tag: "StableToolBenchError", field: "queries" })
       assert.include(empty.message, "/tmp/x.json: no usable query")
+      const broken = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "paraagent-stb-bad-")), "not_queries.json")
+      fs.writeFileSync(broken, JSON.stringify({ query: "an object, not an array of queries" }))
+      const notQueries = yield* Effect.flip(Job.load(smallLibrary(), [broken]))
+      assert.deepInclude(notQueries, { _tag: "ImportError", source: broken })
+      assert.include(notQueries.message, "not a query file")
     }).pipe(Effect.provide(Rollout.layer().pipe(
       Layer.provideMerge(Layer.mergeAll(Teacher.layer(), Retriever.layerBm25, Simulator.layer())),
       Layer.provideMerge(Layer.succeed(ToolLibrary, makeLibrary("empty", [], DepGraph.make([]))))
