@@ -1,6 +1,7 @@
 /**
- * The LLM judge: one chat call at temperature 0 over an OpenAI-compatible endpoint, the three Q/F/U verdicts as JSON
- * decoded with Schema; a malformed reply gets one repair request, then a JudgeError.
+ * The LLM judges over an OpenAI-compatible endpoint: the Q/F/U judge (one chat call at temperature 0, the three verdicts
+ * as JSON decoded with Schema; a malformed reply gets one repair request, then a JudgeError), and StableToolBench's
+ * pass-rate judge (Solved / Unsure / Unsolved; `makePassRate`).
  */
 import { Effect, Layer } from "effect"
 import type { Task } from "../src/domain/Task.ts"

@@ -15,7 +15,7 @@ import type { ImportReport } from "../toolenv/importers/ImportReport.ts"
 import * as StableToolBenchFiles from "../toolenv/importers/StableToolBench.ts"
 import * as ToolBench from "../toolenv/importers/ToolBench.ts"
 import { type Library, makeLibrary } from "../toolenv/ToolLibrary.ts"
-import * as Metrics from "./StableToolBench.ts"
+import * as Metrics from "./StableToolBenchMetrics.ts"
 import type { Labeler } from "./StableToolBenchJudge.ts"
 
 /** The queries of one file as tasks. */

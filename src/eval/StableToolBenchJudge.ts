@@ -5,7 +5,7 @@
 import { type Effect, Option, Schema } from "effect"
 import type { Trajectory } from "../domain/Trajectory.ts"
 import { extractJsonObject, renderEvidence } from "../judge/Prompt.ts"
-import type { AnswerStatus } from "./StableToolBench.ts"
+import type { AnswerStatus } from "./StableToolBenchMetrics.ts"
 
 /** The character budgets of the prompts. */
 export const budgets = { query: 4_000, answer: 4_000 } as const
