@@ -88,6 +88,10 @@ export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as Report from "./eval/Report.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
+// eval: StableToolBench queries as ToolEnv tasks (Path, solvable pass rate), the job and its pass-rate judge prompts
+export * as StableToolBenchMetrics from "./eval/StableToolBenchMetrics.ts"
+export * as StableToolBenchJob from "./eval/StableToolBenchJob.ts"
+export * as StableToolBenchJudge from "./eval/StableToolBenchJudge.ts"
 // training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
 export * as RunStore from "./training/RunStore.ts"
 // training: exports a user trains an LLM on (SFT demonstrations, RL experience)
