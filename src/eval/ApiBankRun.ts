@@ -14,7 +14,9 @@ import type { ToolSpec } from "../domain/Tool.ts"
 import { type Step as TrajectoryStep, validStep } from "../domain/Trajectory.ts"
 import type { Turn } from "../domain/Turn.ts"
 import * as Controller from "../math/Controller.ts"
+import * as History from "../math/History.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
+import * as Refs from "../protocol/Refs.ts"
 import { Retriever } from "../retrieval/Retriever.ts"
 import * as ApiBankImport from "../toolenv/importers/ApiBank.ts"
 import { ImportError } from "../toolenv/importers/ImportReport.ts"
@@ -97,10 +99,35 @@ export const requestOf = (step: ApiBank.Step): string =>
 /** The names a recorded ToolSearcher event found (every record of its output). */
 const foundBy = (event: ApiBank.ApiEvent): ReadonlyArray<string> => ApiBank.searchOutputNames(event.result.output) ?? []
 
-/** Earlier API events as executed steps: ToolSearcher events as searches with their hits, others as calls. */
+/** The slot and query of the level-1 step that stands for the prompt's "API descriptions" block. */
+export const givenSlot = { slot: "given", query: "API descriptions of this dialogue" } as const
+
+/**
+ * Earlier API events as executed steps: ToolSearcher events as searches with their hits, others as calls. At level 1
+ * a first step shows the given APIs as the hits of a search: in a ParaAgent context tools become visible through a
+ * search result, and API-Bank's level-1 prompt shows their descriptions before the dialogue.
+ */
 export const historySteps = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyArray<TrajectoryStep> => {
   const out: Array<TrajectoryStep> = []
   let calls = 0
+  if (step.level === 1) {
+    const hits = toolsOf(step, api).map((t) => ({ tool: t.name, score: 1 }))
+    const turn: Turn = { searches: [givenSlot], calls: [] }
+    out.push({
+      index: 0,
+      raw: ParaAct.printTurn(turn),
+      turn,
+      validation: validStep,
+      controller: Controller.stateBefore([]).state,
+      phase: "explore",
+      searches: [{ ...givenSlot, hits, startMs: 0, endMs: 0 }],
+      observations: [],
+      startMs: 0,
+      policyMs: 0,
+      endMs: 0,
+      usage: { promptTokens: 0, completionTokens: 0 }
+    })
+  }
   for (const event of step.history) {
     if (event.role !== "API") continue
     const index = out.length
@@ -281,7 +308,10 @@ export const run = Effect.fn("ApiBankRun.run")(function*(steps: ReadonlyArray<Ap
         const prediction: ApiBank.Prediction = { _tag: "policy_error", detail: clip(acted.failure.message) }
         return { verdict: ApiBank.score(step, prediction), output: "" } satisfies StepRecord
       }
-      const asked = readOutput(acted.success, api)
+      const read = readOutput(acted.success, api)
+      // `$ref`s to earlier calls' outputs are resolved as the runtime resolves them before a call runs
+      const outputs = History.of(context.history).outputs
+      const asked = read._tag === "call" ? { ...read, arguments: Refs.resolveRefs(read.arguments, (id) => outputs.get(id)).arguments } : read
       const prediction: ApiBank.Prediction = asked._tag === "search"
         ? yield* searchApi(asked.keywords, api).pipe(
           Effect.provideService(Retriever, retriever),
