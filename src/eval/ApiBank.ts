@@ -210,9 +210,22 @@ export const parseApiCall = (text: string): ParsedCall | undefined => {
   return { name, arguments: args }
 }
 
-/** A call written in API-Bank's format (what its evaluator puts in the chat history for an earlier API event). */
+/** A value as Python's `str` writes it (`True`, `None`, `['a', 1]`, `{'k': 'v'}`). */
+export const pyStr = (value: Json, nested = false): string => {
+  if (value === null) return "None"
+  if (typeof value === "boolean") return value ? "True" : "False"
+  if (typeof value === "number") return String(value)
+  if (typeof value === "string") return nested ? `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'` : value
+  if (Array.isArray(value)) return `[${value.map((v) => pyStr(v, true)).join(", ")}]`
+  return `{${Object.entries(value).map(([k, v]) => `'${k}': ${pyStr(v, true)}`).join(", ")}}`
+}
+
+/**
+ * A call written in API-Bank's format as its evaluator writes an earlier API event into the chat history:
+ * `[Name(key='value', ...)]`, every value as Python's `str` inside single quotes.
+ */
 export const formatApiCall = (name: string, args: JsonObject): string =>
-  `[${name}(${Object.entries(args).map(([k, v]) => `${k}='${typeof v === "string" ? v : JSON.stringify(v)}'`).join(", ")})]`
+  `[${name}(${Object.entries(args).map(([k, v]) => `${k}='${pyStr(v)}'`).join(", ")})]`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Normalised exact match
