@@ -14,6 +14,7 @@ import * as PolicyLearned from "../layers/PolicyLearned.ts"
 import * as PolicyOpenAi from "../layers/PolicyOpenAi.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import type { Policy } from "../src/agent/Policy.ts"
+import * as Teacher from "../src/agent/Teacher.ts"
 import type { ConfigError } from "../src/domain/Errors.ts"
 import * as ApiBank from "../src/eval/ApiBank.ts"
 import * as ApiBankRun from "../src/eval/ApiBankRun.ts"
@@ -22,15 +23,15 @@ import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
-import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 
 const data = Flag.Directory("data", { mustExist: true }).pipe(
   Flag.withDescription("the API-Bank folder (lv1-lv2-samples/, test-data/, data/all_apis.csv); default: api-bank in the data folder (PARAAGENT_DATA)"),
   Flag.optional
 )
 const levels = RunConfig.listFlag("levels", ["1", "2"], "levels to run (1: APIs given; 2: found through ToolSearcher)").pipe(Flag.withDefault(["1", "2"] as const))
-const policy = Flag.Literals("policy", ["oracle", "paraagent", "openai"]).pipe(
-  Flag.withDescription("oracle: replays the recorded calls and searches with the recorded keywords (an upper bound; its search steps measure the retriever); paraagent: the trained embedded policy in models/; openai: an LLM over an OpenAI-compatible endpoint")
+const policy = Flag.Literals("policy", ["oracle", "teacher", "paraagent", "openai"]).pipe(
+  Flag.withDescription("oracle: replays the recorded calls and searches with the recorded keywords (an upper bound; its search steps measure the retriever); teacher: the scripted multi-agent teacher reading the step's gold call (privileged); paraagent: the trained embedded policy in models/; openai: an LLM over an OpenAI-compatible endpoint")
 )
 const mode = RunConfig.flags.mode.pipe(Flag.withDefault("text"))
 const retriever = RunConfig.flags.retriever.pipe(Flag.withDescription("the retriever behind ToolSearcher (level 2)"), Flag.withDefault("bm25"))
@@ -44,12 +45,16 @@ const retrieverLayer = (kind: "bm25" | "dense" | "hybrid"): Layer.Layer<Retrieve
   kind === "bm25" ? Retriever.layerBm25 : kind === "dense" ? RetrieverOnnx.layerShipped : RetrieverOnnx.layerHybrid()
 
 const policyLayer = (
-  kind: "oracle" | "paraagent" | "openai",
+  kind: "oracle" | "teacher" | "paraagent" | "openai",
   textOrNative: "text" | "native",
-  endpoint: OpenAiClient.OpenAiConfigInput | undefined
+  endpoint: OpenAiClient.OpenAiConfigInput | undefined,
+  library: Library,
+  steps: ReadonlyArray<ApiBank.Step>
 ): Layer.Layer<Policy, ConfigError> =>
   kind === "oracle"
-    ? ApiBankRun.oracle
+    ? ApiBankRun.oracle(steps)
+    : kind === "teacher"
+    ? Teacher.layer({ mistakeRate: 0 }).pipe(Layer.provide(Layer.succeed(ToolLibrary, library)))
     : kind === "paraagent"
     ? PolicyLearned.layer(PolicyLearned.shippedDir, { decoding: "greedy" })
     : PolicyOpenAi.layer({ mode: textOrNative, lenient: true }).pipe(
@@ -88,27 +93,35 @@ const command = Command.make(
     const endpoint = flags.policy === "openai" ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(flags)) : undefined
     const api = yield* ApiBankRun.loadLibrary(dir)
     yield* Console.log(`API-Bank library: ${api.library.tools.length} APIs (${api.searchable.tools.length} searchable by ToolSearcher) from ${dir}`)
+    const chosen = [...flags.levels].sort().map((l) => (l === "1" ? 1 : 2) as ApiBank.Level)
+    const loaded = yield* Effect.forEach(chosen, (level) =>
+      ApiBankRun.loadLevel(nodePath.join(dir, "lv1-lv2-samples"), level, api).pipe(Effect.map((data) => {
+        const keep = Option.isSome(flags.limit) ? new Set(data.fileNames.slice(0, flags.limit.value)) : undefined
+        return keep === undefined ? data : {
+          ...data,
+          files: keep.size,
+          steps: data.steps.filter((s) => keep.has(s.file)),
+          unresolved: data.unresolved.filter((u) => keep.has(u.file))
+        }
+      })))
     const services = Layer.mergeAll(
-      policyLayer(flags.policy, flags.mode, endpoint),
+      policyLayer(flags.policy, flags.mode, endpoint, api.library, loaded.flatMap((l) => l.steps)),
       retrieverLayer(flags.retriever).pipe(Layer.provide(Layer.succeed(ToolLibrary, api.searchable)))
     )
-    const chosen = [...flags.levels].sort().map((l) => (l === "1" ? 1 : 2) as ApiBank.Level)
-    const results = yield* Effect.forEach(chosen, (level) =>
+    const results = yield* Effect.forEach(loaded, (data) =>
       Effect.gen(function*() {
-        const loaded = yield* ApiBankRun.loadLevel(nodePath.join(dir, "lv1-lv2-samples"), level, api)
-        const keep = Option.isSome(flags.limit) ? new Set([...new Set(loaded.steps.map((s) => s.file))].slice(0, flags.limit.value)) : undefined
-        const steps = keep === undefined ? loaded.steps : loaded.steps.filter((s) => keep.has(s.file))
-        const unresolved = keep === undefined ? loaded.unresolved : loaded.unresolved.filter((u) => keep.has(u.file))
-        const files = keep === undefined ? loaded.files : keep.size
-        const records = yield* ApiBankRun.run(steps, api, { concurrency: flags.concurrency, seed: flags.seed })
-        const summary = ApiBank.summarise(level, files, records.map((r) => r.verdict), unresolved)
-        return { summary, records, unresolved }
+        const records = yield* ApiBankRun.run(data.steps, api, { concurrency: flags.concurrency, seed: flags.seed })
+        const summary = ApiBank.summarise(data.level, data.files, records.map((r) => r.verdict), data.unresolved)
+        return { summary, records, unresolved: data.unresolved, unfound: ApiBank.unfoundCallSteps(data.steps).length }
       })).pipe(Effect.provide(services))
 
     const summaries = results.map((r) => r.summary)
     yield* Console.log(`\npolicy ${flags.policy}${flags.policy === "openai" ? ` (${flags.mode})` : ""}; ToolSearcher = ${flags.retriever} top-1; exact match of API name and normalised arguments`)
     yield* Console.log(table(summaries))
-    for (const r of results) for (const line of breakdown(r.summary, r.unresolved)) yield* Console.log(line)
+    for (const r of results) {
+      for (const line of breakdown(r.summary, r.unresolved)) yield* Console.log(line)
+      if (r.unfound > 0) yield* Console.log(`L${r.summary.level}: ${r.unfound} call step(s) name an API no earlier recorded ToolSearcher result showed (the policy is not shown it)`)
+    }
     if (Option.isSome(flags.verdicts)) {
       const lines = results.flatMap((r) => r.records.map((rec) => JSON.stringify({ ...rec.verdict, output: rec.output })))
       yield* writeFileAtomicEffect(flags.verdicts.value, lines.join("\n") + (lines.length > 0 ? "\n" : ""))

@@ -406,3 +406,15 @@ export const summarise = (level: Level, files: number, verdicts: ReadonlyArray<V
     partialDialogues: partial.size
   }
 }
+
+/**
+ * Level-2 call steps whose API no earlier recorded ToolSearcher event found (the dialogue calls an API its search
+ * did not return, e.g. "book meeting" found BookHotel and the dialogue then calls AddMeeting): the policy is not
+ * shown that API, so only a new search or a guess of its name can get the step right.
+ */
+export const unfoundCallSteps = (steps: ReadonlyArray<Step>): ReadonlyArray<Step> =>
+  steps.filter((s) => {
+    if (s.level !== 2 || s.found !== undefined) return false
+    const found = s.history.flatMap((e) => (e.role === "API" && e.api_name === toolSearcher ? searchOutputNames(e.result.output) ?? [] : []))
+    return !found.includes(s.gold.name)
+  })

@@ -52,6 +52,8 @@ export interface LevelData {
   readonly level: ApiBank.Level
   readonly dir: string
   readonly files: number
+  /** The dialogue files read, sorted by name. */
+  readonly fileNames: ReadonlyArray<string>
   readonly steps: ReadonlyArray<ApiBank.Step>
   readonly unresolved: ReadonlyArray<ApiBank.Unresolved>
 }
@@ -73,7 +75,7 @@ export const loadLevel = Effect.fn("ApiBankRun.loadLevel")(function*(samplesDir:
     steps.push(...cut.steps)
     unresolved.push(...cut.unresolved)
   }
-  return { level, dir, files: files.length, steps, unresolved } satisfies LevelData
+  return { level, dir, files: files.length, fileNames: files, steps, unresolved } satisfies LevelData
 })
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -186,13 +188,24 @@ export const toolsOf = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyArray<
   })
 }
 
-/** The step as a task with its gold call: given only to a privileged policy (the oracle). */
+/** The id of a step's task. */
+export const stepId = (step: Pick<ApiBank.Step, "level" | "file" | "index">): string => `api-bank:L${step.level}:${step.file}#${step.index}`
+
+/**
+ * The step as a task with its gold call: given only to a privileged policy (the teacher, the oracle). At a
+ * ToolSearcher step the gold is the API the recorded search found, so a teacher searches for that API.
+ */
 export const taskOf = (step: ApiBank.Step, api: ApiBankLibrary, request: string): Task => ({
-  id: taskId(`api-bank:L${step.level}:${step.file}#${step.index}`),
+  id: taskId(stepId(step)),
   request,
   level: "I1",
   categories: [ApiBankImport.evaluationGroup],
-  gold: [{ id: callId("g1"), tool: toolName(api.byApiName(step.gold.name)?.name ?? step.gold.name), arguments: step.gold.arguments, deps: [] }],
+  gold: [{
+    id: callId("g1"),
+    tool: toolName(api.byApiName(step.found ?? step.gold.name)?.name ?? step.found ?? step.gold.name),
+    arguments: step.found === undefined ? step.gold.arguments : {},
+    deps: []
+  }],
   facts: [],
   split: "test",
   seed: 0,
@@ -325,25 +338,28 @@ export const run = Effect.fn("ApiBankRun.run")(function*(steps: ReadonlyArray<Ap
 })
 
 /**
- * The gold-replay oracle (privileged): it makes each step's recorded call, and searches with the recorded
- * ToolSearcher keywords. Its call accuracy is 100% by construction; its search steps measure our retriever against
- * the search API-Bank recorded.
+ * The gold-replay oracle (privileged) over the steps it will be asked: it makes each step's recorded call, and
+ * searches with the recorded ToolSearcher keywords. Its call accuracy is 100% by construction; its search steps
+ * measure our retriever against the search API-Bank recorded.
  */
-export const oracle: Layer.Layer<Policy> = Layer.succeed(
-  Policy,
-  Policy.of({
-    name: "oracle",
-    privileged: true,
-    act: (context) =>
-      Effect.sync(() => {
-        const gold = context.task?.gold[0]
-        const usage = { promptTokens: 0, completionTokens: 0 }
-        if (gold === undefined) return { text: "", usage }
-        const keywords = gold.arguments["keywords"]
-        const turn: Turn = gold.tool === ApiBank.toolSearcher
-          ? { searches: [{ slot: "s1", query: typeof keywords === "string" ? keywords : "" }], calls: [] }
-          : { searches: [], calls: [{ id: callId(`c${context.round + 1}`), tool: gold.tool, arguments: gold.arguments }] }
-        return { text: ParaAct.printTurn(turn), turn, usage }
-      })
-  })
-)
+export const oracle = (steps: ReadonlyArray<ApiBank.Step>): Layer.Layer<Policy> => {
+  const byId = new Map(steps.map((s) => [stepId(s), s]))
+  return Layer.succeed(
+    Policy,
+    Policy.of({
+      name: "oracle",
+      privileged: true,
+      act: (context) =>
+        Effect.sync(() => {
+          const usage = { promptTokens: 0, completionTokens: 0 }
+          const step = context.task === undefined ? undefined : byId.get(context.task.id)
+          if (step === undefined) return { text: "", usage }
+          const keywords = step.gold.arguments["keywords"]
+          const turn: Turn = step.found !== undefined
+            ? { searches: [{ slot: "s1", query: typeof keywords === "string" ? keywords : "" }], calls: [] }
+            : { searches: [], calls: [{ id: callId(`c${context.round + 1}`), tool: toolName(step.gold.name), arguments: step.gold.arguments }] }
+          return { text: ParaAct.printTurn(turn), turn, usage }
+        })
+    })
+  )
+}

@@ -123,7 +123,8 @@ describe("API-Bank through a policy", () => {
 
   it.effect("the oracle: every call right; its ToolSearcher step runs our retriever", () =>
     Effect.gen(function*() {
-      const { s1, s2 } = yield* runWith(ApiBankRun.oracle)
+      const { l1, l2 } = yield* load
+      const { s1, s2 } = yield* runWith(ApiBankRun.oracle([...l1.steps, ...l2.steps]))
       assert.deepStrictEqual([s1.steps, s1.correct, s1.dialogues, s1.successful, s1.partialDialogues], [4, 4, 3, 2, 1])
       assert.deepStrictEqual([s2.steps, s2.correct, s2.searchSteps, s2.searchCorrect, s2.successful], [3, 3, 1, 1, 1])
     }))
