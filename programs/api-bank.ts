@@ -16,7 +16,7 @@ import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import type { Policy } from "../src/agent/Policy.ts"
 import * as Teacher from "../src/agent/Teacher.ts"
 import type { ConfigError } from "../src/domain/Errors.ts"
-import * as ApiBank from "../src/eval/ApiBank.ts"
+import * as ApiBankScore from "../src/eval/ApiBankScore.ts"
 import * as ApiBankRun from "../src/eval/ApiBankRun.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
@@ -49,7 +49,7 @@ const policyLayer = (
   textOrNative: "text" | "native",
   endpoint: OpenAiClient.OpenAiConfigInput | undefined,
   library: Library,
-  steps: ReadonlyArray<ApiBank.Step>
+  steps: ReadonlyArray<ApiBankScore.Step>
 ): Layer.Layer<Policy, ConfigError> =>
   kind === "oracle"
     ? ApiBankRun.oracle(steps)
@@ -63,7 +63,7 @@ const policyLayer = (
 
 const pct = (x: number): string => x.toFixed(1)
 
-const table = (summaries: ReadonlyArray<ApiBank.LevelSummary>): string => {
+const table = (summaries: ReadonlyArray<ApiBankScore.LevelSummary>): string => {
   const rows = summaries.map((s) =>
     `| L${s.level} | ${s.files} | ${s.dialogues} | ${s.steps} | ${s.correct} | ${pct(s.accuracy)} | ${s.successful} | ${pct(s.success)} | ${s.searchSteps > 0 ? `${s.searchCorrect}/${s.searchSteps}` : "—"} |`
   )
@@ -74,7 +74,7 @@ const table = (summaries: ReadonlyArray<ApiBank.LevelSummary>): string => {
   ].join("\n")
 }
 
-const breakdown = (s: ApiBank.LevelSummary, unresolved: ReadonlyArray<ApiBank.Unresolved>): ReadonlyArray<string> => {
+const breakdown = (s: ApiBankScore.LevelSummary, unresolved: ReadonlyArray<ApiBankScore.Unresolved>): ReadonlyArray<string> => {
   const outcomes = Object.entries(s.outcomes).map(([k, n]) => `${k} ${n}`).join(", ")
   const left = Object.entries(s.unresolved).map(([k, n]) => `${k} ${n}`).join(", ")
   return [
@@ -93,7 +93,7 @@ const command = Command.make(
     const endpoint = flags.policy === "openai" ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(flags)) : undefined
     const api = yield* ApiBankRun.loadLibrary(dir)
     yield* Console.log(`API-Bank library: ${api.library.tools.length} APIs (${api.searchable.tools.length} searchable by ToolSearcher) from ${dir}`)
-    const chosen = [...flags.levels].sort().map((l) => (l === "1" ? 1 : 2) as ApiBank.Level)
+    const chosen = [...flags.levels].sort().map((l) => (l === "1" ? 1 : 2) as ApiBankScore.Level)
     const loaded = yield* Effect.forEach(chosen, (level) =>
       ApiBankRun.loadLevel(nodePath.join(dir, "lv1-lv2-samples"), level, api).pipe(Effect.map((data) => {
         const keep = Option.isSome(flags.limit) ? new Set(data.fileNames.slice(0, flags.limit.value)) : undefined
@@ -111,8 +111,8 @@ const command = Command.make(
     const results = yield* Effect.forEach(loaded, (data) =>
       Effect.gen(function*() {
         const records = yield* ApiBankRun.run(data.steps, api, { concurrency: flags.concurrency, seed: flags.seed })
-        const summary = ApiBank.summarise(data.level, data.files, records.map((r) => r.verdict), data.unresolved)
-        return { summary, records, unresolved: data.unresolved, unfound: ApiBank.unfoundCallSteps(data.steps).length }
+        const summary = ApiBankScore.summarise(data.level, data.files, records.map((r) => r.verdict), data.unresolved)
+        return { summary, records, unresolved: data.unresolved, unfound: ApiBankScore.unfoundCallSteps(data.steps).length }
       })).pipe(Effect.provide(services))
 
     const summaries = results.map((r) => r.summary)

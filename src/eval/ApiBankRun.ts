@@ -24,7 +24,7 @@ import { listDir, readText } from "../toolenv/importers/Read.ts"
 import type { Library } from "../toolenv/Library.ts"
 import * as DepGraph from "../toolenv/DepGraph.ts"
 import { makeLibrary } from "../toolenv/ToolLibrary.ts"
-import * as ApiBank from "./ApiBank.ts"
+import * as ApiBankScore from "./ApiBankScore.ts"
 
 /** The API-Bank library: every API the importer reads from the data folder (ToolSearcher left out: it is our search). */
 export interface ApiBankLibrary {
@@ -49,29 +49,29 @@ export const loadLibrary = Effect.fn("ApiBankRun.loadLibrary")(function*(dir: st
 
 /** A level's dialogues and evaluation steps, with every record left out. */
 export interface LevelData {
-  readonly level: ApiBank.Level
+  readonly level: ApiBankScore.Level
   readonly dir: string
   readonly files: number
   /** The dialogue files read, sorted by name. */
   readonly fileNames: ReadonlyArray<string>
-  readonly steps: ReadonlyArray<ApiBank.Step>
-  readonly unresolved: ReadonlyArray<ApiBank.Unresolved>
+  readonly steps: ReadonlyArray<ApiBankScore.Step>
+  readonly unresolved: ReadonlyArray<ApiBankScore.Unresolved>
 }
 
 /** Reads the `*.jsonl` dialogues of one level folder (sorted by name) and cuts them into steps. */
-export const loadLevel = Effect.fn("ApiBankRun.loadLevel")(function*(samplesDir: string, level: ApiBank.Level, api: ApiBankLibrary) {
-  const dir = nodePath.join(samplesDir, ApiBank.levelFolder[level])
+export const loadLevel = Effect.fn("ApiBankRun.loadLevel")(function*(samplesDir: string, level: ApiBankScore.Level, api: ApiBankLibrary) {
+  const dir = nodePath.join(samplesDir, ApiBankScore.levelFolder[level])
   const entries = yield* listDir(dir)
   const files = entries.filter((e) => !e.isDirectory && e.name.endsWith(".jsonl")).map((e) => e.name).sort()
   if (files.length === 0) return yield* new ImportError({ source: dir, message: `${dir}: no *.jsonl dialogue file` })
-  const steps: Array<ApiBank.Step> = []
-  const unresolved: Array<ApiBank.Unresolved> = []
+  const steps: Array<ApiBankScore.Step> = []
+  const unresolved: Array<ApiBankScore.Unresolved> = []
   const known = (name: string) => api.byApiName(name) !== undefined
   for (const file of files) {
     const text = yield* readText(nodePath.join(dir, file))
-    const decoded = ApiBank.decodeDialogue(file, level, text)
+    const decoded = ApiBankScore.decodeDialogue(file, level, text)
     unresolved.push(...decoded.unresolved)
-    const cut = ApiBank.stepsOf(decoded.dialogue, known)
+    const cut = ApiBankScore.stepsOf(decoded.dialogue, known)
     steps.push(...cut.steps)
     unresolved.push(...cut.unresolved)
   }
@@ -85,13 +85,13 @@ export const loadLevel = Effect.fn("ApiBankRun.loadLevel")(function*(samplesDir:
 const outputText = (output: Json | undefined): string => JSON.stringify(output ?? null)
 
 /** The transcript line of one event (API events as API-Bank's evaluator writes them into the chat history). */
-export const transcriptLine = (event: ApiBank.Event): string =>
+export const transcriptLine = (event: ApiBankScore.Event): string =>
   event.role === "API"
-    ? `API: ${ApiBank.formatApiCall(event.api_name, event.param_dict)} Response: ${outputText(event.result.output)}`
+    ? `API: ${ApiBankScore.formatApiCall(event.api_name, event.param_dict)} Response: ${outputText(event.result.output)}`
     : `${event.role}: ${event.text}`
 
 /** The request a policy gets for a step: the dialogue so far, and what is asked. */
-export const requestOf = (step: ApiBank.Step): string =>
+export const requestOf = (step: ApiBankScore.Step): string =>
   [
     ...step.history.map(transcriptLine),
     "",
@@ -99,7 +99,7 @@ export const requestOf = (step: ApiBank.Step): string =>
   ].join("\n")
 
 /** The names a recorded ToolSearcher event found (every record of its output). */
-const foundBy = (event: ApiBank.ApiEvent): ReadonlyArray<string> => ApiBank.searchOutputNames(event.result.output) ?? []
+const foundBy = (event: ApiBankScore.ApiEvent): ReadonlyArray<string> => ApiBankScore.searchOutputNames(event.result.output) ?? []
 
 /** The slot and query of the level-1 step that stands for the prompt's "API descriptions" block. */
 export const givenSlot = { slot: "given", query: "API descriptions of this dialogue" } as const
@@ -109,7 +109,7 @@ export const givenSlot = { slot: "given", query: "API descriptions of this dialo
  * a first step shows the given APIs as the hits of a search: in a ParaAgent context tools become visible through a
  * search result, and API-Bank's level-1 prompt shows their descriptions before the dialogue.
  */
-export const historySteps = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyArray<TrajectoryStep> => {
+export const historySteps = (step: ApiBankScore.Step, api: ApiBankLibrary): ReadonlyArray<TrajectoryStep> => {
   const out: Array<TrajectoryStep> = []
   let calls = 0
   if (step.level === 1) {
@@ -142,7 +142,7 @@ export const historySteps = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyA
       endMs: 0,
       usage: { promptTokens: 0, completionTokens: 0 }
     }
-    if (event.api_name === ApiBank.toolSearcher) {
+    if (event.api_name === ApiBankScore.toolSearcher) {
       const query = typeof event.param_dict["keywords"] === "string" ? event.param_dict["keywords"] : JSON.stringify(event.param_dict)
       const hits = foundBy(event).flatMap((name) => {
         const spec = api.byApiName(name)
@@ -178,10 +178,10 @@ export const historySteps = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyA
  * The tools a step shows the policy. Level 1: every API the dialogue calls (API-Bank gives their descriptions).
  * Level 2: the APIs the earlier ToolSearcher events found (none before the first search: the policy must search).
  */
-export const toolsOf = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyArray<ToolSpec> => {
+export const toolsOf = (step: ApiBankScore.Step, api: ApiBankLibrary): ReadonlyArray<ToolSpec> => {
   const names = step.level === 1
-    ? step.apis.filter((n) => n !== ApiBank.toolSearcher)
-    : step.history.flatMap((e) => (e.role === "API" && e.api_name === ApiBank.toolSearcher ? foundBy(e) : []))
+    ? step.apis.filter((n) => n !== ApiBankScore.toolSearcher)
+    : step.history.flatMap((e) => (e.role === "API" && e.api_name === ApiBankScore.toolSearcher ? foundBy(e) : []))
   return [...new Set(names)].flatMap((n) => {
     const spec = api.byApiName(n)
     return spec === undefined ? [] : [spec]
@@ -189,13 +189,13 @@ export const toolsOf = (step: ApiBank.Step, api: ApiBankLibrary): ReadonlyArray<
 }
 
 /** The id of a step's task. */
-export const stepId = (step: Pick<ApiBank.Step, "level" | "file" | "index">): string => `api-bank:L${step.level}:${step.file}#${step.index}`
+export const stepId = (step: Pick<ApiBankScore.Step, "level" | "file" | "index">): string => `api-bank:L${step.level}:${step.file}#${step.index}`
 
 /**
  * The step as a task with its gold call: given only to a privileged policy (the teacher, the oracle). At a
  * ToolSearcher step the gold is the API the recorded search found, so a teacher searches for that API.
  */
-export const taskOf = (step: ApiBank.Step, api: ApiBankLibrary, request: string): Task => ({
+export const taskOf = (step: ApiBankScore.Step, api: ApiBankLibrary, request: string): Task => ({
   id: taskId(stepId(step)),
   request,
   level: "I1",
@@ -213,7 +213,7 @@ export const taskOf = (step: ApiBank.Step, api: ApiBankLibrary, request: string)
 })
 
 /** The policy's context for one step. */
-export const contextOf = (step: ApiBank.Step, api: ApiBankLibrary, privileged: boolean, seed: number): PolicyContext => {
+export const contextOf = (step: ApiBankScore.Step, api: ApiBankLibrary, privileged: boolean, seed: number): PolicyContext => {
   const history = historySteps(step, api)
   const request = requestOf(step)
   return {
@@ -267,14 +267,14 @@ export const readOutput = (output: PolicyOutput, api: ApiBankLibrary): Asked => 
     if (ParaAct.hasTags(output.text)) {
       const parsed = ParaAct.parseTurn(output.text, { lenient: true })
       if (Result.isSuccess(parsed)) return fromTurn(parsed.success, "paraact", api)
-      const bracketed = ApiBank.parseApiCall(output.text)
+      const bracketed = ApiBankScore.parseApiCall(output.text)
       if (bracketed === undefined) return { _tag: "none", detail: `malformed ParaAct turn: ${clip(parsed.failure.message)}` }
     }
-    const call = ApiBank.parseApiCall(output.text)
+    const call = ApiBankScore.parseApiCall(output.text)
     if (call === undefined) return { _tag: "none", detail: output.text.trim().length === 0 ? "empty output" : `no API call found in: ${clip(output.text)}` }
     return { _tag: "call", name: call.name, arguments: call.arguments, via: "api-bank" }
   })()
-  if (asked._tag === "call" && asked.name === ApiBank.toolSearcher) {
+  if (asked._tag === "call" && asked.name === ApiBankScore.toolSearcher) {
     const keywords = asked.arguments["keywords"]
     return { _tag: "search", keywords: typeof keywords === "string" ? keywords : JSON.stringify(asked.arguments), via: asked.via }
   }
@@ -293,7 +293,7 @@ export interface RunOptions {
 
 /** One step's verdict with the raw output the policy gave (for `--verdicts`). */
 export interface StepRecord {
-  readonly verdict: ApiBank.Verdict
+  readonly verdict: ApiBankScore.Verdict
   readonly output: string
 }
 
@@ -310,29 +310,29 @@ export const searchApi = (keywords: string, api: ApiBankLibrary) =>
   })
 
 /** Scores the Policy in context on `steps`; a failed policy call or retriever scores the step wrong and goes on. */
-export const run = Effect.fn("ApiBankRun.run")(function*(steps: ReadonlyArray<ApiBank.Step>, api: ApiBankLibrary, options: RunOptions) {
+export const run = Effect.fn("ApiBankRun.run")(function*(steps: ReadonlyArray<ApiBankScore.Step>, api: ApiBankLibrary, options: RunOptions) {
   const policy = yield* Policy
   const retriever = yield* Retriever
-  const one = (step: ApiBank.Step) =>
+  const one = (step: ApiBankScore.Step) =>
     Effect.gen(function*() {
       const context = contextOf(step, api, policy.privileged, options.seed)
       const acted = yield* policy.act(context).pipe(Effect.result)
       if (Result.isFailure(acted)) {
-        const prediction: ApiBank.Prediction = { _tag: "policy_error", detail: clip(acted.failure.message) }
-        return { verdict: ApiBank.score(step, prediction), output: "" } satisfies StepRecord
+        const prediction: ApiBankScore.Prediction = { _tag: "policy_error", detail: clip(acted.failure.message) }
+        return { verdict: ApiBankScore.score(step, prediction), output: "" } satisfies StepRecord
       }
       const read = readOutput(acted.success, api)
       // `$ref`s to earlier calls' outputs are resolved as the runtime resolves them before a call runs
       const outputs = History.of(context.history).outputs
       const asked = read._tag === "call" ? { ...read, arguments: Refs.resolveRefs(read.arguments, (id) => outputs.get(id)).arguments } : read
-      const prediction: ApiBank.Prediction = asked._tag === "search"
+      const prediction: ApiBankScore.Prediction = asked._tag === "search"
         ? yield* searchApi(asked.keywords, api).pipe(
           Effect.provideService(Retriever, retriever),
-          Effect.map((found): ApiBank.Prediction => ({ _tag: "search", keywords: asked.keywords, found, via: asked.via })),
-          Effect.catchTag("RetrieverError", (e) => Effect.succeed<ApiBank.Prediction>({ _tag: "none", detail: `the ToolSearcher failed: ${e.message}` }))
+          Effect.map((found): ApiBankScore.Prediction => ({ _tag: "search", keywords: asked.keywords, found, via: asked.via })),
+          Effect.catchTag("RetrieverError", (e) => Effect.succeed<ApiBankScore.Prediction>({ _tag: "none", detail: `the ToolSearcher failed: ${e.message}` }))
         )
         : asked
-      return { verdict: ApiBank.score(step, prediction), output: acted.success.text } satisfies StepRecord
+      return { verdict: ApiBankScore.score(step, prediction), output: acted.success.text } satisfies StepRecord
     })
   return yield* Effect.forEach(steps, one, { concurrency: options.concurrency })
 })
@@ -342,7 +342,7 @@ export const run = Effect.fn("ApiBankRun.run")(function*(steps: ReadonlyArray<Ap
  * searches with the recorded ToolSearcher keywords. Its call accuracy is 100% by construction; its search steps
  * measure our retriever against the search API-Bank recorded.
  */
-export const oracle = (steps: ReadonlyArray<ApiBank.Step>): Layer.Layer<Policy> => {
+export const oracle = (steps: ReadonlyArray<ApiBankScore.Step>): Layer.Layer<Policy> => {
   const byId = new Map(steps.map((s) => [stepId(s), s]))
   return Layer.succeed(
     Policy,

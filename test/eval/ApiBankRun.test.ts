@@ -7,7 +7,7 @@ import * as PolicyLearned from "../../layers/PolicyLearned.ts"
 import * as PolicyOpenAi from "../../layers/PolicyOpenAi.ts"
 import type { Policy } from "../../src/agent/Policy.ts"
 import { toolName } from "../../src/domain/Ids.ts"
-import * as ApiBank from "../../src/eval/ApiBank.ts"
+import * as ApiBankScore from "../../src/eval/ApiBankScore.ts"
 import * as ApiBankRun from "../../src/eval/ApiBankRun.ts"
 import { searchToolName } from "../../src/protocol/OpenAiFormat.ts"
 import { Retriever } from "../../src/retrieval/Retriever.ts"
@@ -36,8 +36,8 @@ const runWith = (policy: Layer.Layer<Policy, unknown>) =>
       ApiBankRun.run(l2.steps, api, { concurrency: 2, seed: 1 })
     ]).pipe(Effect.provide(services))
     return {
-      s1: ApiBank.summarise(1, l1.files, r1.map((r) => r.verdict), l1.unresolved),
-      s2: ApiBank.summarise(2, l2.files, r2.map((r) => r.verdict), l2.unresolved),
+      s1: ApiBankScore.summarise(1, l1.files, r1.map((r) => r.verdict), l1.unresolved),
+      s2: ApiBankScore.summarise(2, l2.files, r2.map((r) => r.verdict), l2.unresolved),
       records: [...r1, ...r2]
     }
   })
@@ -86,15 +86,15 @@ describe("API-Bank through a policy", () => {
   it.effect("the policy's context: level 1 shows the dialogue's APIs as a search result, earlier calls as executed steps; level 2 starts with no tool", () =>
     Effect.gen(function*() {
       const { api, l1, l2 } = yield* load
-      const second = ApiBankRun.contextOf(l1.steps[1] as ApiBank.Step, api, false, 1)
+      const second = ApiBankRun.contextOf(l1.steps[1] as ApiBankScore.Step, api, false, 1)
       assert.deepStrictEqual(second.tools.map((t) => t.name).sort(), ["AddAgenda", "GetUserToken"])
       assert.deepStrictEqual(second.history.map((s) => [s.phase, s.searches.length, s.observations.map((o) => o.tool)]), [["explore", 1, []], ["execute", 0, ["GetUserToken"]]])
       assert.include(second.request, "API: [GetUserToken(username='foo', password='bar')] Response: {\"token\":\"z9x8c7v6b5n4m3q2w1\"}")
       assert.isUndefined(second.task)
-      assert.strictEqual(ApiBankRun.contextOf(l1.steps[1] as ApiBank.Step, api, true, 1).task?.gold[0]?.tool, "AddAgenda")
-      const first2 = ApiBankRun.contextOf(l2.steps[0] as ApiBank.Step, api, false, 1)
+      assert.strictEqual(ApiBankRun.contextOf(l1.steps[1] as ApiBankScore.Step, api, true, 1).task?.gold[0]?.tool, "AddAgenda")
+      const first2 = ApiBankRun.contextOf(l2.steps[0] as ApiBankScore.Step, api, false, 1)
       assert.deepStrictEqual([first2.tools.length, first2.history.length], [0, 0])
-      const third2 = ApiBankRun.contextOf(l2.steps[2] as ApiBank.Step, api, false, 1)
+      const third2 = ApiBankRun.contextOf(l2.steps[2] as ApiBankScore.Step, api, false, 1)
       assert.deepStrictEqual(third2.tools.map((t) => t.name).sort(), ["AddAgenda", "GetUserToken"])
     }))
 
@@ -137,7 +137,7 @@ describe("API-Bank through a policy", () => {
           // the Calculator reply drops API-Bank's brackets: not its format, so no call
           const text = next.name === "Calculator"
             ? `Calculator(formula='${next.args["formula"]}')`
-            : `API-Request: ${ApiBank.formatApiCall(next.name, next.args)}`
+            : `API-Request: ${ApiBankScore.formatApiCall(next.name, next.args)}`
           return Reply.json(completion({ content: text }))
         }
       })
@@ -179,7 +179,7 @@ describe("API-Bank through a policy", () => {
     const out = path.join(dir, "verdicts.jsonl")
     const r = await spawnProgram("programs/api-bank.ts", ["--data", dir, "--policy", "oracle", "--json", "--verdicts", out])
     assert.strictEqual(r.code, 0, r.stderr)
-    const last = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as { levels: Record<string, ApiBank.LevelSummary> }
+    const last = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as { levels: Record<string, ApiBankScore.LevelSummary> }
     assert.deepStrictEqual([last.levels["L1"]?.accuracy, last.levels["L1"]?.steps, last.levels["L2"]?.accuracy], [100, 4, 100])
     assert.include(r.stdout, "L1 records left out: malformed_line 1, unknown_api 1, no_api_call 1")
     assert.strictEqual(fs.readFileSync(out, "utf8").trim().split("\n").length, 7)
