@@ -57,6 +57,9 @@ describe("normalised exact match", () => {
     assert.strictEqual(ApiBankScore.normalise("[unclosed"), "[unclosed")
     assert.deepStrictEqual(ApiBankScore.argumentDiff({ a: "x", n: 3 }, { a: " x", n: "3" }), [])
     assert.deepStrictEqual(ApiBankScore.argumentDiff({ a: "x" }, { a: "X" }), ["a"])
+    // a list written bare is read by the list alternative and equals the recorded list-in-a-string
+    const bare = ApiBankScore.parseApiCall("[AddMeeting(attendees=['John', 'Jane'], location='room')]")
+    assert.deepStrictEqual(ApiBankScore.argumentDiff({ attendees: "['John', 'Jane']", location: "room" }, bare?.arguments ?? {}), [])
   })
 })
 
