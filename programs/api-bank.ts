@@ -1,5 +1,5 @@
 /**
- * `npm run api-bank -- [--data <api-bank dir>] [--levels 1,2] --policy oracle|paraagent|openai [--mode text|native]
+ * `npm run api-bank -- [--data <api-bank dir>] [--levels 1,2] --policy oracle|teacher|paraagent|openai [--mode text|native]
  * [--retriever bm25|dense|hybrid] [--limit N] [--verdicts <out.jsonl>] [--json]`: API-Bank level-1 and level-2 API-call
  * accuracy (exact match of name and normalised arguments) and per-dialogue success, with the records left out.
  */
