@@ -5,6 +5,7 @@
  * FC-style result line; a turn without calls becomes its text, as BFCL's FC handlers write a text reply.
  */
 import { Duration, Effect, Result } from "effect"
+import type { Json, JsonSchema } from "../domain/Json.ts"
 import type { Task } from "../domain/Task.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import type { Step } from "../domain/Trajectory.ts"
@@ -108,10 +109,26 @@ export const oracleTask = (entry: Score.TestEntry, request: string, tools: Reado
   }
 }
 
+/**
+ * A JSON value as the Python value a model's JSON would give: a number where the schema says `number` (BFCL's
+ * `float`) is a float even when integral, since the policy's arguments pass through JSON numbers, which lose `20.0`.
+ */
+const typed = (value: Json, schema: JsonSchema | undefined): Py.Py => {
+  if (typeof value === "number" && schema?.type === "number") return Py.float(value)
+  if (Array.isArray(value)) return Py.list(value.map((v) => typed(v, schema?.items)))
+  if (value !== null && typeof value === "object") {
+    return Py.record(Object.entries(value).map(([k, v]) => [k, typed(v, schema?.properties?.[k])] as const))
+  }
+  return Py.fromJson(value)
+}
+
 /** A turn's calls as BFCL's FC result: each under the function's BFCL name, arguments as a JSON string. */
 const resultOfTurn = (turn: Turn, tools: ReadonlyArray<ToolSpec>): Py.Py => {
-  const apiName = new Map(tools.map((t) => [t.name as string, t.apiName]))
-  return Py.list(turn.calls.map((c) => Py.record([[apiName.get(c.tool) ?? c.tool, Py.str(JSON.stringify(c.arguments))]])))
+  const byName = new Map(tools.map((t) => [t.name as string, t]))
+  return Py.list(turn.calls.map((c) => {
+    const tool = byName.get(c.tool)
+    return Py.record([[tool?.apiName ?? c.tool, Py.str(Py.jsonText(typed(c.arguments, tool?.parameters)))]])
+  }))
 }
 
 /** Answers one entry with the Policy in context; never fails (a policy error becomes BFCL's inference-error text). */
