@@ -83,7 +83,12 @@ export * as FactTokens from "./judge/FactTokens.ts"
 export * as Judge from "./judge/Judge.ts"
 export * as JudgePrompt from "./judge/Prompt.ts"
 export * as RuleJudge from "./judge/RuleJudge.ts"
-// eval: scoring (judge -> reward -> advantage), the paradigm comparison job and the run report
+// eval: scoring (judge -> reward -> advantage), the paradigm comparison job the run report, BFCL
+export * as BfclChecker from "./eval/BfclChecker.ts"
+export * as BfclDecode from "./eval/BfclDecode.ts"
+export * as BfclGenerate from "./eval/BfclGenerate.ts"
+export * as BfclScore from "./eval/BfclScore.ts"
+export * as BfclValue from "./eval/BfclValue.ts"
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as Report from "./eval/Report.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
