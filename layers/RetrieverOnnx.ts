@@ -471,17 +471,18 @@ export const layer = (options: DenseOptions): Layer.Layer<Retriever, RetrieverEr
   )
 
 /**
- * The dense options tuned with `programs/tune-fusion.ts --on split` (on the BM25 tuning data): provider evidence
- * λ = 0.5, and each sentence's ranking fused with the whole request's (RRF, k = 5). Best alone and in the hybrid.
+ * The dense options tuned with `programs/tune-fusion.ts --on split` (on the BM25 tuning data) for the round-3 encoder
+ * (trained on real tool documentation): provider evidence λ = 2, and each sentence's ranking fused with the whole
+ * request's (RRF, k = 5). Best in the hybrid.
  */
-export const tunedDense: Omit<DenseOptions, "model"> = { group: { weight: 0.5 }, clauses: { wholeWeight: 1, rrfK: 5 } }
+export const tunedDense: Omit<DenseOptions, "model"> = { group: { weight: 2 }, clauses: { wholeWeight: 1, rrfK: 5 } }
 
 /** The Dense retriever with the shipped encoder and the tuned options ({@link tunedDense}). */
 export const layerShipped: Layer.Layer<Retriever, RetrieverError, ToolLibrary> = layer({ model: shippedModel, ...tunedDense })
 
 /**
  * Hybrid of the tuned BM25 (`Retriever.layerBm25`) and a dense retriever (by default the shipped encoder with
- * {@link tunedDense}), fused by {@link Hybrid.tunedFusion} (RRF k 30, dense weight 0.2).
+ * {@link tunedDense}), fused by {@link Hybrid.tunedFusion} (RRF k 10, dense weight 0.4).
  */
 export const layerHybrid = (
   options: DenseOptions = { model: shippedModel, ...tunedDense },

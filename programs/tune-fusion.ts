@@ -80,10 +80,10 @@ const toSpec = (t: typeof SealTool.Type): ToolSpec => ({
 
 const staticModel = (choice: Choice): RetrieverOnnx.ModelSource => ({ kind: "static", onnx: choice.onnx, vocab: choice.vocab })
 
-/** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 1.5. */
+/** The fusion grid: RRF with k ∈ {10, 30, 60} or score fusion, dense weight 0.1 … 3. */
 const fusionGrid: ReadonlyArray<Hybrid.FusionConfig> = (["rrf", "score"] as const).flatMap((method) =>
   (method === "rrf" ? [10, 30, 60] : [60]).flatMap((rrfK) =>
-    [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5].map((w): Hybrid.FusionConfig => ({ method, rrfK, weights: [1, w], depth: 100 }))
+    [0.1, 0.2, 0.3, 0.4, 0.5, 0.75, 1, 1.5, 2, 3].map((w): Hybrid.FusionConfig => ({ method, rrfK, weights: [1, w], depth: 100 }))
   )
 )
 

@@ -35,11 +35,12 @@ export const defaultFusion: FusionConfig = { method: "rrf", rrfK: 60, weights: [
 export const sealToolsFusion: FusionConfig = { method: "score", rrfK: 60, weights: [1, 0.2], depth: 100 }
 
 /**
- * The fusion of the hybrid layer (round 2): reciprocal rank, k = 30, dense weight 0.2, 100 candidates each — tuned by
+ * The fusion of the hybrid layer (round 3): reciprocal rank, k = 10, dense weight 0.4, 100 candidates each — tuned by
  * `programs/tune-fusion.ts --on split` on the BM25 tuning data (the tuning part of G1_category and the multi-intent
- * requests made from it), with the round-2 BM25 and the dense retriever's provider evidence and sentence fusion.
+ * requests made from it), with the round-2 BM25 and the round-3 encoder (trained on real tool documentation) with
+ * provider evidence and sentence fusion. Round 2 (the generated-world encoder) had k 30, dense weight 0.2.
  */
-export const tunedFusion: FusionConfig = { method: "rrf", rrfK: 30, weights: [1, 0.2], depth: 100 }
+export const tunedFusion: FusionConfig = { method: "rrf", rrfK: 10, weights: [1, 0.4], depth: 100 }
 
 const ordered = (scores: ReadonlyMap<string, number>, firstSeen: ReadonlyMap<string, number>, k: number): Array<SearchHit> =>
   [...scores.entries()]
