@@ -115,7 +115,8 @@ export class McpEpisodeError extends Schema.TaggedError<McpEpisodeError>()("McpE
 
 /** How an ended episode was scored: the judge's verdict, R_ans, and the step and phase rewards. */
 export interface ScoringView {
-  readonly verdict: Verdict | undefined
+  /** Absent when the judge gave none. */
+  readonly verdict?: Verdict
   /** Set when the judge failed: the trajectory is unjudged (R_ans 0 under the default masking). */
   readonly judgeError?: string
   readonly answerReward: { readonly pattern: string; readonly rAns: number }
@@ -185,9 +186,12 @@ export interface StateView {
 // The service
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Who is acting: the MCP client id the transport gave the session, and its name (recorded as the policy). */
+/**
+ * Who is acting: the key of its MCP session (the `Mcp-Session-Id` over HTTP, where every POST has its own transport
+ * client id; the transport's client id on stdio) and the client's name (recorded as the trajectory's policy).
+ */
 export interface Client {
-  readonly id: number
+  readonly id: string
   readonly name: string
 }
 
@@ -266,7 +270,7 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
     const judge = yield* Judge
     const tasks = Option.getOrUndefined(yield* Effect.serviceOption(TaskSource))
     const environment = yield* Effect.context<ToolLibrary | Simulator | Retriever>()
-    const entries = new Map<number, Entry>()
+    const entries = new Map<string, Entry>()
     const deps = (from: string, to: string) => library.graph.kind(from, to)
 
     /** The client's entry, most recently used last; the least recently used past `maxClients` is dropped. */
@@ -362,7 +366,7 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
         const scores = Reward.score(Facts.fromTrajectory(judged, { deps }), Reward.defaultRewardConfig)
         const scored = Reward.attach(judged, scores)
         const view: ScoringView = {
-          verdict: verdict.verdict,
+          ...(verdict.verdict !== undefined ? { verdict: verdict.verdict } : {}),
           ...(verdict.error !== undefined ? { judgeError: verdict.error } : {}),
           answerReward: scores.answer,
           stepRewards: scores.steps.map((r, round) => ({ round, ...r })),

@@ -3,9 +3,10 @@
  * `episode_state`) registered on an `effect/ai` McpServer, and the stdio server. Arguments are decoded with the same
  * schemas their JSON Schemas come from; every failure is a tool result with `isError` and a message naming the field.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Stdio } from "effect"
 import { McpProtocol, McpSchema, McpServer } from "effect/ai"
+import { HttpServerRequest } from "effect/http"
 import {
   AnswerInput,
   CallInput,
@@ -130,12 +131,15 @@ export const inputJsonSchema = (schema: Schema.Top): McpSchema.ToolJson => {
 const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, "; ").trim()
 
 /** A tool result carrying `value` as JSON text and as structured content. */
-export const result = (value: object, isError = false): McpSchema.CallToolResult =>
-  new McpSchema.CallToolResult({
-    content: [{ type: "text", text: JSON.stringify(value) }],
-    structuredContent: value,
+export const result = (value: object, isError = false): McpSchema.CallToolResult => {
+  const text = JSON.stringify(value)
+  // the wire form: keys holding undefined are dropped here (the JSON-RPC encoder refuses them)
+  return new McpSchema.CallToolResult({
+    content: [{ type: "text", text }],
+    structuredContent: JSON.parse(text) as unknown,
     ...(isError ? { isError: true } : {})
   })
+}
 
 /** A failed tool result whose text names what was wrong. */
 export const failure = (tool: string, field: string, message: string): McpSchema.CallToolResult =>
@@ -150,7 +154,9 @@ const handler = (episodes: McpEpisodes["Service"], tool: ToolDef<unknown>) => {
   return (payload: unknown): Effect.Effect<McpSchema.CallToolResult, never, McpSchema.McpRequestContext> =>
     Effect.gen(function*() {
       const request = yield* McpSchema.McpRequestContext
-      const client: Client = { id: request.clientId, name: request.clientInfo?.name ?? "client" }
+      const http = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+      const session = Option.isSome(http) ? http.value.headers["mcp-session-id"] : undefined
+      const client: Client = { id: session !== undefined ? `session:${session}` : `client:${request.clientId}`, name: request.clientInfo?.name ?? "client" }
       const input = yield* decode(payload ?? {}, { onExcessProperty: "error", errors: "all" }).pipe(
         Effect.mapError((e) => new McpEpisodeError({ field: "arguments", message: `invalid: ${oneLine(e.message)}` }))
       )
