@@ -34,8 +34,9 @@ const mcp = Command.make("mcp", { library, seed, size, faultRate, maxRounds, epi
     faultRate: flags.faultRate,
     episodes: { seed: flags.episodeSeed, rollout: { maxRounds: flags.maxRounds } }
   })
+  // at the end of stdin the RPC stdio protocol interrupts the main fiber: the process exits (code 130, an interrupt)
   return Layer.launch(McpTools.layerStdio.pipe(Layer.provide(environment), Layer.provide(NodeStdio.layer))).pipe(
-    Effect.andThen(Effect.logInfo("stdin closed: the MCP server stops"))
+    Effect.onInterrupt(() => Effect.logInfo("stdin closed or interrupted: the MCP server stops"))
   )
 }).pipe(Command.withDescription("ToolEnv as an MCP server over stdio: start_episode, search_tools, describe_tool, call_tool, call_tools, answer, episode_state"))
 
