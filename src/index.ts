@@ -88,6 +88,9 @@ export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as Report from "./eval/Report.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
+// service: ToolEnv over MCP (one episode per MCP session)
+export * as McpEpisodes from "./service/McpEpisodes.ts"
+export * as McpTools from "./service/McpTools.ts"
 // training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
 export * as RunStore from "./training/RunStore.ts"
 // training: exports a user trains an LLM on (SFT demonstrations, RL experience)
