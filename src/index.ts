@@ -97,6 +97,9 @@ export * as Scoring from "./eval/Scoring.ts"
 export * as StableToolBenchMetrics from "./eval/StableToolBenchMetrics.ts"
 export * as StableToolBenchJob from "./eval/StableToolBenchJob.ts"
 export * as StableToolBenchJudge from "./eval/StableToolBenchJudge.ts"
+// service: ToolEnv over MCP (one episode per MCP session)
+export * as McpEpisodes from "./service/McpEpisodes.ts"
+export * as McpTools from "./service/McpTools.ts"
 // training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
 export * as RunStore from "./training/RunStore.ts"
 // training: exports a user trains an LLM on (SFT demonstrations, RL experience)

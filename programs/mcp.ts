@@ -1,0 +1,47 @@
+/**
+ * `npm run mcp -- [--library generated|<dir>] [--seed 7] [--size 50011] [--fault-rate 0.05] [--max-rounds 12]
+ * [--episode-seed 1]`: ToolEnv as an MCP server over stdio, for desktop assistants and agent frameworks
+ * (docs/mcp.md). stdout carries the protocol only; logs and errors go to stderr.
+ */
+// subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
+import { Effect, Layer } from "effect"
+import { Command, Flag } from "effect/cli"
+import * as McpEnvironment from "../layers/McpEnvironment.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
+import * as McpTools from "../src/service/McpTools.ts"
+import * as Faults from "../src/toolenv/simulator/Faults.ts"
+import * as World from "../src/toolenv/world/World.ts"
+
+const library = Flag.String("library").pipe(
+  Flag.withDescription("generated (the built-in world) or a ToolBench-format folder (<Category>/<tool>.json; no task source: clients pass their own request)"),
+  Flag.withDefault("generated")
+)
+const seed = RunConfig.intFlag("seed", RunConfig.caps.seed, "seed of the generated world").pipe(Flag.withDefault(World.defaultSeed))
+const size = RunConfig.intFlag("size", RunConfig.caps.worldSize, "tool interfaces of the generated world").pipe(Flag.withDefault(50_011))
+const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "the simulator's transient-fault rate, 0 for none").pipe(
+  Flag.withDefault(Faults.defaultFaultRate)
+)
+const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
+const episodeSeed = RunConfig.intFlag("episode-seed", RunConfig.caps.seed, "default episode seed when start_episode gives none").pipe(Flag.withDefault(1))
+
+const mcp = Command.make("mcp", { library, seed, size, faultRate, maxRounds, episodeSeed }, (flags) => {
+  const environment = McpEnvironment.layer({
+    library: flags.library === "generated" ? { kind: "generated", seed: flags.seed, size: flags.size } : { kind: "toolbench", dir: flags.library },
+    faultRate: flags.faultRate,
+    episodes: { seed: flags.episodeSeed, rollout: { maxRounds: flags.maxRounds } }
+  })
+  // at the end of stdin the RPC stdio protocol interrupts the main fiber: the process exits (code 130, an interrupt)
+  return Layer.launch(McpTools.layerStdio.pipe(Layer.provide(environment), Layer.provide(NodeStdio.layer))).pipe(
+    Effect.onInterrupt(() => Effect.logInfo("stdin closed or interrupted: the MCP server stops"))
+  )
+}).pipe(Command.withDescription("ToolEnv as an MCP server over stdio: start_episode, search_tools, describe_tool, call_tool, call_tools, answer, episode_state"))
+
+mcp.pipe(
+  Cli.run("mcp", "0.1.0"),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)
