@@ -83,8 +83,11 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 
 // ---- bodies ----
 
-const Count = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 1000 })))
+const Count = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))
 const Index = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })))
+/** The position of a task in a draw: drawing is work done in the request, so it is capped. */
+export const maxTaskIndex = 9_999
+const TaskIndex = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: maxTaskIndex })))
 const SeedInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(200)))
 
@@ -140,7 +143,7 @@ export const TaskRef = Schema.Struct({
   task: Schema.optionalKey(PostedTask),
   split: Schema.optionalKey(Split),
   level: Schema.optionalKey(Level),
-  index: Schema.optionalKey(Index),
+  index: Schema.optionalKey(TaskIndex),
   taskSeed: Schema.optionalKey(SeedInt)
 })
 

@@ -12,7 +12,6 @@ import { Judge } from "../judge/Judge.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
-import { TaskSource } from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
 import type { SessionInfo } from "./Api.ts"
@@ -77,12 +76,11 @@ const tools = HttpApiBuilder.group(ToolEnvApi, "tools", (handlers) =>
 const tasks = HttpApiBuilder.group(ToolEnvApi, "tasks", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
-    const source = yield* Effect.serviceOption(TaskSource)
     return handlers
       .handle("list", ({ query }) =>
         counted(Effect.gen(function*() {
-          if (source._tag === "None") return yield* new InvalidRequest({ field: "split", message: "this library has no task catalogue: post tasks with POST /tasks" })
-          const drawn = yield* source.value.sample({
+          if (sessions.sample === undefined) return yield* new InvalidRequest({ field: "split", message: "this library has no task catalogue: post tasks with POST /tasks" })
+          const drawn = yield* sessions.sample({
             split: query.split ?? "test",
             count: query.count ?? 10,
             ...(query.level !== undefined ? { levels: [query.level] } : {}),

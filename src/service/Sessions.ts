@@ -17,10 +17,11 @@ import { Simulator, fromEngine } from "../toolenv/Simulator.ts"
 import { Engine } from "../toolenv/simulator/Engine.ts"
 import * as Faults from "../toolenv/simulator/Faults.ts"
 import { TaskSource } from "../toolenv/TaskSource.ts"
+import type * as TaskSourceModule from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { GeneratedWorld } from "../toolenv/world/World.ts"
 import type { CreateSession, PostedTask, SessionInfo, StepRequest, StepResponse } from "./Api.ts"
-import { AtCapacity, InvalidRequest, NotFound, StepConflict, WrongWorld } from "./Api.ts"
+import { AtCapacity, InvalidRequest, maxTaskIndex, NotFound, StepConflict, WrongWorld } from "./Api.ts"
 import * as Metrics from "./Metrics.ts"
 import { SessionStore, SessionStoreError } from "./SessionStore.ts"
 import type { SessionSpec, StoredTurn } from "./SessionStore.ts"
@@ -70,6 +71,8 @@ export class Sessions extends Context.Service<Sessions, {
   readonly close: (id: string) => Effect.Effect<boolean>
   readonly postTask: (task: PostedTask) => Effect.Effect<Task, InvalidRequest>
   readonly findTask: (id: string) => Effect.Effect<Task | undefined, InvalidRequest>
+  /** Draws tasks from the catalogue (remembered by id for sessions that name them); undefined without one. */
+  readonly sample: ((options: TaskSourceModule.SampleOptions) => Effect.Effect<ReadonlyArray<Task>>) | undefined
   /** Drops idle sessions from memory (and from a memory store); the server runs it on a schedule. */
   readonly sweep: Effect.Effect<void>
   /** Sessions in memory. */
@@ -298,14 +301,29 @@ export const make = (config: SessionsConfig) =>
 
     const noCatalogue = (field: string) => new InvalidRequest({ field, message: `${library.label} has no task catalogue: post a task (POST /tasks) or pass one inline` })
 
+    // drawn tasks by id: a draw is CPU work on the request path, done once per task
+    const drawn = new Map<string, Task>()
+    const remember = (tasks: ReadonlyArray<Task>) => {
+      for (const t of tasks) {
+        drawn.delete(t.id)
+        drawn.set(t.id, t)
+      }
+      while (drawn.size > 10_000) drawn.delete(drawn.keys().next().value as string)
+      return tasks
+    }
+    const sample = (options: TaskSourceModule.SampleOptions) => Effect.map((source as TaskSource["Service"]).sample(options), remember)
+
     const findTask = Effect.fn("Sessions.findTask")(function*(id: string) {
+      const known = drawn.get(id)
+      if (known !== undefined) return known
       const posted = yield* storeDefect(store.getTask(id))
       if (posted !== undefined) return posted
       const m = generatedId.exec(id)
       if (m === null) return undefined
       if (source === undefined) return yield* noCatalogue("taskId")
       const [, seed, split, level, index] = m
-      const tasks = yield* source.sample({ split: split as Task["split"], levels: [level as Task["level"]], count: Number(index) + 1, seed: Number(seed) })
+      if (Number(index) > maxTaskIndex) return undefined
+      const tasks = yield* sample({ split: split as Task["split"], levels: [level as Task["level"]], count: Number(index) + 1, seed: Number(seed) })
       return tasks.find((t) => t.id === id)
     })
 
@@ -319,7 +337,7 @@ export const make = (config: SessionsConfig) =>
         }
         if (source === undefined) return yield* noCatalogue("taskId")
         const index = request.index ?? 0
-        const tasks = yield* source.sample({
+        const tasks = yield* sample({
           split: request.split ?? "test",
           count: index + 1,
           ...(request.level !== undefined ? { levels: [request.level] } : {}),
@@ -425,7 +443,7 @@ export const make = (config: SessionsConfig) =>
       yield* gauge
     })
 
-    return Sessions.of({ config, create, step, info, trajectory, close, postTask, findTask, sweep, live: () => cache.size })
+    return Sessions.of({ config, create, step, info, trajectory, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
   })
 
 /** The service in a layer (over SessionStore, ToolLibrary, Retriever, and optionally GeneratedWorld and TaskSource). */
