@@ -1,4 +1,4 @@
-"""A row's extra_info as the session-create body; the SFT shim's tools decoding."""
+"""A row's extra_info as the session-create body and the world it needs; step pools; the SFT shim's tools decoding."""
 
 import json
 import unittest
@@ -14,25 +14,43 @@ ROW = {
 
 
 class SessionRequestTest(unittest.TestCase):
-    def test_a_generated_world_row(self):
+    def test_a_generated_task_goes_by_id_with_the_server_field_names(self):
         body = agent_loop.session_request(ROW, rollout=2)
-        self.assertEqual(body["seed"], 43)
-        self.assertEqual(body["world"], {"seed": 7, "size": 50011})
-        self.assertEqual(body["task"]["id"], "gen-7-train-I2-3")
-        self.assertNotIn("library", body)
+        self.assertEqual(body, {"taskId": "gen-7-train-I2-3", "paradigm": "ParaAct", "seed": 43, "maxRounds": 12,
+                                "faults": True, "faultRate": 0.05, "policy": "verl"})
+        self.assertEqual(agent_loop.expected_world(ROW), ("generated:seed=7:size=50011", False))
 
-    def test_a_library_row_names_the_library(self):
-        body = agent_loop.session_request({**ROW, "library": "/data/toolenv", "world_seed": None, "world_size": None})
-        self.assertEqual(body["library"], "/data/toolenv")
-        self.assertNotIn("world", body)
+    def test_another_task_is_posted_inline_with_the_posted_task_fields_only(self):
+        task = {"id": "x", "request": "r", "level": "I1", "gold": [], "facts": [], "split": "test", "seed": 3, "source": "s"}
+        body = agent_loop.session_request({**ROW, "task_id": "mine-1", "task": json.dumps(task), "fault_rate": 0})
+        self.assertEqual(body["task"], {"id": "mine-1", "request": "r", "level": "I1", "gold": [], "facts": []})
+        self.assertNotIn("taskId", body)
+        self.assertFalse(body["faults"])
+
+    def test_a_library_row_names_its_world_by_path(self):
+        want, prefix = agent_loop.expected_world({**ROW, "library": "/data/toolenv", "world_seed": None, "world_size": None})
+        self.assertEqual((want, prefix), ("library:/data/toolenv:", True))
 
     def test_a_bad_field_is_named(self):
         with self.assertRaises(agent_loop.RowError) as e:
             agent_loop.session_request({**ROW, "seed": "41"})
         self.assertEqual(e.exception.field, "seed")
+        for task in ("{not json", None, json.dumps([1])):
+            with self.assertRaises(agent_loop.RowError) as e:
+                agent_loop.session_request({**ROW, "task_id": "mine-1", "task": task})
+            self.assertEqual(e.exception.field, "task")
         with self.assertRaises(agent_loop.RowError) as e:
-            agent_loop.session_request({**ROW, "task": "{not json"})
-        self.assertEqual(e.exception.field, "task")
+            agent_loop.session_request(["not", "a", "mapping"])
+        self.assertEqual(e.exception.field, "")
+
+    def test_step_pools_follow_the_kind_of_the_turn(self):
+        pools = [agent_loop.step_pool(s) for s in (
+            {"turn": {"searches": [{"slot": "s1", "query": "q"}], "calls": []}},
+            {"turn": {"searches": [], "calls": [{"id": "c1"}]}},
+            {"turn": {"searches": [], "calls": [], "answer": "a"}},
+            {"raw": "malformed"},
+        )]
+        self.assertEqual(pools, [0, 1, 2, 3])
 
 
 class ToolsColumnTest(unittest.TestCase):

@@ -1,0 +1,171 @@
+/**
+ * The ToolEnv HTTP server: the API of src/service over the generated world (or a ToolBench folder), a retriever, the
+ * rule judge and a session store (memory, or a shared SQLite file), served by Node's http with the guard in front
+ * (bearer token, body size, nesting depth), OpenAPI at /openapi.json, docs at /docs and Prometheus at /metrics.
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer, Schedule } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
+import { PrometheusMetrics } from "effect/observability"
+import { createHash } from "node:crypto"
+import { createServer } from "node:http"
+import * as path from "node:path"
+import * as JudgeRule from "../src/judge/RuleJudge.ts"
+import { Retriever } from "../src/retrieval/Retriever.ts"
+import { ToolEnvApi } from "../src/service/Api.ts"
+import * as Guard from "../src/service/Guard.ts"
+import * as Handlers from "../src/service/Handlers.ts"
+import * as Metrics from "../src/service/Metrics.ts"
+import * as SessionStore from "../src/service/SessionStore.ts"
+import * as Sessions from "../src/service/Sessions.ts"
+import * as TaskSource from "../src/toolenv/TaskSource.ts"
+import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as ToolLibraryModule from "../src/toolenv/ToolLibrary.ts"
+import * as World from "../src/toolenv/world/World.ts"
+import * as RetrieverOnnx from "./RetrieverOnnx.ts"
+import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
+import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
+
+/** Which retriever sessions search with (BM25 is always loaded for `/tools/search`). */
+export type RetrieverChoice = "bm25" | "dense" | "hybrid"
+
+/** Everything the server is built from. */
+export interface ServerOptions {
+  readonly host: string
+  /** 0 picks a free port. */
+  readonly port: number
+  /** `generated` (seeded world) or a ToolBench folder. */
+  readonly library: "generated" | { readonly dir: string }
+  readonly worldSeed: number
+  readonly worldSize: number
+  /** Bearer token required on every route but `/health`; absent: no auth. */
+  readonly token?: string
+  /** A SQLite file shared by replicas; absent: the log lives in this process's memory. */
+  readonly store?: string
+  readonly retriever: RetrieverChoice
+  /** Largest request body, bytes. */
+  readonly maxBody: number
+  /** Deepest JSON nesting a body may have. */
+  readonly maxDepth: number
+  readonly sessions: Omit<Sessions.SessionsConfig, "world">
+  /** More routes on the same server (the MCP endpoint mounts here). */
+  readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
+}
+
+/** Defaults: loopback, a free port, the generated world (seed 7, 50,011 tools), no token, memory store, BM25. */
+export const defaultOptions: ServerOptions = {
+  host: "127.0.0.1",
+  port: 0,
+  library: "generated",
+  worldSeed: World.defaultSeed,
+  worldSize: 50_011,
+  retriever: "bm25",
+  maxBody: 1024 * 1024,
+  maxDepth: 64,
+  sessions: (({ world: _, ...rest }) => rest)(Sessions.defaultConfig(""))
+}
+
+/** The id of the world the options build: sessions name it, and a replica of another world refuses them. */
+export const worldId = (options: ServerOptions, library?: ToolLibraryModule.Library): string => {
+  if (options.library === "generated") return `generated:seed=${options.worldSeed}:size=${options.worldSize}`
+  const digest = createHash("sha256")
+  for (const t of library?.tools ?? []) digest.update(`${t.name}\u0000${t.id}\n`)
+  return `library:${path.resolve(options.library.dir)}:${digest.digest("hex").slice(0, 16)}`
+}
+
+const problem = (status: number, body: Record<string, unknown>) => HttpServerResponse.jsonUnsafe(body, { status })
+
+/** The guard in front of every route: token (all but /health), body size and nesting depth. */
+const guard = (options: ServerOptions) => {
+  const check = options.token === undefined ? undefined : Guard.bearerCheck(options.token)
+  return HttpRouter.middleware((app) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const url = request.url
+      const pathname = url.split("?", 1)[0]
+      if (check !== undefined && pathname !== "/health" && !check(request.headers["authorization"])) {
+        yield* Metrics.countError("Unauthorized")
+        return problem(401, { _tag: "Unauthorized", message: "a bearer token is required: Authorization: Bearer <token>" })
+      }
+      if (request.method === "POST" || request.method === "PUT" || request.method === "PATCH") {
+        const declared = Number(request.headers["content-length"] ?? "0")
+        if (declared > options.maxBody) {
+          yield* Metrics.countError("PayloadTooLarge")
+          return problem(413, { _tag: "PayloadTooLarge", field: "body", limit: options.maxBody, message: `request body of ${declared} bytes is over the limit of ${options.maxBody} (--max-body)` })
+        }
+        const text = yield* request.text.pipe(Effect.provideService(HttpServerRequest.MaxBodySize, options.maxBody as never), Effect.option)
+        if (text._tag === "None") {
+          yield* Metrics.countError("PayloadTooLarge")
+          return problem(413, { _tag: "PayloadTooLarge", field: "body", limit: options.maxBody, message: `request body unreadable or over the limit of ${options.maxBody} bytes (--max-body)` })
+        }
+        const depth = Guard.nestingDepth(text.value, options.maxDepth)
+        if (depth > options.maxDepth) {
+          yield* Metrics.countError("PayloadTooLarge")
+          return problem(413, { _tag: "PayloadTooLarge", field: "body", limit: options.maxDepth, message: `JSON nested more than ${options.maxDepth} levels deep` })
+        }
+      }
+      return yield* app
+    }), { global: true })
+}
+
+/** The library, world and task source the options name. */
+const environment = (options: ServerOptions) =>
+  options.library === "generated"
+    ? TaskSource.layerGenerated({ holdoutTools: true }).pipe(
+      Layer.provideMerge(ToolLibraryModule.layerGenerated({ seed: options.worldSeed, size: options.worldSize }))
+    )
+    : ToolLibraryFiles.layerToolBench(options.library.dir)
+
+const retrievers = (choice: RetrieverChoice) =>
+  Layer.effect(Handlers.Retrievers, Effect.gen(function*() {
+    const bm25 = yield* Retriever.pipe(Effect.provide(Retriever.layerBm25))
+    const byName = new Map<string, Retriever["Service"]>([["bm25", bm25]])
+    if (choice !== "bm25") {
+      const other = yield* Retriever.pipe(Effect.provide(choice === "dense" ? RetrieverOnnx.layerShipped : RetrieverOnnx.layerHybrid()))
+      byName.set(choice, other)
+    }
+    return Handlers.Retrievers.of({ default: choice, byName })
+  }))
+
+/** The routes and services of the server (everything but the listening socket). */
+export const routes = (options: ServerOptions) => {
+  const store = options.store === undefined ? SessionStore.layerMemory() : SessionStoreSqlite.layer(options.store)
+  const sessions = Layer.unwrap(Effect.gen(function*() {
+    const library = yield* ToolLibrary
+    const { default: name, byName } = yield* Handlers.Retrievers
+    const retriever = byName.get(name) as Retriever["Service"]
+    return Sessions.layer({ ...options.sessions, world: worldId(options, library) }).pipe(Layer.provide(Layer.succeed(Retriever, retriever)))
+  }))
+  const sweeper = Layer.effectDiscard(Effect.gen(function*() {
+    const service = yield* Sessions.Sessions
+    const every = Math.max(50, Math.min(30_000, Math.floor(options.sessions.ttlMs / 4)))
+    yield* Effect.forkScoped(Effect.repeat(service.sweep, Schedule.spaced(every)))
+  }))
+  const api = HttpApiBuilder.layer(ToolEnvApi, { openapiPath: "/openapi.json" }).pipe(
+    Layer.provide(Handlers.layer),
+    Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true }))
+  )
+  const http = Layer.mergeAll(
+    api,
+    HttpApiScalar.layer(ToolEnvApi, { path: "/docs" }),
+    PrometheusMetrics.layerHttp({ path: "/metrics" }),
+    guard(options),
+    options.routes ?? Layer.empty
+  )
+  const services = Layer.mergeAll(sweeper, http).pipe(
+    Layer.provideMerge(sessions),
+    Layer.provideMerge(Layer.mergeAll(retrievers(options.retriever), JudgeRule.layer, store)),
+    Layer.provideMerge(environment(options))
+  )
+  return services
+}
+
+/** The server listening on `host:port` (HttpServer in the output: its `address` is the bound port). */
+export const layer = (options: ServerOptions) =>
+  HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
+    Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host }))
+  )
+
+/** `http://host:port` of the running server. */
+export const url: Effect.Effect<string, never, HttpServer.HttpServer> = HttpServer.addressFormattedWith((address) => Effect.succeed(address))

@@ -1,0 +1,76 @@
+/**
+ * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>] ...`: ToolEnv over HTTP
+ * (layers/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Console, Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { existsSync, statSync } from "node:fs"
+import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
+import { ConfigError } from "../src/domain/Errors.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Cli from "../src/io/Cli.ts"
+
+const port = RunConfig.intFlag("port", { minimum: 0, maximum: 65_535 }, "TCP port; 0 picks a free one").pipe(Flag.withDefault(8765))
+const host = Flag.String("host").pipe(Flag.withDescription("interface to listen on (loopback unless told otherwise)"), Flag.withDefault("127.0.0.1"))
+const library = Flag.String("library").pipe(Flag.withDescription("`generated` (the seeded world) or a ToolBench-format folder"), Flag.withDefault("generated"))
+const worldSeed = RunConfig.flags.worldSeed.pipe(Flag.withDefault(ToolEnvServer.defaultOptions.worldSeed))
+const worldSize = RunConfig.flags.worldSize.pipe(Flag.withDefault(ToolEnvServer.defaultOptions.worldSize))
+const token = Flag.String("token").pipe(
+  Flag.withDescription("bearer token required on every route but /health (else $PARAAGENT_SERVER_TOKEN; none: no auth)"),
+  Flag.optional
+)
+const store = Flag.String("store").pipe(Flag.withDescription("SQLite file holding the action log, shared by replicas (default: memory)"), Flag.optional)
+const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("the retriever sessions search with"), Flag.withDefault("bm25"))
+const maxSessions = RunConfig.intFlag("max-sessions", { minimum: 1, maximum: 1_000_000 }, "sessions held in memory at once").pipe(Flag.withDefault(1024))
+const sessionTtl = RunConfig.intFlag("session-ttl", { minimum: 1, maximum: 7 * 86_400 }, "seconds a session may sit idle before it leaves memory").pipe(Flag.withDefault(600))
+const maxBody = RunConfig.intFlag("max-body", { minimum: 1024, maximum: 64 * 1024 * 1024 }, "largest request body, bytes").pipe(Flag.withDefault(1024 * 1024))
+const maxDepth = RunConfig.intFlag("max-depth", { minimum: 4, maximum: 1000 }, "deepest JSON nesting of a body").pipe(Flag.withDefault(64))
+const maxActions = RunConfig.intFlag("max-actions", { minimum: 1, maximum: 10_000 }, "searches + calls one turn may carry").pipe(Flag.withDefault(64))
+const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
+const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "transient-fault probability per call when a session names none").pipe(Flag.withDefault(0.05))
+
+const serve = Command.make("serve", {
+  port, host, library, worldSeed, worldSize, token, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
+}, (flags) =>
+  Effect.gen(function*() {
+    if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
+      return yield* new ConfigError({ field: "--library", value: flags.library, message: "--library must be `generated` or an existing folder" })
+    }
+    const secret = Option.getOrUndefined(flags.token) ?? process.env["PARAAGENT_SERVER_TOKEN"]
+    if (secret !== undefined && secret.length < 8) {
+      return yield* new ConfigError({ field: "--token", value: "", message: "--token must be at least 8 characters" })
+    }
+    const options: ToolEnvServer.ServerOptions = {
+      host: flags.host,
+      port: flags.port,
+      library: flags.library === "generated" ? "generated" : { dir: flags.library },
+      worldSeed: flags.worldSeed,
+      worldSize: flags.worldSize,
+      ...(secret !== undefined ? { token: secret } : {}),
+      ...(Option.isSome(flags.store) ? { store: flags.store.value } : {}),
+      retriever: flags.retriever,
+      maxBody: flags.maxBody,
+      maxDepth: flags.maxDepth,
+      sessions: {
+        ...ToolEnvServer.defaultOptions.sessions,
+        maxSessions: flags.maxSessions,
+        ttlMs: flags.sessionTtl * 1000,
+        maxActions: flags.maxActions,
+        maxRounds: flags.maxRounds,
+        faultRate: flags.faultRate
+      }
+    }
+    yield* Effect.gen(function*() {
+      const url = yield* ToolEnvServer.url
+      yield* Console.log(`toolenv listening on ${url}`)
+      return yield* Effect.never
+    }).pipe(Effect.provide(ToolEnvServer.layer(options)))
+  })).pipe(Command.withDescription("Serve ToolEnv over HTTP: tools, retrieval, tasks, sessions, scoring, OpenEnv, /metrics, /openapi.json, /docs"))
+
+serve.pipe(
+  Cli.run("serve", "0.1.0"),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain
+)

@@ -1,0 +1,406 @@
+/**
+ * The ToolEnv service's HTTP API as data (`effect/http-api`): every endpoint's path, request and response schemas and
+ * typed errors. The server (layers/ToolEnvServer.ts), the typed client and the OpenAPI document all derive from it.
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { Json, JsonObject } from "../domain/Json.ts"
+import { GoldCall, GoldFact, Level, Split, Task } from "../domain/Task.ts"
+import { ToolSpec } from "../domain/Tool.ts"
+import {
+  AnswerReward,
+  ControllerState,
+  Paradigm,
+  PhaseReward,
+  SearchHit,
+  Step,
+  StepAdvantage,
+  StepReward,
+  StopReason,
+  Trajectory,
+  Usage,
+  Verdict
+} from "../domain/Trajectory.ts"
+import { Turn } from "../domain/Turn.ts"
+
+// ---- errors: each names the field (or the part of the request) that was wrong ----
+
+/** A request that decoded but cannot be served as asked (an unknown estimator, an oversized turn, a bad task ref). */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  field: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 400 }) {}
+
+/** A session, task or tool that does not exist (or was closed). */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 404 }) {}
+
+/**
+ * A step that lost a race: another step of the same round was accepted first (by this replica or another), or the
+ * episode had already ended.
+ */
+export class StepConflict extends Schema.TaggedError<StepConflict>()("StepConflict", {
+  field: Schema.String,
+  rounds: Schema.Number,
+  message: Schema.String
+}, { httpApiStatus: 409 }) {}
+
+/** A session (or a stored one) that names another world than the one this server was started with. */
+export class WrongWorld extends Schema.TaggedError<WrongWorld>()("WrongWorld", {
+  field: Schema.String,
+  expected: Schema.String,
+  got: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 409 }) {}
+
+/** The server holds its session limit: close or finish sessions, or retry later. */
+export class AtCapacity extends Schema.TaggedError<AtCapacity>()("AtCapacity", {
+  field: Schema.String,
+  limit: Schema.Number,
+  message: Schema.String
+}, { httpApiStatus: 503 }) {}
+
+/** Scoring that cannot run as asked (a session still running, a group that cannot be normalised). */
+export class ScoringFailed extends Schema.TaggedError<ScoringFailed>()("ScoringFailed", {
+  field: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 422 }) {}
+
+/** Missing or wrong bearer token (every route but `/health` when the server has a token). */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  message: Schema.String
+}, { httpApiStatus: 401 }) {}
+
+/** A body over the server's size limit, or nested deeper than it accepts. */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  field: Schema.String,
+  limit: Schema.Number,
+  message: Schema.String
+}, { httpApiStatus: 413 }) {}
+
+// ---- bodies ----
+
+const Count = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))
+const Index = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1_000_000 })))
+/** The position of a task in a draw: drawing is work done in the request, so it is capped. */
+export const maxTaskIndex = 9_999
+const TaskIndex = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: maxTaskIndex })))
+const SeedInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(200)))
+
+/** `/health`: liveness, the world this replica serves, and its live sessions. */
+export const Health = Schema.Struct({ status: Schema.Literal("healthy"), world: Schema.String, sessions: Schema.Number })
+
+/** One line of the tool list. */
+export const ToolSummary = Schema.Struct({ name: Schema.String, category: Schema.String, description: Schema.String })
+
+/** A page of the library's tools. */
+export const ToolPage = Schema.Struct({ total: Schema.Number, offset: Schema.Number, tools: Schema.Array(ToolSummary) })
+
+/** A retrieval query. */
+export const SearchRequest = Schema.Struct({
+  query: Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(2000))),
+  k: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 100 })))),
+  /** A retriever this server loaded (`GET /health` lists none; the default is the session retriever). */
+  retriever: Schema.optionalKey(Schema.String)
+})
+
+/** Ranked hits, best first. */
+export const SearchResponse = Schema.Struct({ retriever: Schema.String, hits: Schema.Array(SearchHit) })
+
+/** A task as listed: the gold DAG and facts only when asked for (`gold=true`). */
+export const TaskView = Schema.Struct({
+  id: Schema.String,
+  request: Schema.String,
+  level: Level,
+  split: Split,
+  categories: Schema.Array(Schema.String),
+  source: Schema.String,
+  gold: Schema.optionalKey(Schema.Array(GoldCall)),
+  facts: Schema.optionalKey(Schema.Array(GoldFact))
+})
+/** A task as listed. */
+export type TaskView = typeof TaskView.Type
+
+/** A caller's own task: the request, and optionally its gold DAG and facts (the rule judge grades against them). */
+export const PostedTask = Schema.Struct({
+  id: Schema.optionalKey(Id),
+  request: Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(20_000))),
+  level: Schema.optionalKey(Level),
+  categories: Schema.optionalKey(Schema.Array(Schema.String)),
+  gold: Schema.optionalKey(Schema.Array(GoldCall)),
+  facts: Schema.optionalKey(Schema.Array(GoldFact))
+})
+/** A caller's own task. */
+export type PostedTask = typeof PostedTask.Type
+
+/** Which task a session acts on: a listed task by id, a posted task inline, or the `index`-th task of a draw. */
+export const TaskRef = Schema.Struct({
+  taskId: Schema.optionalKey(Id),
+  task: Schema.optionalKey(PostedTask),
+  split: Schema.optionalKey(Split),
+  level: Schema.optionalKey(Level),
+  index: Schema.optionalKey(TaskIndex),
+  taskSeed: Schema.optionalKey(SeedInt)
+})
+
+/** Opening an episode. */
+export const CreateSession = Schema.Struct({
+  ...TaskRef.fields,
+  seed: Schema.optionalKey(SeedInt),
+  paradigm: Schema.optionalKey(Paradigm),
+  /** Inject the simulator's transient faults (default true). */
+  faults: Schema.optionalKey(Schema.Boolean),
+  /** Fault probability per call attempt (default: the server's `--fault-rate`, 5%). */
+  faultRate: Schema.optionalKey(Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1 })))),
+  /** T_max (default 12). */
+  maxRounds: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 64 })))),
+  topK: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: 50 })))),
+  /** A label stored as the trajectory's `policy`. */
+  policy: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(200))))
+})
+/** Opening an episode. */
+export type CreateSession = typeof CreateSession.Type
+
+/** What the next round's policy sees, in brief (the full history is the trajectory). */
+export const NextRound = Schema.Struct({
+  round: Schema.Number,
+  maxRounds: Schema.Number,
+  controller: ControllerState,
+  /** Names of the tools the agent has retrieved so far (describe them with `GET /tools/{name}`). */
+  tools: Schema.Array(Schema.String)
+})
+
+/** An episode's identity and where it is. */
+export const SessionInfo = Schema.Struct({
+  sessionId: Schema.String,
+  world: Schema.String,
+  taskId: Schema.String,
+  request: Schema.String,
+  paradigm: Paradigm,
+  seed: Schema.Number,
+  rounds: Schema.Number,
+  done: Schema.Boolean,
+  stop: Schema.optionalKey(StopReason),
+  answer: Schema.optionalKey(Schema.String),
+  next: Schema.optionalKey(NextRound)
+})
+/** An episode's identity and where it is. */
+export type SessionInfo = typeof SessionInfo.Type
+
+/** One whole round: the turn as text (ParaAct as a model wrote it) or structured; `round` guards against duplicates. */
+export const StepRequest = Schema.Struct({
+  text: Schema.optionalKey(Schema.String),
+  turn: Schema.optionalKey(Turn),
+  usage: Schema.optionalKey(Usage),
+  logprob: Schema.optionalKey(Schema.Finite),
+  /** The round this turn is for (0-based); a step for a round already taken is a 409, not a second round. */
+  round: Schema.optionalKey(Index)
+})
+/** One whole round. */
+export type StepRequest = typeof StepRequest.Type
+
+/** A round's result: the step (observations, search hits, validation, controller state), its reward, and done. */
+export const StepResponse = Schema.Struct({
+  sessionId: Schema.String,
+  step: Step,
+  reward: StepReward,
+  done: Schema.Boolean,
+  stop: Schema.optionalKey(StopReason),
+  next: Schema.optionalKey(NextRound)
+})
+/** A round's result. */
+export type StepResponse = typeof StepResponse.Type
+
+/** Closing an episode. */
+export const Closed = Schema.Struct({ sessionId: Schema.String, closed: Schema.Boolean })
+
+/** A phase's reward with its span. */
+export const PhaseScore = Schema.Struct({ kind: Schema.String, start: Schema.Number, end: Schema.Number, reward: PhaseReward })
+
+/** A finished session judged: R_ans (with its Q/F/U pattern), phase and step rewards. */
+export const Score = Schema.Struct({
+  sessionId: Schema.String,
+  verdict: Schema.optionalKey(Verdict),
+  answer: AnswerReward,
+  phases: Schema.Array(PhaseScore),
+  steps: Schema.Array(StepReward)
+})
+/** A judged session. */
+export type Score = typeof Score.Type
+
+/** A GRPO group: finished sessions of one task, or trajectories of one task; and the estimator to use. */
+export const AdvantageRequest = Schema.Struct({
+  estimator: Schema.optionalKey(Schema.String),
+  sessions: Schema.optionalKey(Schema.Array(Id)),
+  taskId: Schema.optionalKey(Id),
+  trajectories: Schema.optionalKey(Schema.Array(Trajectory))
+})
+
+/** Per trajectory of the group: R_ans and each step's advantages (by level and combined). */
+export const AdvantageResponse = Schema.Struct({
+  estimator: Schema.String,
+  group: Schema.Array(Schema.Struct({
+    trajectoryId: Schema.String,
+    rAns: Schema.Number,
+    steps: Schema.Array(StepAdvantage)
+  }))
+})
+
+// ---- OpenEnv (meta-pytorch/OpenEnv `HTTPEnvServer`): /reset, /step, /state; StepResult = {observation, reward, done} ----
+
+/** OpenEnv `ResetRequest`: `seed`, `episode_id`, plus this environment's session fields. */
+export const OpenEnvReset = Schema.Struct({
+  ...CreateSession.fields,
+  episode_id: Schema.optionalKey(Id)
+})
+
+/** OpenEnv `StepRequest`: `action` (a ParaAct turn as text or structured), the episode to step. */
+export const OpenEnvStep = Schema.Struct({
+  action: Schema.Struct({
+    text: Schema.optionalKey(Schema.String),
+    turn: Schema.optionalKey(Turn)
+  }),
+  episode_id: Schema.optionalKey(Id),
+  timeout_s: Schema.optionalKey(Schema.Number),
+  request_id: Schema.optionalKey(Schema.String)
+})
+
+/** OpenEnv's StepResult / ResetResponse: `observation`, `reward`, `done`. */
+export const OpenEnvResult = Schema.Struct({
+  observation: JsonObject,
+  reward: Schema.NullOr(Schema.Number),
+  done: Schema.Boolean
+})
+
+/** OpenEnv `State`: `episode_id`, `step_count` (plus where the episode is). */
+export const OpenEnvState = Schema.Struct({
+  episode_id: Schema.String,
+  step_count: Schema.Number,
+  done: Schema.Boolean,
+  info: Json
+})
+
+// ---- the API ----
+
+/** Liveness (no token needed). */
+export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
+  HttpApiEndpoint.get("health", "/health", { success: Health })
+) {}
+
+/** The tool library and retrieval. */
+export class ToolsGroup extends HttpApiGroup.make("tools").add(
+  HttpApiEndpoint.get("list", "/tools", {
+    query: { offset: Schema.optionalKey(Index), limit: Schema.optionalKey(Count) },
+    success: ToolPage
+  }),
+  HttpApiEndpoint.get("describe", "/tools/:name", { params: { name: Schema.String }, success: ToolSpec, error: NotFound }),
+  HttpApiEndpoint.post("search", "/tools/search", { payload: SearchRequest, success: SearchResponse, error: InvalidRequest })
+).annotateMerge(OpenApi.annotations({ title: "Tools", description: "The tool library: list, describe, retrieve" })) {}
+
+/** Tasks by split and level; posted tasks. */
+export class TasksGroup extends HttpApiGroup.make("tasks").add(
+  HttpApiEndpoint.get("list", "/tasks", {
+    query: {
+      split: Schema.optionalKey(Split),
+      level: Schema.optionalKey(Level),
+      count: Schema.optionalKey(Count),
+      seed: Schema.optionalKey(SeedInt),
+      gold: Schema.optionalKey(Schema.Literals(["true", "false"]))
+    },
+    success: Schema.Struct({ tasks: Schema.Array(TaskView) }),
+    error: InvalidRequest
+  }),
+  HttpApiEndpoint.get("get", "/tasks/:id", {
+    params: { id: Schema.String },
+    query: { gold: Schema.optionalKey(Schema.Literals(["true", "false"])) },
+    success: TaskView,
+    error: [NotFound, InvalidRequest]
+  }),
+  HttpApiEndpoint.post("post", "/tasks", { payload: PostedTask, success: TaskView, error: InvalidRequest })
+).annotateMerge(OpenApi.annotations({ title: "Tasks", description: "Tasks by split and level; post your own" })) {}
+
+/** Episodes stepped one whole round at a time. */
+export class SessionsGroup extends HttpApiGroup.make("sessions").add(
+  HttpApiEndpoint.post("create", "/sessions", {
+    payload: CreateSession,
+    success: SessionInfo,
+    error: [InvalidRequest, NotFound, AtCapacity]
+  }),
+  HttpApiEndpoint.post("step", "/sessions/:id/step", {
+    params: { id: Schema.String },
+    payload: StepRequest,
+    success: StepResponse,
+    error: [InvalidRequest, NotFound, StepConflict, WrongWorld, AtCapacity]
+  }),
+  HttpApiEndpoint.get("get", "/sessions/:id", {
+    params: { id: Schema.String },
+    success: SessionInfo,
+    error: [NotFound, WrongWorld, AtCapacity]
+  }),
+  HttpApiEndpoint.get("trajectory", "/sessions/:id/trajectory", {
+    params: { id: Schema.String },
+    success: Trajectory,
+    error: [NotFound, WrongWorld, AtCapacity]
+  }),
+  HttpApiEndpoint.delete("close", "/sessions/:id", { params: { id: Schema.String }, success: Closed, error: NotFound })
+).annotateMerge(OpenApi.annotations({ title: "Sessions", description: "Episodes: create, step a whole turn, trajectory, close" })) {}
+
+/** Judge, rewards and group advantages. */
+export class ScoringGroup extends HttpApiGroup.make("scoring").add(
+  HttpApiEndpoint.post("score", "/sessions/:id/score", {
+    params: { id: Schema.String },
+    success: Score,
+    error: [NotFound, ScoringFailed, WrongWorld, AtCapacity]
+  }),
+  HttpApiEndpoint.post("advantages", "/advantages", {
+    payload: AdvantageRequest,
+    success: AdvantageResponse,
+    error: [InvalidRequest, NotFound, ScoringFailed, WrongWorld, AtCapacity]
+  })
+).annotateMerge(OpenApi.annotations({ title: "Scoring", description: "Judge a finished session; advantages of a GRPO group" })) {}
+
+/** The OpenEnv adapter over the same sessions. */
+export class OpenEnvGroup extends HttpApiGroup.make("openenv").add(
+  HttpApiEndpoint.post("reset", "/reset", { payload: OpenEnvReset, success: OpenEnvResult, error: [InvalidRequest, NotFound, AtCapacity] }),
+  HttpApiEndpoint.post("step", "/step", {
+    payload: OpenEnvStep,
+    success: OpenEnvResult,
+    error: [InvalidRequest, NotFound, StepConflict, WrongWorld, AtCapacity]
+  }),
+  HttpApiEndpoint.get("state", "/state", {
+    query: { episode_id: Schema.optionalKey(Schema.String) },
+    success: OpenEnvState,
+    error: [InvalidRequest, NotFound, WrongWorld, AtCapacity]
+  })
+).annotateMerge(OpenApi.annotations({ title: "OpenEnv", description: "OpenEnv-compatible /reset, /step, /state over the same sessions" })) {}
+
+/** The whole API. */
+export class ToolEnvApi extends HttpApi.make("toolenv")
+  .add(SystemGroup)
+  .add(ToolsGroup)
+  .add(TasksGroup)
+  .add(SessionsGroup)
+  .add(ScoringGroup)
+  .add(OpenEnvGroup)
+  // a body or query that fails its schema is a 400 problem listing each issue's path (the field) and message
+  .middleware(HttpApiMiddleware.ProblemDetails)
+  .annotateMerge(OpenApi.annotations({
+    title: "ParaAgent ToolEnv",
+    description: "Tools, retrieval, the three-layer simulator with seeded faults, the judge and the rewards, over HTTP"
+  }))
+{}
+
+/** The task fields a listing shows: gold DAG and facts only when asked for. */
+export const taskView = (task: Task, gold: boolean): TaskView => ({
+  id: task.id,
+  request: task.request,
+  level: task.level,
+  split: task.split,
+  categories: task.categories,
+  source: task.source,
+  ...(gold ? { gold: task.gold, facts: task.facts } : {})
+})

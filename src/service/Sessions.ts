@@ -1,0 +1,451 @@
+/**
+ * The Sessions service: served episodes over the action log. A replica holds live Sessions in a bounded LRU keyed by
+ * id and, before each step, compares the stored turn count with its own: equal → step the cached Session; behind →
+ * catch up from the log (or `Session.replay` when it holds none). A step appends its turn under (session, index)
+ * uniqueness, so two replicas racing for one round give one winner and one typed 409.
+ */
+import { Clock, Context, Effect, Layer, Metric, Option, Semaphore } from "effect"
+import { randomUUID } from "node:crypto"
+import type { Task } from "../domain/Task.ts"
+import type { StepReward, Trajectory } from "../domain/Trajectory.ts"
+import type { PolicyOutput } from "../agent/Policy.ts"
+import * as Facts from "../math/TrajectoryFacts.ts"
+import * as Reward from "../math/Reward.ts"
+import { Retriever } from "../retrieval/Retriever.ts"
+import * as Session from "../runtime/Session.ts"
+import { Simulator, fromEngine } from "../toolenv/Simulator.ts"
+import { Engine } from "../toolenv/simulator/Engine.ts"
+import * as Faults from "../toolenv/simulator/Faults.ts"
+import { TaskSource } from "../toolenv/TaskSource.ts"
+import type * as TaskSourceModule from "../toolenv/TaskSource.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../toolenv/world/World.ts"
+import type { CreateSession, PostedTask, SessionInfo, StepRequest, StepResponse } from "./Api.ts"
+import { AtCapacity, InvalidRequest, maxTaskIndex, NotFound, StepConflict, WrongWorld } from "./Api.ts"
+import * as Metrics from "./Metrics.ts"
+import { SessionStore, SessionStoreError } from "./SessionStore.ts"
+import type { SessionSpec, StoredTurn } from "./SessionStore.ts"
+
+/** How a replica serves sessions. */
+export interface SessionsConfig {
+  /** The world this replica serves (`generated:seed=7:size=50011`, or `library:<dir>:<digest>`); sessions name it. */
+  readonly world: string
+  /** Sessions held in memory at once; a create beyond it (with none evictable) is a 503. */
+  readonly maxSessions: number
+  /** A session untouched this long leaves memory (and the memory store). */
+  readonly ttlMs: number
+  /** The most searches + calls one structured turn may carry. */
+  readonly maxActions: number
+  /** The longest turn text accepted. */
+  readonly maxTurnChars: number
+  /** Fault rate when a session does not name one. */
+  readonly faultRate: number
+  /** T_max when a session does not name one. */
+  readonly maxRounds: number
+}
+
+/** Defaults: 1,024 sessions, 10 minutes idle, 64 actions per turn, 64k characters, 5% faults, T_max 12. */
+export const defaultConfig = (world: string): SessionsConfig => ({
+  world,
+  maxSessions: 1024,
+  ttlMs: 10 * 60_000,
+  maxActions: 64,
+  maxTurnChars: 65_536,
+  faultRate: Faults.defaultFaultRate,
+  maxRounds: Session.defaultConfig.maxRounds
+})
+
+/** What a step answers. */
+export type StepResult = StepResponse
+
+/** Anything a session operation can refuse with. */
+export type SessionFailure = InvalidRequest | NotFound | StepConflict | WrongWorld | AtCapacity
+
+/** Served episodes. */
+export class Sessions extends Context.Service<Sessions, {
+  readonly config: SessionsConfig
+  readonly create: (request: CreateSession, id?: string) => Effect.Effect<SessionInfo, InvalidRequest | NotFound | AtCapacity>
+  readonly step: (id: string, request: StepRequest) => Effect.Effect<StepResult, SessionFailure>
+  readonly info: (id: string) => Effect.Effect<SessionInfo, NotFound | WrongWorld | AtCapacity>
+  readonly trajectory: (id: string) => Effect.Effect<{ readonly trajectory: Trajectory; readonly task: Task }, NotFound | WrongWorld | AtCapacity>
+  readonly close: (id: string) => Effect.Effect<boolean>
+  readonly postTask: (task: PostedTask) => Effect.Effect<Task, InvalidRequest>
+  readonly findTask: (id: string) => Effect.Effect<Task | undefined, InvalidRequest>
+  /** Draws tasks from the catalogue (remembered by id for sessions that name them); undefined without one. */
+  readonly sample: ((options: TaskSourceModule.SampleOptions) => Effect.Effect<ReadonlyArray<Task>>) | undefined
+  /** Drops idle sessions from memory (and from a memory store); the server runs it on a schedule. */
+  readonly sweep: Effect.Effect<void>
+  /** Sessions in memory. */
+  readonly live: () => number
+}>()("paraagent/Sessions") {}
+
+/** The rewards of a step from its trajectory so far (the same facts the trainer scores). */
+export const stepRewardOf = (trajectory: Trajectory, deps: Facts.DepLookup): StepReward => {
+  const facts = Facts.fromTrajectory(trajectory, { deps })
+  const last = facts.steps[facts.steps.length - 1]
+  return last === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(last)
+}
+
+const generatedId = /^gen-(\d+)-(train|validation|test)-(I[123])-(\d+)$/
+
+interface Entry {
+  readonly lock: Semaphore.Semaphore
+  session: Session.Session | undefined
+  stored: SessionSpecRow | undefined
+  touched: number
+}
+
+interface SessionSpecRow {
+  readonly world: string
+  readonly spec: SessionSpec
+}
+
+const storeDefect = <A, E, R>(effect: Effect.Effect<A, E | SessionStoreError, R>): Effect.Effect<A, Exclude<E, SessionStoreError>, R> =>
+  Effect.catchTag(effect as Effect.Effect<A, SessionStoreError, R>, "SessionStoreError", (e) => Effect.die(e)) as Effect.Effect<A, Exclude<E, SessionStoreError>, R>
+
+/** The turn a step request carries, as `Session.step` takes it; bad shapes name their field. */
+export const outputOf = (request: StepRequest, config: SessionsConfig): Effect.Effect<StoredTurn, InvalidRequest> => {
+  const usage = request.usage ?? { promptTokens: 0, completionTokens: 0 }
+  if (request.turn !== undefined) {
+    const actions = request.turn.calls.length + request.turn.searches.length
+    if (actions > config.maxActions) {
+      return Effect.fail(new InvalidRequest({ field: "turn.calls", message: `a turn may carry at most ${config.maxActions} searches and calls; this one has ${actions}` }))
+    }
+    if (request.text !== undefined && request.text.length > config.maxTurnChars) {
+      return Effect.fail(new InvalidRequest({ field: "text", message: `turn text over ${config.maxTurnChars} characters (${request.text.length})` }))
+    }
+    return Effect.succeed({ text: request.text ?? "", turn: request.turn, usage, ...(request.logprob !== undefined ? { logprob: request.logprob } : {}) })
+  }
+  if (request.text === undefined) return Effect.fail(new InvalidRequest({ field: "text", message: "a step needs the turn: `text` (ParaAct as a model wrote it) or a structured `turn`" }))
+  if (request.text.length > config.maxTurnChars) {
+    return Effect.fail(new InvalidRequest({ field: "text", message: `turn text over ${config.maxTurnChars} characters (${request.text.length})` }))
+  }
+  return Effect.succeed({ text: request.text, usage, ...(request.logprob !== undefined ? { logprob: request.logprob } : {}) })
+}
+
+/**
+ * Builds the service over the store, the library, the retriever, the judge and (for the generated world) the task
+ * source, in the layer's scope.
+ */
+export const make = (config: SessionsConfig) =>
+  Effect.gen(function*() {
+    const store = yield* SessionStore
+    const library = yield* ToolLibrary
+    const retriever = yield* Retriever
+    const world = Option.getOrUndefined(yield* Effect.serviceOption(GeneratedWorld))
+    const source = Option.getOrUndefined(yield* Effect.serviceOption(TaskSource))
+    const deps = (from: string, to: string) => library.graph.kind(from, to)
+    const simulators = new Map<number, Simulator["Service"]>()
+    const simulatorFor = (rate: number): Simulator["Service"] => {
+      let sim = simulators.get(rate)
+      if (sim === undefined) {
+        sim = fromEngine(new Engine(library, world, { seed: 0, faultRate: rate, latency: undefined }))
+        if (simulators.size < 64) simulators.set(rate, sim)
+      }
+      return sim
+    }
+    const cache = new Map<string, Entry>()
+    let lastGauge = -1
+    const gauge = Effect.suspend(() => {
+      if (cache.size === lastGauge) return Effect.void
+      lastGauge = cache.size
+      return Metric.update(Metrics.sessionsOpen, cache.size)
+    })
+
+    const openSession = (spec: SessionSpec) =>
+      Session.open(
+        { task: spec.task, paradigm: spec.paradigm, seed: spec.seed, policy: spec.policy },
+        { maxRounds: spec.maxRounds, topK: spec.topK, faults: spec.faults }
+      ).pipe(
+        Effect.provideService(Simulator, simulatorFor(spec.faultRate)),
+        Effect.provideService(Retriever, retriever),
+        Effect.provideService(ToolLibrary, library)
+      )
+
+    const outputFromStored = (t: StoredTurn): PolicyOutput => ({
+      text: t.text,
+      usage: t.usage,
+      ...(t.turn !== undefined ? { turn: t.turn } : {}),
+      ...(t.logprob !== undefined ? { logprob: t.logprob } : {})
+    })
+
+    /** Room for one more entry: evict a finished session, else one idle past the TTL, else refuse. */
+    const makeRoom = (now: number): Effect.Effect<void, AtCapacity> => {
+      if (cache.size < config.maxSessions) return Effect.void
+      let idle: string | undefined
+      for (const [id, entry] of cache) {
+        if (entry.session?.status().done === true) {
+          cache.delete(id)
+          return Effect.void
+        }
+        if (idle === undefined && now - entry.touched > config.ttlMs) idle = id
+      }
+      if (idle !== undefined) {
+        cache.delete(idle)
+        return Effect.void
+      }
+      return Effect.fail(new AtCapacity({ field: "sessions", limit: config.maxSessions, message: `this replica holds ${config.maxSessions} running sessions (--max-sessions): finish or close one, or retry later` }))
+    }
+
+    /** The cache entry of a session (created empty, and counted, when the replica has not seen it yet). */
+    const entryOf = (id: string): Effect.Effect<Entry, AtCapacity> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const found = cache.get(id)
+        if (found !== undefined) {
+          found.touched = now
+          // most recently used last
+          cache.delete(id)
+          cache.set(id, found)
+          return Effect.succeed(found)
+        }
+        return Effect.map(makeRoom(now), () => {
+          const entry: Entry = { lock: Semaphore.makeUnsafe(1), session: undefined, stored: undefined, touched: now }
+          cache.set(id, entry)
+          return entry
+        })
+      })
+
+    const notFound = (id: string) => new NotFound({ field: "sessionId", value: id, message: `no session ${JSON.stringify(id)} (never created, closed, or expired after ${Math.round(config.ttlMs / 1000)} s idle)` })
+
+    /** The entry's session brought up to the log (under the entry's lock). */
+    const current = (id: string, entry: Entry): Effect.Effect<{ readonly session: Session.Session; readonly stored: number }, NotFound | WrongWorld> =>
+      storeDefect(Effect.gen(function*() {
+        if (entry.stored === undefined) {
+          const row = yield* store.get(id)
+          if (row === undefined) {
+            cache.delete(id)
+            return yield* notFound(id)
+          }
+          if (row.world !== config.world) {
+            cache.delete(id)
+            return yield* new WrongWorld({ field: "world", expected: config.world, got: row.world, message: `session ${id} was opened on world ${row.world}; this server serves ${config.world}` })
+          }
+          entry.stored = { world: row.world, spec: row.spec }
+        }
+        const spec = entry.stored.spec
+        const stored = yield* store.count(id)
+        if (entry.session !== undefined && entry.session.status().rounds === stored) return { session: entry.session, stored }
+        if (entry.session === undefined || entry.session.status().rounds > stored) {
+          entry.session = yield* openSession(spec)
+          yield* Metric.update(Metrics.replays, 1)
+        }
+        const session = entry.session
+        const missing = yield* store.turns(id, session.status().rounds)
+        for (const t of missing) {
+          if (session.status().done) break
+          yield* session.step(outputFromStored(t)).pipe(Effect.orDie)
+        }
+        return { session, stored }
+      }))
+
+    const nextOf = (session: Session.Session): SessionInfo["next"] | undefined => {
+      const context = session.context()
+      return context === undefined ? undefined : {
+        round: context.round,
+        maxRounds: context.maxRounds,
+        controller: context.controller,
+        tools: context.tools.map((t) => t.name)
+      }
+    }
+
+    const infoOf = (id: string, spec: SessionSpec, session: Session.Session): SessionInfo => {
+      const status = session.status()
+      const next = nextOf(session)
+      return {
+        sessionId: id,
+        world: config.world,
+        taskId: spec.task.id,
+        request: spec.task.request,
+        paradigm: spec.paradigm,
+        seed: spec.seed,
+        rounds: status.rounds,
+        done: status.done,
+        ...(status.stop !== undefined ? { stop: status.stop } : {}),
+        ...(status.answer !== undefined ? { answer: status.answer } : {}),
+        ...(next !== undefined ? { next } : {})
+      }
+    }
+
+    const postTask = Effect.fn("Sessions.postTask")(function*(posted: PostedTask) {
+      const gold = posted.gold ?? []
+      const ids = new Set<string>()
+      for (const [i, call] of gold.entries()) {
+        if (library.get(call.tool) === undefined) {
+          return yield* new InvalidRequest({ field: `task.gold[${i}].tool`, message: `unknown tool ${JSON.stringify(call.tool)} in ${library.label}` })
+        }
+        for (const d of call.deps) {
+          if (!ids.has(d)) return yield* new InvalidRequest({ field: `task.gold[${i}].deps`, message: `dependency ${JSON.stringify(d)} is not an earlier gold call` })
+        }
+        if (ids.has(call.id)) return yield* new InvalidRequest({ field: `task.gold[${i}].id`, message: `duplicate gold call id ${JSON.stringify(call.id)}` })
+        ids.add(call.id)
+      }
+      for (const [i, fact] of (posted.facts ?? []).entries()) {
+        if (!ids.has(fact.call)) return yield* new InvalidRequest({ field: `task.facts[${i}].call`, message: `fact names call ${JSON.stringify(fact.call)}, which is not in the gold DAG` })
+      }
+      const id = posted.id ?? `posted-${randomUUID()}`
+      if (generatedId.test(id)) return yield* new InvalidRequest({ field: "task.id", message: "ids of the form gen-<seed>-<split>-<level>-<index> name generated tasks" })
+      const task: Task = {
+        id: id as Task["id"],
+        request: posted.request,
+        level: posted.level ?? "I1",
+        categories: posted.categories ?? [],
+        gold,
+        facts: posted.facts ?? [],
+        split: "test",
+        seed: 0,
+        source: "posted"
+      }
+      yield* storeDefect(store.putTask(task))
+      return task
+    })
+
+    const noCatalogue = (field: string) => new InvalidRequest({ field, message: `${library.label} has no task catalogue: post a task (POST /tasks) or pass one inline` })
+
+    // drawn tasks by id: a draw is CPU work on the request path, done once per task
+    const drawn = new Map<string, Task>()
+    const remember = (tasks: ReadonlyArray<Task>) => {
+      for (const t of tasks) {
+        drawn.delete(t.id)
+        drawn.set(t.id, t)
+      }
+      while (drawn.size > 10_000) drawn.delete(drawn.keys().next().value as string)
+      return tasks
+    }
+    const sample = (options: TaskSourceModule.SampleOptions) => Effect.map((source as TaskSource["Service"]).sample(options), remember)
+
+    const findTask = Effect.fn("Sessions.findTask")(function*(id: string) {
+      const known = drawn.get(id)
+      if (known !== undefined) return known
+      const posted = yield* storeDefect(store.getTask(id))
+      if (posted !== undefined) return posted
+      const m = generatedId.exec(id)
+      if (m === null) return undefined
+      if (source === undefined) return yield* noCatalogue("taskId")
+      const [, seed, split, level, index] = m
+      if (Number(index) > maxTaskIndex) return undefined
+      const tasks = yield* sample({ split: split as Task["split"], levels: [level as Task["level"]], count: Number(index) + 1, seed: Number(seed) })
+      return tasks.find((t) => t.id === id)
+    })
+
+    const resolveTask = (request: CreateSession): Effect.Effect<Task, InvalidRequest | NotFound> =>
+      Effect.gen(function*() {
+        if (request.task !== undefined) return yield* postTask(request.task)
+        if (request.taskId !== undefined) {
+          const found = yield* findTask(request.taskId)
+          if (found === undefined) return yield* new NotFound({ field: "taskId", value: request.taskId, message: `no task ${JSON.stringify(request.taskId)}` })
+          return found
+        }
+        if (source === undefined) return yield* noCatalogue("taskId")
+        const index = request.index ?? 0
+        const tasks = yield* sample({
+          split: request.split ?? "test",
+          count: index + 1,
+          ...(request.level !== undefined ? { levels: [request.level] } : {}),
+          ...(request.taskSeed !== undefined ? { seed: request.taskSeed } : {})
+        })
+        const task = tasks[index]
+        if (task === undefined) return yield* new NotFound({ field: "index", value: String(index), message: `the draw has no task at index ${index}` })
+        return task
+      })
+
+    const create = Effect.fn("Sessions.create")(function*(request: CreateSession, wanted?: string) {
+      const id = wanted ?? randomUUID()
+      if (wanted !== undefined && (cache.has(wanted) || (yield* storeDefect(store.get(wanted))) !== undefined)) {
+        return yield* new InvalidRequest({ field: "episode_id", message: `session ${JSON.stringify(wanted)} already exists` })
+      }
+      const task = yield* resolveTask(request)
+      const spec: SessionSpec = {
+        task,
+        paradigm: request.paradigm ?? "ParaAct",
+        seed: request.seed ?? 0,
+        policy: request.policy ?? "remote",
+        maxRounds: request.maxRounds ?? config.maxRounds,
+        topK: request.topK ?? Session.defaultConfig.topK,
+        faults: request.faults ?? true,
+        faultRate: request.faultRate ?? config.faultRate
+      }
+      const entry = yield* entryOf(id)
+      yield* storeDefect(store.create({ id, world: config.world, spec }))
+      const session = yield* openSession(spec)
+      entry.stored = { world: config.world, spec }
+      entry.session = session
+      yield* Metric.update(Metrics.sessionsCreated, 1)
+      yield* gauge
+      return infoOf(id, spec, session)
+    })
+
+    const step = Effect.fn("Sessions.step")(function*(id: string, request: StepRequest) {
+      const output = yield* outputOf(request, config)
+      const started = performance.now()
+      const entry = yield* entryOf(id)
+      const result = yield* entry.lock.withPermit(Effect.gen(function*() {
+        const { session, stored } = yield* current(id, entry)
+        const status = session.status()
+        if (status.done) {
+          return yield* new StepConflict({ field: "session", rounds: status.rounds, message: `the episode has ended (${status.stop} after ${status.rounds} rounds): it takes no more turns` })
+        }
+        if (request.round !== undefined && request.round !== stored) {
+          return yield* new StepConflict({ field: "round", rounds: stored, message: `round ${request.round} was asked, but the episode is at round ${stored}` })
+        }
+        const step = yield* session.step(outputFromStored(output)).pipe(Effect.orDie)
+        const accepted = yield* storeDefect(store.append(id, stored, output))
+        if (!accepted) {
+          // another replica took this round first: our copy has diverged from the log
+          entry.session = undefined
+          return yield* new StepConflict({ field: "round", rounds: stored + 1, message: `round ${stored} was taken by a concurrent step` })
+        }
+        const trajectory = yield* session.trajectory
+        const after = session.status()
+        const next = nextOf(session)
+        const out: StepResult = {
+          sessionId: id,
+          step,
+          reward: stepRewardOf(trajectory, deps),
+          done: after.done,
+          ...(after.stop !== undefined ? { stop: after.stop } : {}),
+          ...(next !== undefined ? { next } : {})
+        }
+        return out
+      }))
+      yield* Metric.update(Metrics.steps, 1)
+      yield* Metric.update(Metrics.toolCalls, result.step.observations.length)
+      if (result.step.searches.length > 0) yield* Metric.update(Metrics.searches, result.step.searches.length)
+      yield* Metric.update(Metrics.stepLatency, performance.now() - started)
+      return result
+    })
+
+    const withCurrent = <A>(id: string, f: (session: Session.Session, spec: SessionSpec) => Effect.Effect<A>) =>
+      Effect.gen(function*() {
+        const entry = yield* entryOf(id)
+        return yield* entry.lock.withPermit(Effect.gen(function*() {
+          const { session } = yield* current(id, entry)
+          return yield* f(session, (entry.stored as SessionSpecRow).spec)
+        }))
+      })
+
+    const info = Effect.fn("Sessions.info")((id: string) => withCurrent(id, (session, spec) => Effect.succeed(infoOf(id, spec, session))))
+
+    const trajectory = Effect.fn("Sessions.trajectory")((id: string) =>
+      withCurrent(id, (session, spec) => Effect.map(session.trajectory, (t) => ({ trajectory: t, task: spec.task })))
+    )
+
+    const close = Effect.fn("Sessions.close")(function*(id: string) {
+      const cached = cache.delete(id)
+      const removed = yield* storeDefect(store.remove(id))
+      yield* gauge
+      return cached || removed
+    })
+
+    const sweep = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      for (const [id, entry] of cache) if (now - entry.touched > config.ttlMs) cache.delete(id)
+      yield* storeDefect(store.expire(config.ttlMs))
+      yield* gauge
+    })
+
+    return Sessions.of({ config, create, step, info, trajectory, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
+  })
+
+/** The service in a layer (over SessionStore, ToolLibrary, Retriever, and optionally GeneratedWorld and TaskSource). */
+export const layer = (config: SessionsConfig): Layer.Layer<Sessions, never, SessionStore | ToolLibrary | Retriever> =>
+  Layer.effect(Sessions, make(config))
