@@ -37,6 +37,7 @@ import { defaultTopK, Retriever } from "../retrieval/Retriever.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
 import type { Episode } from "../toolenv/Simulator.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import * as Telemetry from "../io/Telemetry.ts"
 
 /** How rollouts run. */
 export interface RolloutConfig {
@@ -163,6 +164,62 @@ const isDeadEnd = (step: Step): boolean => {
   return !anyCall && !anyHit
 }
 
+/** The outcome of a policy turn as span attributes (token counts, or the failure, redacted). */
+const policyAttributes = (output: Result.Result<PolicyOutput, string>): Telemetry.Attributes =>
+  Result.isSuccess(output)
+    ? {
+      "policy.outcome": "ok",
+      "policy.prompt_tokens": output.success.usage.promptTokens,
+      "policy.completion_tokens": output.success.usage.completionTokens
+    }
+    : { "policy.outcome": "error", error: true, "policy.error": Telemetry.text(output.failure, 300) }
+
+/** A search's outcome as span attributes. */
+const searchAttributes = (result: SearchResult | Observation): Telemetry.Attributes =>
+  "hits" in result
+    ? {
+      "search.hits": result.hits.length,
+      "search.top_tool": result.hits[0]?.tool ?? "",
+      ...(result.error !== undefined ? { "search.error": Telemetry.text(result.error) } : {})
+    }
+    : {}
+
+/** A call's outcome as span attributes: `ok` or the error kind, the HTTP-like status, attempts. */
+const callAttributes = (result: SearchResult | Observation): Telemetry.Attributes =>
+  "outcome" in result
+    ? {
+      "call.outcome": result.outcome._tag === "ok" ? "ok" : result.outcome.error.kind,
+      "call.status": result.outcome._tag === "ok" ? 200 : result.outcome.error.status,
+      "call.attempts": result.attempts,
+      "call.refs": result.refs.length
+    }
+    : {}
+
+/** A round's outcome as span attributes. */
+const roundAttributes = (outcome: { readonly _tag: "PolicyFailed"; readonly message: string } | { readonly _tag: "Step"; readonly record: RoundRecord }): Telemetry.Attributes => {
+  if (outcome._tag === "PolicyFailed") return { "round.outcome": "policy_error" }
+  const { step, answered } = outcome.record
+  return {
+    "round.outcome": step.protocolError !== undefined ? "protocol_error" : answered ? "answer" : "actions",
+    "round.phase": step.phase,
+    "round.searches": step.searches.length,
+    "round.calls": step.observations.filter((o) => o.attempts > 0).length,
+    "round.rejected": step.observations.filter((o) => o.attempts === 0).length,
+    ...(step.protocolError !== undefined ? { "round.protocol_error": step.protocolError.tag } : {})
+  }
+}
+
+/** A finished rollout as span attributes: how it stopped, its rounds and executed calls. */
+const rolloutAttributes = (trajectory: Trajectory): Telemetry.Attributes => ({
+  "trajectory.id": trajectory.id,
+  "rollout.stop": trajectory.stop,
+  "rollout.rounds": trajectory.steps.length,
+  "rollout.calls": trajectory.steps.reduce((n, s) => n + s.observations.filter((o) => o.attempts > 0).length, 0),
+  "rollout.answered": trajectory.answer !== undefined,
+  ...(trajectory.stop === "policy_error" || trajectory.stop === "interrupted" ? { error: true } : {}),
+  ...(trajectory.error !== undefined ? { "rollout.error": Telemetry.text(trajectory.error, 300) } : {})
+})
+
 /** What {@link contextAt} needs besides the trajectory: the task's request, T_max and the library's lookup. */
 export interface ContextAtOptions {
   readonly request: string
@@ -267,7 +324,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
         endMs: ms
       }))
 
-    const run = Effect.fn("Rollout.run")(function*(task: Task, options: RunOptions) {
+    const runTraced = Effect.fnUntraced(function*(task: Task, options: RunOptions, spans: boolean) {
       const startedAt = yield* Clock.currentTimeMillis
       const elapsed = Effect.map(Clock.currentTimeMillis, (t) => t - startedAt)
       const episode = yield* simulator.open({ taskId: task.id, seed: options.seed, request: task.request, faults: config.faults })
@@ -307,7 +364,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
           }
           const startMs = yield* elapsed
           // a policy that throws (or dies) ends this rollout with policy_error, its rounds kept; siblings go on
-          const output = yield* Effect.suspend(() => policy.act(context)).pipe(
+          const turn = Effect.suspend(() => policy.act(context)).pipe(
             Effect.catchDefect((defect) => Effect.fail(`the policy crashed: ${defectMessage(Cause.die(defect))}`)),
             Effect.timeoutOrElse({
               duration: config.policyTimeout,
@@ -316,6 +373,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             Effect.mapError((e) => (typeof e === "string" ? e : e.message)),
             Effect.result
           )
+          const output = yield* Telemetry.span(spans, "Policy.act", { "policy.name": policy.name, "round.index": roundIndex, "rollout.paradigm": options.paradigm }, turn, policyAttributes)
           const policyEnd = yield* elapsed
           if (Result.isFailure(output)) return { _tag: "PolicyFailed" as const, message: output.failure }
           const record = yield* execute({
@@ -393,11 +451,17 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
             ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
           }
           const actions: Array<Effect.Effect<SearchResult | Observation>> = [
-            ...turn.searches.map((s) => runSearch(s.slot, s.query, elapsed)),
+            ...turn.searches.map((s) =>
+              Telemetry.span(spans, "Rollout.search", { "search.slot": s.slot, "search.query": Telemetry.text(s.query) }, runSearch(s.slot, s.query, elapsed), searchAttributes)
+            ),
             ...checked.plans.map((p) =>
-              p._tag === "Run"
-                ? runCall(episode, p.call, p.refs, elapsed)
-                : rejected(p.call, p.outcome, elapsed)
+              Telemetry.span(
+                spans,
+                "Rollout.call",
+                { "tool.name": p.call.tool, "call.id": p.call.id, "call.executed": p._tag === "Run" },
+                p._tag === "Run" ? runCall(episode, p.call, p.refs, elapsed) : rejected(p.call, p.outcome, elapsed),
+                callAttributes
+              )
             )
           ]
           const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })
@@ -418,7 +482,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
 
       const loop = Effect.gen(function*() {
         for (let r = 0; r < config.maxRounds; r++) {
-          const outcome = yield* round(r)
+          const outcome = yield* Telemetry.span(spans, "Rollout.round", { "round.index": r, ...(rules.backtrack && at !== undefined ? { "round.parent": at } : {}) }, round(r), roundAttributes)
           if (outcome._tag === "PolicyFailed") {
             stop = "policy_error"
             error = outcome.message
@@ -468,6 +532,19 @@ export const make = (overrides: Partial<RolloutConfig> = {}) =>
       }
       return trajectory
     })
+
+    const run = (task: Task, options: RunOptions): Effect.Effect<Trajectory> =>
+      Effect.flatMap(Telemetry.exporting, (on) =>
+        on
+          ? Telemetry.rootSpan("Rollout.run", {
+            "task.id": task.id,
+            "task.level": task.level,
+            "rollout.paradigm": options.paradigm,
+            "rollout.seed": options.seed,
+            ...(options.groupIndex !== undefined ? { "rollout.group_index": options.groupIndex } : {}),
+            "policy.name": policy.name
+          }, runTraced(task, options, true), rolloutAttributes)
+          : runTraced(task, options, false))
 
     const runGroup: RolloutService["runGroup"] = (task, options) =>
       Effect.forEach(
