@@ -7,6 +7,7 @@ import { Context, Duration, Effect, Layer, Option, Result, Tracer } from "effect
 import { CliError, Command, Flag, GlobalFlag } from "effect/cli"
 import { FetchHttpClient, Headers, UrlParams } from "effect/http"
 import { OtlpExporter, OtlpSerialization, OtlpTracer } from "effect/observability"
+import type { OtlpResource } from "effect/observability"
 import * as Telemetry from "../src/io/Telemetry.ts"
 
 /** Where traces go: a decoded `--otlp` value. */
@@ -85,6 +86,45 @@ export interface LayerOptions {
   readonly exportInterval?: Duration.Input
 }
 
+type OtlpSpan = OtlpTracer.ScopeSpan["spans"][number]
+
+const redactValue = (value: OtlpResource.AnyValue): OtlpResource.AnyValue =>
+  typeof value.stringValue === "string"
+    ? { ...value, stringValue: Telemetry.redact(value.stringValue) }
+    : value.arrayValue !== undefined
+    ? { ...value, arrayValue: { values: value.arrayValue.values.map(redactValue) } }
+    : value.kvlistValue !== undefined
+    ? { ...value, kvlistValue: { values: redactAttributes(value.kvlistValue.values) } }
+    : value
+const redactAttributes = (attributes: Array<OtlpResource.KeyValue>): Array<OtlpResource.KeyValue> =>
+  attributes.map((kv) => ({ key: kv.key, value: redactValue(kv.value) }))
+const redactSpan = (span: OtlpSpan): OtlpSpan => ({
+  ...span,
+  attributes: redactAttributes(span.attributes),
+  events: span.events.map((e) => ({ ...e, attributes: redactAttributes(e.attributes) })),
+  status: span.status.message === undefined ? span.status : { ...span.status, message: Telemetry.redact(span.status.message) }
+})
+
+/**
+ * OTLP/JSON with every string of every span redacted on its way out (`Telemetry.redact`): attributes, events and
+ * status. Spans of failures carry the failure's message and stack, causes included, and a transport error's cause
+ * may spell out a URL with its credentials (undici's does).
+ */
+export const serialization: Layer.Layer<OtlpSerialization.OtlpSerialization> = Layer.effect(
+  OtlpSerialization.OtlpSerialization,
+  Effect.map(OtlpSerialization.OtlpSerialization, (json) =>
+    OtlpSerialization.OtlpSerialization.of({
+      ...json,
+      traces: (data) =>
+        json.traces({
+          resourceSpans: data.resourceSpans.map((rs) => ({
+            ...rs,
+            scopeSpans: rs.scopeSpans.map((ss) => ({ ...ss, spans: ss.spans.map(redactSpan) }))
+          }))
+        })
+    }))
+).pipe(Layer.provide(OtlpSerialization.layerJson))
+
 const redactedQueryNames = [...UrlParams.CurrentRedactedNames.defaultValue(), Telemetry.secretName]
 const redactedHeaderNames = [...Headers.CurrentRedactedNames.defaultValue(), Telemetry.secretName]
 
@@ -106,7 +146,7 @@ export const layer = (endpoint: Option.Option<Endpoint> | Endpoint, options: Lay
       attributes: { "paraagent.program": options.program, ...(options.thread !== undefined ? { "paraagent.thread": options.thread } : {}) }
     },
     ...(options.exportInterval !== undefined ? { exportInterval: options.exportInterval } : {})
-  }).pipe(Layer.provide([OtlpSerialization.layerJson, FetchHttpClient.layer]))
+  }).pipe(Layer.provide([serialization, FetchHttpClient.layer]))
   return Layer.mergeAll(
     tracer,
     Layer.succeed(CurrentExport, Option.some({ endpoint: target.value, program: options.program })),
