@@ -76,6 +76,7 @@ export * as PolicyPrompt from "./agent/PolicyPrompt.ts"
 export * as Teacher from "./agent/Teacher.ts"
 // runtime: rollouts as structured fibers
 export * as Rollout from "./runtime/Rollout.ts"
+export * as Session from "./runtime/Session.ts"
 // judge: the Judge service, the rule judge, prompts, agreement with humans
 export * as Agreement from "./judge/Agreement.ts"
 export * as FactTokens from "./judge/FactTokens.ts"
@@ -91,3 +92,6 @@ export * as Scoring from "./eval/Scoring.ts"
 export * as RunStore from "./training/RunStore.ts"
 // training: exports a user trains an LLM on (SFT demonstrations, RL experience)
 export * as Exports from "./training/Exports.ts"
+// training: verl's RL / SFT rows and the judge-filtered teacher demonstrations they are made from
+export * as VerlExports from "./training/VerlExports.ts"
+export * as TeacherDemonstrations from "./training/TeacherDemonstrations.ts"

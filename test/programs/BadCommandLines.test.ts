@@ -29,6 +29,7 @@ const retrieval = "programs/retrieval-eval.ts"
 const judge = "programs/judge-agreement.ts"
 const train = "programs/train-encoder.ts"
 const tune = "programs/tune-fusion.ts"
+const exporter = "programs/export.ts"
 
 const rows: ReadonlyArray<Row> = [
   // programs/main.ts is the training pipeline: its own flags; the comparison's rows are programs/compare.ts's
@@ -83,6 +84,9 @@ const rows: ReadonlyArray<Row> = [
   [train, ["--library", emptyLibrary, "--out", join(dir, "enc"), "--no-wordnet"], "no tool to train on"],
   [tune, ["--on", "nowhere"], "--on"],
   [tune, ["--onnx", "/nonexistent.onnx"], "--onnx"],
+  [exporter, ["verl", "--out", library], "already holds"],
+  [exporter, ["trl", "--out", join(dir, "trl"), "--only", "rl"], "--only"],
+  [exporter, ["verl", "--out", join(dir, "v"), "--fault-rate", "2"], "--fault-rate"],
   ["bench/rollout.ts", ["abc"], "<tasks>"],
   ["bench/simulator.ts", ["0.1"], "<seconds>"],
   ["bench/world-build.ts", ["0"], "<reps>"],

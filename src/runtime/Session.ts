@@ -1,0 +1,588 @@
+/**
+ * A Session is one episode driven from outside, round by round: `context()` gives what a policy sees before the next
+ * round, `step(output)` validates that round's turn and runs its searches and calls concurrently as child fibers
+ * (ParaAct's parallel actions), and `trajectory()` is the episode so far. The Rollout runtime is a loop over a
+ * Session with a Policy in it; the ToolEnv server steps the same Session with turns that arrive over the wire, so a
+ * served episode and an in-process rollout of the same turns are the same trajectory.
+ *
+ * A Session is a deterministic function of (library, simulator seed, task, seed, paradigm, config, the outputs
+ * stepped so far): {@link replay} rebuilds one from its outputs (timings aside), which is what lets any server replica
+ * serve any step of an episode.
+ */
+import { Cause, Clock, Duration, Effect, Exit, Result, Schema } from "effect"
+import { errorOutcome, transientErrorKinds } from "../domain/Call.ts"
+import type { CallOutcome, Observation, ToolCall } from "../domain/Call.ts"
+import { trajectoryId } from "../domain/Ids.ts"
+import type { CallId, ToolName } from "../domain/Ids.ts"
+import type { JsonObject } from "../domain/Json.ts"
+import type { Task } from "../domain/Task.ts"
+import type { ToolSpec } from "../domain/Tool.ts"
+import type {
+  Paradigm,
+  ProtocolIssue,
+  SearchHit,
+  SearchResult,
+  Step,
+  StepValidation,
+  StopReason,
+  Trajectory
+} from "../domain/Trajectory.ts"
+import { validStep } from "../domain/Trajectory.ts"
+import type { Turn } from "../domain/Turn.ts"
+import type { PolicyContext, PolicyOutput } from "../agent/Policy.ts"
+import { callKey } from "../math/CanonicalJson.ts"
+import * as Controller from "../math/Controller.ts"
+import * as History from "../math/History.ts"
+import * as PlanMath from "../math/PlanDag.ts"
+import * as Facts from "../math/TrajectoryFacts.ts"
+import * as Paradigms from "../protocol/Paradigm.ts"
+import * as ParaAct from "../protocol/ParaAct.ts"
+import * as Refs from "../protocol/Refs.ts"
+import { defaultTopK, Retriever } from "../retrieval/Retriever.ts"
+import * as JsonSchemaValidate from "../toolenv/JsonSchemaValidate.ts"
+import { Simulator } from "../toolenv/Simulator.ts"
+import type { Episode } from "../toolenv/Simulator.ts"
+import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import * as Telemetry from "../io/Telemetry.ts"
+
+/** How rollouts run. */
+export interface RolloutConfig {
+  /** T_max: the round limit (spec Table 6: 12). */
+  readonly maxRounds: number
+  /** Retrieval top-k per capability slot (spec Table 6: 3). */
+  readonly topK: number
+  /** Actions (searches + calls) of one round in flight at once. */
+  readonly concurrency: number
+  /** Per-call timeout: a call that takes longer observes a `timeout` error; its siblings are unaffected. */
+  readonly callTimeout: Duration.Input
+  /** Per-turn timeout of the policy. */
+  readonly policyTimeout: Duration.Input
+  /** A rollout still running after this long ends with stop reason `interrupted`, keeping its finished rounds. */
+  readonly rolloutTimeout: Duration.Input
+  /** Inject the simulator's transient faults. */
+  readonly faults: boolean
+  /** Parse turns leniently (prose outside tags, code fences): for LLM policies that are not trained on the format. */
+  readonly lenient: boolean
+}
+
+/** The defaults of spec Table 6 plus runtime bounds. */
+export const defaultConfig: RolloutConfig = {
+  maxRounds: 12,
+  topK: defaultTopK,
+  concurrency: 16,
+  callTimeout: "30 seconds",
+  policyTimeout: "5 minutes",
+  rolloutTimeout: "30 minutes",
+  faults: true,
+  lenient: false
+}
+
+/** What one episode is: the task, how it is acted (paradigm, seed), and who acts in it. */
+export interface SessionSpec {
+  readonly task: Task
+  readonly paradigm: Paradigm
+  readonly seed: number
+  /** Index within a GRPO group. */
+  readonly groupIndex?: number
+  /** Recorded as the trajectory's `policy`. */
+  readonly policy: string
+  /** The policy sees the gold task (the scripted teacher); never true for a policy that is trained or evaluated. */
+  readonly privileged?: boolean
+}
+
+/** When a round's policy turn started and how long the policy took (ms since the session opened). */
+export interface StepTiming {
+  readonly startMs: number
+  readonly policyMs: number
+}
+
+/** A step was asked of a session that has ended. */
+export class SessionEnded extends Schema.TaggedError<SessionEnded>()("SessionEnded", {
+  stop: Schema.String,
+  rounds: Schema.Number
+}) {
+  override get message(): string {
+    return `the episode has ended (${this.stop} after ${this.rounds} rounds): it takes no more turns`
+  }
+}
+
+/** Where an episode is. */
+export interface SessionStatus {
+  /** Rounds taken so far (= the next round's index while not done). */
+  readonly rounds: number
+  readonly done: boolean
+  /** Why it ended; undefined while it runs. */
+  readonly stop: StopReason | undefined
+  /** The answer, once given. */
+  readonly answer: string | undefined
+}
+
+/** One episode, stepped from outside. Not safe for two concurrent `step`s: a caller steps it one round at a time. */
+export interface Session {
+  readonly spec: SessionSpec
+  readonly config: RolloutConfig
+  /** The policy context of the next round; undefined once the episode has ended. */
+  readonly context: () => PolicyContext | undefined
+  /**
+   * Runs one round with the given turn (text as a model wrote it, or a structured `turn`): validation, the
+   * paradigm's rules, every search and call of the turn concurrently. The step is appended and returned; the
+   * episode ends at an answer or at T_max. Fails only when the episode has already ended.
+   */
+  readonly step: (output: PolicyOutput, timing?: StepTiming) => Effect.Effect<Step, SessionEnded>
+  /** Ends the episode without a turn (the policy failed, or it ran out of time); a no-op once ended. */
+  readonly end: (stop: "policy_error" | "interrupted", error: string) => void
+  readonly status: () => SessionStatus
+  /** Milliseconds since the session opened, by the Clock. */
+  readonly elapsed: Effect.Effect<number>
+  /** The episode so far (stop reason `max_rounds` while it is still running), its duration by the Clock. */
+  readonly trajectory: Effect.Effect<Trajectory>
+}
+
+/** A search's outcome as span attributes. */
+const searchAttributes = (result: SearchResult | Observation): Telemetry.Attributes =>
+  "hits" in result
+    ? {
+      "search.hits": result.hits.length,
+      "search.top_tool": result.hits[0]?.tool ?? "",
+      ...(result.error !== undefined ? { "search.error": Telemetry.text(result.error) } : {})
+    }
+    : {}
+
+/** A call's outcome as span attributes: `ok` or the error kind, the HTTP-like status, attempts. */
+const callAttributes = (result: SearchResult | Observation): Telemetry.Attributes =>
+  "outcome" in result
+    ? {
+      "call.outcome": result.outcome._tag === "ok" ? "ok" : result.outcome.error.kind,
+      "call.status": result.outcome._tag === "ok" ? 200 : result.outcome.error.status,
+      "call.attempts": result.attempts,
+      "call.refs": result.refs.length
+    }
+    : {}
+
+/** A round's outcome before it becomes a Step. */
+interface RoundRecord {
+  readonly step: Step
+  readonly answered: boolean
+}
+
+const truncate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}…`)
+
+/**
+ * The policy's numbers as a trajectory can store them: a non-finite (or negative) token count becomes 0 and a
+ * non-finite log-probability is dropped, each recorded as an issue (JSON would turn them into null and the
+ * trajectory would no longer decode).
+ */
+const finiteOutput = (output: PolicyOutput): {
+  readonly usage: PolicyOutput["usage"]
+  readonly logprob: number | undefined
+  readonly tokenLogprobs: ReadonlyArray<number> | undefined
+  readonly issues: ReadonlyArray<string>
+} => {
+  const issues: Array<string> = []
+  const count = (field: "promptTokens" | "completionTokens"): number => {
+    const value = output.usage[field]
+    if (Number.isFinite(value) && value >= 0) return value
+    issues.push(`usage.${field} was ${String(value)}; recorded as 0`)
+    return 0
+  }
+  const usage = { promptTokens: count("promptTokens"), completionTokens: count("completionTokens") }
+  const logprob = output.logprob
+  if (logprob !== undefined && !Number.isFinite(logprob)) issues.push(`logprob was ${String(logprob)}; dropped`)
+  const tokens = output.tokenLogprobs
+  const tokensOk = tokens === undefined || tokens.every(Number.isFinite)
+  if (!tokensOk) issues.push("tokenLogprobs held a non-finite value; dropped")
+  return {
+    usage,
+    logprob: logprob !== undefined && Number.isFinite(logprob) ? logprob : undefined,
+    tokenLogprobs: tokensOk ? tokens : undefined,
+    issues
+  }
+}
+
+/** One line for a failure of the machinery (no stack trace: it is stored in trajectories that become training data). */
+export const defectMessage = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === "string" ? error : JSON.stringify(error) ?? String(error)
+  return truncate(text.replace(/\s*\n\s*/g, " "), 300)
+}
+
+/** A round is a dead end (DFSDT backtracks) when it was malformed, or every action it ran failed or found nothing. */
+export const isDeadEnd = (step: Step): boolean => {
+  if (step.turn === undefined) return true
+  if (step.turn.answer !== undefined) return false
+  const anyCall = step.observations.some((o) => o.outcome._tag === "ok")
+  const anyHit = step.searches.some((s) => s.hits.length > 0)
+  return !anyCall && !anyHit
+}
+
+/**
+ * Opens an episode over the Retriever, Simulator and ToolLibrary in context. The simulator episode (world state,
+ * seeded faults) is a function of (task id, seed); nothing else is drawn at random.
+ */
+export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}): Effect.Effect<Session, never, Retriever | Simulator | ToolLibrary> =>
+  Effect.gen(function*() {
+    const config: RolloutConfig = { ...defaultConfig, ...overrides }
+    const retriever = yield* Retriever
+    const simulator = yield* Simulator
+    const library = yield* ToolLibrary
+    // the per-call and per-search spans exist only when a tracer exports (read once per episode)
+    const spans = yield* Telemetry.exporting
+    const { task, paradigm } = spec
+    const startedAt = yield* Clock.currentTimeMillis
+    const elapsed = Effect.map(Clock.currentTimeMillis, (t) => t - startedAt)
+    const episode = yield* simulator.open({ taskId: task.id, seed: spec.seed, request: task.request, faults: config.faults })
+    const rules = Paradigms.rules[paradigm]
+    const steps: Array<Step> = []
+    // DFSDT: the node of the search tree the next expansion grows from (undefined: the root); the policy sees the
+    // path from the root to it. Linear paradigms see every step.
+    let at: number | undefined
+    const abandonedAt = new Map<number, Array<number>>()
+    let stop: StopReason | undefined
+    let answer: string | undefined
+    let error: string | undefined
+
+      const runSearch = (slot: string, query: string, elapsed: Effect.Effect<number>) =>
+        Effect.gen(function*() {
+          const startMs = yield* elapsed
+          // a failed or timed-out retriever is a fault of the machinery: recorded on the search, not "found nothing"
+          const found = yield* retriever.search([query], config.topK).pipe(
+            Effect.map((lists): { readonly hits: ReadonlyArray<SearchHit>; readonly error?: string } => ({ hits: lists[0] ?? [] })),
+            Effect.timeoutOrElse({
+              duration: config.callTimeout,
+              orElse: () => Effect.succeed({ hits: [], error: `the retriever gave no answer within ${Duration.format(Duration.fromInputUnsafe(config.callTimeout))}` })
+            }),
+            Effect.catchCause((cause) =>
+              Effect.logWarning(`search ${JSON.stringify(query)} failed`, Cause.pretty(cause)).pipe(
+                Effect.as({ hits: [], error: `the retriever failed: ${defectMessage(cause)}` })
+              ))
+          )
+          const endMs = yield* elapsed
+          const result: SearchResult = { slot, query, hits: found.hits, ...(found.error !== undefined ? { error: found.error } : {}), startMs, endMs }
+          return result
+        })
+
+      const runCall = (episode: Episode, call: ToolCall, refs: ReadonlyArray<CallId>, elapsed: Effect.Effect<number>) =>
+        Effect.gen(function*() {
+          const startMs = yield* elapsed
+          const exit = yield* episode.execute(call).pipe(
+            Effect.timeoutOrElse({
+              duration: config.callTimeout,
+              orElse: () => Effect.succeed({ outcome: errorOutcome("timeout", `no answer within ${Duration.format(Duration.fromInputUnsafe(config.callTimeout))}`), attempt: 1 })
+            }),
+            Effect.exit
+          )
+          const endMs = yield* elapsed
+          const { outcome, attempt } = Exit.isSuccess(exit)
+            ? exit.value
+            : { outcome: errorOutcome("tool_defect", `the tool's implementation crashed: ${defectMessage(exit.cause)}`), attempt: 1 }
+          const observation: Observation = {
+            callId: call.id,
+            tool: call.tool,
+            arguments: call.arguments,
+            outcome,
+            refs,
+            attempts: attempt,
+            startMs,
+            endMs
+          }
+          return observation
+        })
+
+      const rejected = (call: ToolCall, outcome: CallOutcome, elapsed: Effect.Effect<number>) =>
+        Effect.map(elapsed, (ms): Observation => ({
+          callId: call.id,
+          tool: call.tool,
+          arguments: call.arguments,
+          outcome,
+          refs: [],
+          attempts: 0,
+          startMs: ms,
+          endMs: ms
+        }))
+
+    /** What the next round is built from: the visible history, its memory, the controller's decision. */
+    const prepare = () => {
+      const roundIndex = steps.length
+      const history = rules.backtrack ? History.pathTo(steps, at) : [...steps]
+      const memory = Controller.remember(history)
+      const decision = Controller.decide(memory, { finalRound: roundIndex === config.maxRounds - 1 })
+      return { roundIndex, history, memory, decision, parent: at }
+    }
+    let prepared: { readonly rounds: number; readonly value: ReturnType<typeof prepare> } | undefined
+    const next = () => {
+      if (prepared === undefined || prepared.rounds !== steps.length) prepared = { rounds: steps.length, value: prepare() }
+      return prepared.value
+    }
+
+    const context = (): PolicyContext | undefined => {
+      if (stop !== undefined) return undefined
+      const { roundIndex, history, memory, decision } = next()
+      // DFSDT: every expansion abandoned so far, so the policy knows what failed anywhere in the tree
+      const abandoned = [...abandonedAt.values()].flat().sort((a, b) => a - b).map((i) => steps[i] as Step)
+      return {
+        request: task.request,
+        paradigm,
+        round: roundIndex,
+        maxRounds: config.maxRounds,
+        controller: decision.state,
+        history,
+        tools: [...memory.retrieved].flatMap((name) => {
+          const spec = library.get(name)
+          return spec === undefined ? [] : [spec]
+        }),
+        seed: spec.seed,
+        ...(spec.privileged === true ? { task } : {}),
+        ...(abandoned.length > 0 ? { abandoned } : {})
+      }
+    }
+
+    const execute = (input: {
+      readonly output: PolicyOutput
+      readonly history: ReadonlyArray<Step>
+      readonly memory: History.History
+      readonly index: number
+      readonly controller: Step["controller"]
+      readonly executedBefore: boolean
+      readonly startMs: number
+      readonly policyMs: number
+      readonly parent?: number
+    }) =>
+      Effect.gen(function*() {
+        const { output, history } = input
+        const usedCallIds = input.memory.callIds
+        const parsed: Result.Result<Turn, { readonly tag: string; readonly offset: number; readonly message: string }> =
+          output.turn !== undefined
+            ? ParaAct.validateTurn(output.turn, { usedCallIds })
+            : ParaAct.parseTurn(output.text, { lenient: config.lenient, usedCallIds, nextCallIndex: usedCallIds.length + 1 })
+        const checkedOutput = finiteOutput(output)
+        const base = {
+          index: input.index,
+          raw: output.text,
+          controller: input.controller,
+          startMs: input.startMs,
+          policyMs: input.policyMs,
+          usage: checkedOutput.usage,
+          ...(checkedOutput.logprob !== undefined ? { logprob: checkedOutput.logprob } : {}),
+          ...(checkedOutput.tokenLogprobs !== undefined ? { tokenLogprobs: checkedOutput.tokenLogprobs } : {}),
+          ...(output.prompt !== undefined ? { prompt: output.prompt } : {}),
+          ...(output.decision !== undefined ? { decision: output.decision } : {}),
+          ...(checkedOutput.issues.length > 0 ? { outputIssues: checkedOutput.issues } : {}),
+          ...(input.parent !== undefined ? { parent: input.parent } : {})
+        }
+        const previousPhase = history.length > 0 ? (history[history.length - 1] as Step).phase : undefined
+        if (Result.isFailure(parsed)) {
+          const issue: ProtocolIssue = { tag: parsed.failure.tag, offset: parsed.failure.offset, message: parsed.failure.message }
+          const endMs = yield* elapsed
+          const step: Step = {
+            ...base,
+            protocolError: issue,
+            validation: validStep,
+            phase: Facts.phaseOf(undefined, previousPhase),
+            searches: [],
+            observations: [],
+            endMs
+          }
+          return { step, answered: false } satisfies RoundRecord
+        }
+        const enforced = Paradigms.enforce(paradigm, parsed.success, input.executedBefore)
+        const turn = enforced.turn
+        const checked = checkCalls(turn.calls, history, input.memory, library.get)
+        const planCheck = turn.plan === undefined ? undefined : PlanMath.validate(turn.plan)
+        const validation: StepValidation = {
+          unseenTools: checked.unseen,
+          invalidArguments: checked.invalid,
+          repeatedCalls: checked.repeated,
+          unresolvedRefs: checked.unresolved,
+          ...(planCheck !== undefined && planCheck._tag === "Invalid" ? { planError: PlanMath.describeIssues(planCheck.issues) } : {}),
+          ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
+        }
+        const actions: Array<Effect.Effect<SearchResult | Observation>> = [
+          ...turn.searches.map((s) =>
+            Telemetry.span(spans, "Rollout.search", { "search.slot": s.slot, "search.query": Telemetry.text(s.query) }, runSearch(s.slot, s.query, elapsed), searchAttributes)
+          ),
+          ...checked.plans.map((p) =>
+            Telemetry.span(
+              spans,
+              "Rollout.call",
+              { "tool.name": p.call.tool, "call.id": p.call.id, "call.executed": p._tag === "Run" },
+              p._tag === "Run" ? runCall(episode, p.call, p.refs, elapsed) : rejected(p.call, p.outcome, elapsed),
+              callAttributes
+            )
+          )
+        ]
+        const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })
+        const searches = results.slice(0, turn.searches.length) as Array<SearchResult>
+        const observations = results.slice(turn.searches.length) as Array<Observation>
+        const endMs = yield* elapsed
+        const step: Step = {
+          ...base,
+          turn: parsed.success,
+          validation,
+          phase: Facts.phaseOf(turn, previousPhase),
+          searches,
+          observations,
+          endMs
+        }
+        return { step, answered: turn.answer !== undefined } satisfies RoundRecord
+      })
+
+    const step = (output: PolicyOutput, timing?: StepTiming): Effect.Effect<Step, SessionEnded> =>
+      Effect.gen(function*() {
+        if (stop !== undefined) return yield* new SessionEnded({ stop, rounds: steps.length })
+        const { roundIndex, history, memory, decision, parent } = next()
+        const startMs = timing?.startMs ?? (yield* elapsed)
+        const record = yield* execute({
+          output,
+          history,
+          memory,
+          index: steps.length,
+          controller: decision.state,
+          executedBefore: history.some((s) => s.observations.some((o) => o.attempts > 0)),
+          startMs,
+          policyMs: timing?.policyMs ?? 0,
+          ...(rules.backtrack && parent !== undefined ? { parent } : {})
+        })
+        const { step, answered } = record
+        steps.push(step)
+        if (answered) {
+          // an answer at the last round was forced by T_max (the controller's Answer state): the rollout is truncated
+          stop = roundIndex === config.maxRounds - 1 ? "max_rounds" : "answer"
+          answer = step.turn?.answer
+        } else if (steps.length >= config.maxRounds) {
+          stop = "max_rounds"
+        } else if (rules.backtrack && isDeadEnd(step)) {
+          // Abandon the expansion; re-expand its parent, or move one level up once the parent used its branching.
+          const parentKey = step.parent ?? -1
+          const siblings = abandonedAt.get(parentKey) ?? []
+          siblings.push(step.index)
+          abandonedAt.set(parentKey, siblings)
+          if (siblings.length >= rules.branching && at !== undefined) at = steps[at]?.parent
+        } else if (rules.backtrack) {
+          at = step.index
+        }
+        return step
+      })
+
+    const end = (reason: "policy_error" | "interrupted", message: string): void => {
+      if (stop !== undefined) return
+      stop = reason
+      error = message
+    }
+
+    const trajectory = Effect.map(elapsed, (durationMs): Trajectory => ({
+      id: trajectoryId(`${task.id}/${paradigm}/${spec.seed}`),
+      taskId: task.id,
+      paradigm,
+      policy: spec.policy,
+      seed: spec.seed,
+      ...(spec.groupIndex !== undefined ? { groupIndex: spec.groupIndex } : {}),
+      steps: [...steps],
+      phases: Facts.segment(steps).map((s) => ({ kind: s.kind, start: s.start, end: s.end })),
+      ...(answer !== undefined ? { answer } : {}),
+      stop: stop ?? "max_rounds",
+      ...(error !== undefined ? { error } : {}),
+      startedAt,
+      durationMs
+    }))
+
+    return {
+      spec,
+      config,
+      context,
+      step,
+      end,
+      status: () => ({ rounds: steps.length, done: stop !== undefined, stop, answer }),
+      elapsed,
+      trajectory
+    } satisfies Session
+  })
+
+/**
+ * Rebuilds an episode from the outputs stepped into it so far (in order): the same steps, observations, world state
+ * and controller state as the original (timings aside). Outputs past the episode's end are ignored.
+ */
+export const replay = (
+  spec: SessionSpec,
+  outputs: ReadonlyArray<PolicyOutput>,
+  overrides: Partial<RolloutConfig> = {}
+): Effect.Effect<Session, never, Retriever | Simulator | ToolLibrary> =>
+  Effect.gen(function*() {
+    const session = yield* open(spec, overrides)
+    for (const output of outputs) {
+      if (session.status().done) break
+      yield* session.step(output).pipe(Effect.orDie)
+    }
+    return session
+  })
+
+/** What the runtime does with one call: run it (with resolved arguments), or answer it without running it. */
+export type CallPlan =
+  | { readonly _tag: "Run"; readonly call: ToolCall; readonly refs: ReadonlyArray<CallId> }
+  | { readonly _tag: "Reject"; readonly call: ToolCall; readonly outcome: CallOutcome }
+
+/** The runtime's checks of a turn's calls against the history (these feed r_base). */
+export interface CheckedCalls {
+  readonly plans: ReadonlyArray<CallPlan>
+  readonly unseen: ReadonlyArray<CallId>
+  readonly invalid: ReadonlyArray<{ readonly callId: CallId; readonly message: string }>
+  readonly repeated: ReadonlyArray<CallId>
+  readonly unresolved: ReadonlyArray<{ readonly callId: CallId; readonly ref: string }>
+}
+
+/**
+ * Checks calls: a tool the agent has not seen is refused (`unknown_tool`, it must search first); `$ref`s are
+ * resolved against the successful outputs of earlier rounds (a ref to a call of the same round is unresolved: it
+ * has not run yet); arguments are validated against the schema (an invalid call still runs: the simulator answers
+ * it like a real API, with a 400); a call identical to an earlier one that did not fail transiently is a repeat
+ * (re-issuing a call after a 429/500/timeout is a retry, not a repeat).
+ */
+export const checkCalls = (
+  calls: ReadonlyArray<ToolCall>,
+  steps: ReadonlyArray<Step>,
+  history: History.History,
+  lookup: (name: string) => ToolSpec | undefined
+): CheckedCalls => {
+  const seen = history.retrieved
+  const outputs = history.outputs
+  const settled = new Set<string>()
+  for (const step of steps) {
+    for (const o of step.observations) {
+      if (o.attempts > 0 && !(o.outcome._tag === "error" && transientErrorKinds.has(o.outcome.error.kind))) {
+        settled.add(callKey(o.tool, o.arguments))
+      }
+    }
+  }
+  const plans: Array<CallPlan> = []
+  const unseen: Array<CallId> = []
+  const invalid: Array<{ callId: CallId; message: string }> = []
+  const repeated: Array<CallId> = []
+  const unresolved: Array<{ callId: CallId; ref: string }> = []
+  for (const call of calls) {
+    const spec = lookup(call.tool)
+    if (!seen.has(call.tool) || spec === undefined) {
+      unseen.push(call.id)
+      const why = spec === undefined
+        ? `unknown tool ${JSON.stringify(call.tool)}`
+        : `tool ${JSON.stringify(call.tool)} has not been retrieved yet: search for it first`
+      plans.push({ _tag: "Reject", call, outcome: errorOutcome("unknown_tool", why) })
+      continue
+    }
+    const resolution = Refs.resolveRefs(call.arguments, (id) => outputs.get(id))
+    if (resolution.unresolved.length > 0) {
+      for (const u of resolution.unresolved) unresolved.push({ callId: call.id, ref: u.ref })
+      plans.push({
+        _tag: "Reject",
+        call,
+        outcome: errorOutcome("invalid_arguments", resolution.unresolved.map((u) => `${u.ref}: ${u.message}`).join("; "))
+      })
+      continue
+    }
+    const args: JsonObject = resolution.arguments
+    const check = JsonSchemaValidate.validateArguments(spec, args)
+    if (!check.ok) invalid.push({ callId: call.id, message: JsonSchemaValidate.describe(check.errors) })
+    if (settled.has(callKey(call.tool, args))) repeated.push(call.id)
+    plans.push({ _tag: "Run", call: { id: call.id, tool: call.tool as ToolName, arguments: args }, refs: resolution.consumed })
+  }
+  return { plans, unseen, invalid, repeated, unresolved }
+}
+

@@ -1,0 +1,76 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import type { Trajectory } from "../../src/domain/Trajectory.ts"
+import { Policy } from "../../src/agent/Policy.ts"
+import type { PolicyOutput } from "../../src/agent/Policy.ts"
+import * as Session from "../../src/runtime/Session.ts"
+import { Rollout } from "../../src/runtime/Rollout.ts"
+import { TaskSource } from "../../src/toolenv/TaskSource.ts"
+import * as App from "../../layers/App.ts"
+import { canonicalJson } from "../../src/math/CanonicalJson.ts"
+
+const app = App.layer({ world: { size: 2000 }, tasks: { holdoutTools: true }, policy: { kind: "teacher", options: { mistakeRate: 0.3 } } })
+
+/** A trajectory without its clock readings (the only thing a replay may change). */
+const timeless = (t: Trajectory): string =>
+  JSON.stringify(t, (k, v) => (k === "startMs" || k === "endMs" || k === "policyMs" || k === "startedAt" || k === "durationMs" ? undefined : v))
+
+describe("Session", () => {
+  it.effect("stepping a session by hand with the policy's turns gives the rollout's trajectory; a replay of the outputs gives it again", () =>
+    Effect.gen(function*() {
+      const source = yield* TaskSource
+      const rollout = yield* Rollout
+      const policy = yield* Policy
+      const tasks = yield* source.sample({ split: "test", count: 6, levels: ["I2", "I3"], seed: 5 })
+      for (const paradigm of ["ParaAct", "DFSDT"] as const) {
+        for (const task of tasks) {
+          const expected = yield* rollout.run(task, { paradigm, seed: 9 })
+          const spec: Session.SessionSpec = { task, paradigm, seed: 9, policy: policy.name, privileged: policy.privileged }
+          const session = yield* Session.open(spec)
+          const outputs: Array<PolicyOutput> = []
+          for (let context = session.context(); context !== undefined; context = session.context()) {
+            const output = yield* policy.act(context)
+            outputs.push(output)
+            yield* session.step(output)
+          }
+          const byHand = yield* session.trajectory
+          assert.strictEqual(timeless(byHand), timeless(expected))
+          // the teacher's structured turns rebuild the same episode; so does the text it printed (a parsed turn lists
+          // its fields in the parser's order, hence the canonical comparison)
+          const replayed = yield* Session.replay(spec, outputs)
+          assert.strictEqual(timeless(yield* replayed.trajectory), timeless(expected))
+          const fromText = yield* Session.replay(spec, outputs.map((o) => ({ text: o.text, usage: o.usage })))
+          assert.isTrue(canonicalJson(JSON.parse(timeless(yield* fromText.trajectory))) === canonicalJson(JSON.parse(timeless(expected))))
+          assert.isTrue(replayed.status().done)
+          assert.strictEqual(replayed.status().stop, expected.stop)
+        }
+      }
+    }).pipe(Effect.provide(app)))
+
+  it.effect("a step after the end fails with SessionEnded; end() records the reason once", () =>
+    Effect.gen(function*() {
+      const source = yield* TaskSource
+      const [task] = yield* source.sample({ split: "test", count: 1, seed: 1 })
+      const session = yield* Session.open({ task: task!, paradigm: "ParaAct", seed: 1, policy: "remote" }, { maxRounds: 2 })
+      const noop = { text: "<search>[]</search>", usage: { promptTokens: 0, completionTokens: 0 } }
+      const first = yield* session.step({ text: "<answer>nothing</answer>", usage: { promptTokens: 0, completionTokens: 0 } })
+      assert.strictEqual(first.turn?.answer, "nothing")
+      assert.isTrue(session.status().done)
+      assert.isUndefined(session.context())
+      const refused = yield* Effect.flip(session.step(noop))
+      assert.strictEqual(refused._tag, "SessionEnded")
+      assert.include(refused.message, "answer after 1 rounds")
+      session.end("interrupted", "late")
+      const t = yield* session.trajectory
+      assert.strictEqual(t.stop, "answer")
+      assert.isUndefined(t.error)
+
+      const other = yield* Session.open({ task: task!, paradigm: "ParaAct", seed: 1, policy: "remote" }, { maxRounds: 2 })
+      yield* other.step({ text: "not a turn", usage: { promptTokens: 0, completionTokens: 0 } })
+      yield* other.step({ text: "still not a turn", usage: { promptTokens: 0, completionTokens: 0 } })
+      const full = yield* other.trajectory
+      assert.strictEqual(full.stop, "max_rounds")
+      assert.strictEqual(full.steps.length, 2)
+      assert.isDefined(full.steps[0]!.protocolError)
+    }).pipe(Effect.provide(app)))
+})
