@@ -62,7 +62,8 @@ export type Services =
   | Judge
   | Rollout.Rollout
 
-const retrieverLayer = (choice: RetrieverChoice) => {
+/** The Retriever layer of a choice, over the ToolLibrary in context. */
+export const retrieverLayer = (choice: RetrieverChoice): Layer.Layer<Retriever, RetrieverError, ToolLibrary.ToolLibrary> => {
   switch (choice) {
     case "bm25":
       return Retriever.layerBm25
@@ -73,7 +74,27 @@ const retrieverLayer = (choice: RetrieverChoice) => {
   }
 }
 
-const endpointLayer = (endpoint: OpenAiConfigInput | undefined): Layer.Layer<OpenAiClient.OpenAiClient, ConfigError> =>
+/**
+ * The Policy layer of a choice, over the ToolLibrary in context. `endpoint` is the client the openai policy uses (pass
+ * the same layer value to a judge so both share one client); teacher-llm configures its roles from `endpointInput`.
+ */
+export const policyLayer = (
+  choice: PolicyChoice,
+  endpoint: Layer.Layer<OpenAiClient.OpenAiClient, ConfigError>,
+  endpointInput: OpenAiConfigInput | undefined
+): Layer.Layer<Policy, ConfigError, ToolLibrary.ToolLibrary> =>
+  choice.kind === "teacher"
+    ? Teacher.layer(choice.options ?? {})
+    : choice.kind === "openai"
+    ? PolicyOpenAi.layer(choice.options ?? {}).pipe(Layer.provide(endpoint))
+    : choice.kind === "learned"
+    ? LearnedPolicy.layer(choice.weights, choice.options ?? {})
+    : choice.kind === "paraagent"
+    ? PolicyLearned.layer(choice.dir, choice.options ?? {})
+    : TeacherLlm.layerConfig(choice.options ?? {}, endpointInput ?? {})
+
+/** The client layer of an endpoint (the environment's PARAAGENT_* settings when none is given). */
+export const endpointLayer = (endpoint: OpenAiConfigInput | undefined): Layer.Layer<OpenAiClient.OpenAiClient, ConfigError> =>
   endpoint === undefined ? OpenAiClient.layerConfig() : OpenAiClient.layerFrom(endpoint)
 
 /**
@@ -87,16 +108,7 @@ export const layer = (options: AppOptions = {}): Layer.Layer<Services, ConfigErr
   const retriever = retrieverLayer(options.retriever ?? "bm25")
   // one layer value, so the openai policy and the llm judge share one client (layers are memoised by reference)
   const endpoint = endpointLayer(options.endpoint)
-  const policyChoice = options.policy ?? { kind: "teacher" }
-  const policy: Layer.Layer<Policy, ConfigError, ToolLibrary.ToolLibrary> = policyChoice.kind === "teacher"
-    ? Teacher.layer(policyChoice.options ?? {})
-    : policyChoice.kind === "openai"
-    ? PolicyOpenAi.layer(policyChoice.options ?? {}).pipe(Layer.provide(endpoint))
-    : policyChoice.kind === "learned"
-    ? LearnedPolicy.layer(policyChoice.weights, policyChoice.options ?? {})
-    : policyChoice.kind === "paraagent"
-    ? PolicyLearned.layer(policyChoice.dir, policyChoice.options ?? {})
-    : TeacherLlm.layerConfig(policyChoice.options ?? {}, options.endpoint ?? {})
+  const policy = policyLayer(options.policy ?? { kind: "teacher" }, endpoint, options.endpoint)
   const judge: Layer.Layer<Judge, ConfigError> = options.judge === "llm"
     ? JudgeLlm.layer().pipe(Layer.provide(endpoint))
     : JudgeRule.layer

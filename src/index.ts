@@ -83,11 +83,20 @@ export * as FactTokens from "./judge/FactTokens.ts"
 export * as Judge from "./judge/Judge.ts"
 export * as JudgePrompt from "./judge/Prompt.ts"
 export * as RuleJudge from "./judge/RuleJudge.ts"
-// eval: scoring (judge -> reward -> advantage), the paradigm comparison job and the run report
+// eval: scoring (judge -> reward -> advantage), the paradigm comparison job the run report, BFCL
+export * as BfclChecker from "./eval/BfclChecker.ts"
+export * as BfclDecode from "./eval/BfclDecode.ts"
+export * as BfclGenerate from "./eval/BfclGenerate.ts"
+export * as BfclScore from "./eval/BfclScore.ts"
+export * as BfclValue from "./eval/BfclValue.ts"
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as Report from "./eval/Report.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
+// eval: StableToolBench queries as ToolEnv tasks (Path, solvable pass rate), the job and its pass-rate judge prompts
+export * as StableToolBenchMetrics from "./eval/StableToolBenchMetrics.ts"
+export * as StableToolBenchJob from "./eval/StableToolBenchJob.ts"
+export * as StableToolBenchJudge from "./eval/StableToolBenchJudge.ts"
 // training: the run store (runs, trajectories, metrics, checkpoints that survive a crash)
 export * as RunStore from "./training/RunStore.ts"
 // training: exports a user trains an LLM on (SFT demonstrations, RL experience)
