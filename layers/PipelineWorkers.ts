@@ -1,11 +1,13 @@
 /**
  * The pipeline's seeds on worker threads: each seed's SFT, RL and evaluation runs in its own worker (its own world,
  * its own connection to the run store's SQLite file in WAL mode), so the two cores of the reference machine both
- * work. Results come back structured-cloned; a worker's failure is the seed's PipelineError.
+ * work. Results come back structured-cloned; a worker's failure is the seed's PipelineError. With `--otlp` a worker
+ * exports its own spans to the same collector, under the span that started it.
  */
 import { Effect } from "effect"
 import { Worker } from "node:worker_threads"
 import * as Pipeline from "../src/training/Pipeline.ts"
+import * as Otlp from "./Otlp.ts"
 
 /** What a worker is given. */
 export interface WorkerInput {
@@ -14,6 +16,8 @@ export interface WorkerInput {
   readonly seed: number
   readonly storeFile: string
   readonly world: { readonly seed: number; readonly size: number }
+  /** Where the worker's spans go and under which span (see `Otlp.carrier`); absent when not exporting. */
+  readonly otlp?: Otlp.Carrier
 }
 
 /** What a worker answers. */
@@ -21,17 +25,17 @@ export type WorkerOutput = { readonly _tag: "Done"; readonly result: Pipeline.Se
 
 const entry = new URL("../programs/pipeline-worker.ts", import.meta.url).href
 
-/** The bootstrap: register tsx's loader in the worker, then import the worker program. */
-const bootstrap = (): string => {
+/** The bootstrap of a worker running the TypeScript module at `url`: register tsx's loader, then import it. */
+export const bootstrap = (url: string = entry): string => {
   const api = import.meta.resolve("tsx/esm/api")
-  return `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
+  return `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(url)}) })`
 }
 
 /** A seed runner that starts one worker per seed. */
-export const runner = (input: Omit<WorkerInput, "seed">): Pipeline.SeedRunner => (seed) =>
-  Effect.callback<Pipeline.SeedResult, Pipeline.PipelineError>((resume) => {
+export const runner = (input: Omit<WorkerInput, "seed" | "otlp">): Pipeline.SeedRunner => (seed) =>
+  Effect.flatMap(Otlp.carrier, (otlp) => Effect.callback<Pipeline.SeedResult, Pipeline.PipelineError>((resume) => {
     // a worker's progress bars would interleave with its siblings': the main thread shows one bar over the seeds
-    const workerData: WorkerInput = { ...input, options: { ...input.options, progress: false }, seed }
+    const workerData: WorkerInput = { ...input, options: { ...input.options, progress: false }, seed, ...(otlp !== undefined ? { otlp } : {}) }
     const worker = new Worker(bootstrap(), { eval: true, workerData })
     let settled = false
     worker.on("message", (message: WorkerOutput) => {
@@ -51,4 +55,4 @@ export const runner = (input: Omit<WorkerInput, "seed">): Pipeline.SeedRunner =>
     })
     // interruption (Ctrl-C, a sibling seed failing) stops the worker
     return Effect.promise(() => worker.terminate())
-  })
+  }))

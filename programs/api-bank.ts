@@ -20,6 +20,7 @@ import * as ApiBankScore from "../src/eval/ApiBankScore.ts"
 import * as ApiBankRun from "../src/eval/ApiBankRun.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
@@ -134,6 +135,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("API-Bank level-1/level-2 API-call accuracy and per-dialogue success for a policy"))
 
 command.pipe(
+  Otlp.traced("api-bank"),
   Cli.run("api-bank", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -16,6 +16,7 @@ import * as Generate from "../src/eval/BfclGenerate.ts"
 import * as Score from "../src/eval/BfclScore.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 
@@ -130,6 +131,7 @@ const generate = Command.make("generate", {
 Command.make("bfcl").pipe(
   Command.withDescription("BFCL v4 (Python AST categories): score result files, or generate them with a policy"),
   Command.withSubcommands([score, generate]),
+  Otlp.traced("bfcl"),
   Cli.run("bfcl", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

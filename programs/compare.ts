@@ -9,6 +9,7 @@ import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as App from "../layers/App.ts"
 import * as OpenAiClient from "../layers/OpenAiClient.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as Provenance from "../src/io/Provenance.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
@@ -84,6 +85,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Compare agent paradigms on held-out ToolEnv tasks: Pass@1/Pass@2, Path, rounds, calls, searches"))
 
 command.pipe(
+  Otlp.traced("compare"),
   Cli.run("compare", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -16,6 +16,7 @@ import { ConfigError } from "../src/domain/Errors.ts"
 import { Level, Split } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
 import { hashParts } from "../src/math/Random.ts"
@@ -141,6 +142,7 @@ const trl = Command.make("trl", shared, exportTo("trl")).pipe(
 Command.make("export").pipe(
   Command.withDescription("Export training data for an external trainer: verl (RL + SFT parquet) or TRL (SFT JSONL)"),
   Command.withSubcommands([verl, trl]),
+  Otlp.traced("export"),
   Cli.run("export", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

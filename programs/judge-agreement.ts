@@ -13,6 +13,7 @@ import * as Agreement from "../src/judge/Agreement.ts"
 import * as RuleJudge from "../src/judge/RuleJudge.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as JudgeLlm from "../layers/JudgeLlm.ts"
 import type { OpenAiConfigInput } from "../layers/OpenAiClient.ts"
@@ -59,6 +60,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Agreement of a judge with human Q/F/U verdicts (Table 10), optionally its stability"))
 
 command.pipe(
+  Otlp.traced("judge-agreement"),
   Cli.run("judge-agreement", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -18,6 +18,7 @@ import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import * as Report from "../src/eval/Report.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as Provenance from "../src/io/Provenance.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
@@ -177,6 +178,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("The ParaAgent pipeline on the embedded ToolEnv: teacher demonstrations, SFT, RL (GRPO vs decoupled advantages), held-out evaluation over seeds"))
 
 command.pipe(
+  Otlp.traced("paraagent"),
   Cli.run("paraagent", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -14,6 +14,7 @@ import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { ConfigError, DecodeError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { summary } from "../src/toolenv/importers/ImportReport.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
@@ -175,6 +176,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Retrieval benchmark on StableToolBench queries over a ToolBench-format library"))
 
 command.pipe(
+  Otlp.traced("retrieval-eval"),
   Cli.run("retrieval-eval", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -17,6 +17,7 @@ import { Paradigm } from "../src/domain/Trajectory.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Metrics from "../src/eval/StableToolBenchMetrics.ts"
 import * as Job from "../src/eval/StableToolBenchJob.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { dataPathIfPresent } from "../src/io/DataPath.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
@@ -145,6 +146,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("StableToolBench queries as ToolEnv tasks: Path, rounds, calls, searches and the solvable pass rate per query file"))
 
 command.pipe(
+  Otlp.traced("stabletoolbench"),
   Cli.run("stabletoolbench", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -13,6 +13,7 @@ import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { type CallOutcome, transientErrorKinds } from "../src/domain/Call.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { callId, taskId, toolName } from "../src/domain/Ids.ts"
 import { type Json, JsonObject } from "../src/domain/Json.ts"
@@ -224,6 +225,7 @@ const tool = Command.make("tool", {
 Command.make("toolenv").pipe(
   Command.withDescription("Explore ToolEnv: the generated 50k-tool world (or a ToolBench folder), its tasks and its simulator"),
   Command.withSubcommands([stats, sample, call, gold, tool]),
+  Otlp.traced("toolenv"),
   Cli.run("toolenv", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

@@ -14,6 +14,7 @@ import * as path from "node:path"
 import * as ort from "onnxruntime-node"
 import { writeFileAtomic } from "../src/io/AtomicWrite.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import type { ToolSpec } from "../src/domain/Tool.ts"
 import * as ToolBench from "../src/toolenv/importers/ToolBench.ts"
@@ -241,6 +242,7 @@ const command = Command.make(
 ).pipe(Command.withDescription("Train ParaAgent's static dense encoder and export it to ONNX"))
 
 command.pipe(
+  Otlp.traced("train-encoder"),
   Cli.run("train-encoder", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

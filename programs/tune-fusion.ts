@@ -10,6 +10,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Effect, Layer, Result, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
+import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as fs from "node:fs/promises"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
@@ -189,6 +190,7 @@ const command = Command.make("tune-fusion", {
   .pipe(Command.withDescription("Tune the hybrid fusion (method, dense weight, RRF k) and the dense retriever's evidence settings"))
 
 command.pipe(
+  Otlp.traced("tune-fusion"),
   Cli.run("tune-fusion", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

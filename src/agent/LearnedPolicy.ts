@@ -59,7 +59,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? mlpScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const act = Effect.fn("Policy.act")(function*(context: PolicyContext) {
+  const act = Effect.fn("LearnedPolicy.act")(function*(context: PolicyContext) {
     const current = yield* Ref.get(weights)
     const space = spaceOf(context, spaceOptions)
     const logits = yield* scorer(current, space.features, space.layout.rows)

@@ -5,6 +5,7 @@
 import { Effect, Schema } from "effect"
 import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
+import * as Telemetry from "../io/Telemetry.ts"
 import { Judge } from "../judge/Judge.ts"
 import * as Advantage from "../math/Advantage.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
@@ -46,10 +47,17 @@ export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
 ) {
   const judge = yield* Judge
   const library = yield* ToolLibrary
+  const spans = yield* Telemetry.exporting
   const judged = yield* Effect.forEach(trajectories, (t) =>
-    judge.judge(task, t).pipe(
-      Effect.map((verdict): Trajectory => ({ ...t, verdict })),
-      Effect.catchTag("JudgeError", (e) => Effect.as(Effect.logWarning(`judge failed on ${t.id}: ${e.message}`), t))
+    Telemetry.span(
+      spans,
+      "Judge.judge",
+      { "judge.name": judge.name, "task.id": task.id, "trajectory.id": t.id, "rollout.paradigm": t.paradigm },
+      judge.judge(task, t).pipe(
+        Effect.map((verdict): Trajectory => ({ ...t, verdict })),
+        Effect.catchTag("JudgeError", (e) => Effect.as(Effect.logWarning(`judge failed on ${t.id}: ${e.message}`), t))
+      ),
+      verdictAttributes
     ), { concurrency: 4 })
   const deps = (from: string, to: string) => library.graph.kind(from, to)
   const scores = judged.map((t) => Reward.score(Facts.fromTrajectory(t, { deps }), options.reward))
@@ -67,5 +75,21 @@ export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
   if (advantages._tag === "InvalidGroup") {
     return yield* new ScoringError({ message: `group of task ${task.id} cannot be normalised: ${advantages.message}` })
   }
-  return rewarded.map((t, i) => Advantage.attach(t, advantages.advantages[i] ?? []))
+  const scored = rewarded.map((t, i) => Advantage.attach(t, advantages.advantages[i] ?? []))
+  if (spans) {
+    yield* Effect.annotateCurrentSpan({
+      "task.id": task.id,
+      "group.size": scored.length,
+      "scoring.estimator": options.estimator,
+      "scoring.unjudged": unjudged,
+      "reward.answer_mean": scores.reduce((s, x) => s + x.answer.rAns, 0) / Math.max(1, scores.length)
+    })
+  }
+  return scored
 })
+
+/** The judge's verdict as span attributes (or that it gave none). */
+const verdictAttributes = (t: Trajectory): Telemetry.Attributes =>
+  t.verdict === undefined
+    ? { "judge.outcome": "unjudged" }
+    : { "judge.outcome": "judged", "verdict.quality": t.verdict.quality, "verdict.faithfulness": t.verdict.faithfulness, "verdict.utility": t.verdict.utility }

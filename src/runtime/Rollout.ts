@@ -7,11 +7,12 @@
 import { Cause, Context, Duration, Effect, Layer, Result } from "effect"
 import type { Task } from "../domain/Task.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
-import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
+import type { Paradigm, Step, Trajectory } from "../domain/Trajectory.ts"
+import * as Telemetry from "../io/Telemetry.ts"
 import * as History from "../math/History.ts"
 import * as Paradigms from "../protocol/Paradigm.ts"
 import { Policy } from "../agent/Policy.ts"
-import type { PolicyContext } from "../agent/Policy.ts"
+import type { PolicyContext, PolicyOutput } from "../agent/Policy.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import type { Simulator } from "../toolenv/Simulator.ts"
 import type { ToolLibrary } from "../toolenv/ToolLibrary.ts"
@@ -94,6 +95,42 @@ export const contextAt = (trajectory: Trajectory, index: number, options: Contex
   }
 }
 
+/** The outcome of a policy turn as span attributes (token counts, or the failure, redacted). */
+const policyAttributes = (output: Result.Result<PolicyOutput, string>): Telemetry.Attributes =>
+  Result.isSuccess(output)
+    ? {
+      "policy.outcome": "ok",
+      "policy.prompt_tokens": output.success.usage.promptTokens,
+      "policy.completion_tokens": output.success.usage.completionTokens
+    }
+    : { "policy.outcome": "error", error: true, "policy.error": Telemetry.text(output.failure, 300) }
+
+/** A round's outcome as span attributes. */
+const roundAttributes = (outcome: { readonly _tag: "PolicyFailed"; readonly message: string } | { readonly _tag: "Step"; readonly step: Step }): Telemetry.Attributes => {
+  if (outcome._tag === "PolicyFailed") return { "round.outcome": "policy_error" }
+  const { step } = outcome
+  return {
+    "round.outcome": step.protocolError !== undefined ? "protocol_error" : step.turn?.answer !== undefined ? "answer" : "actions",
+    "round.phase": step.phase,
+    "round.searches": step.searches.length,
+    "round.calls": step.observations.filter((o) => o.attempts > 0).length,
+    "round.rejected": step.observations.filter((o) => o.attempts === 0).length,
+    ...(step.parent !== undefined ? { "round.parent": step.parent } : {}),
+    ...(step.protocolError !== undefined ? { "round.protocol_error": step.protocolError.tag } : {})
+  }
+}
+
+/** A finished rollout as span attributes: how it stopped, its rounds and executed calls. */
+const rolloutAttributes = (trajectory: Trajectory): Telemetry.Attributes => ({
+  "trajectory.id": trajectory.id,
+  "rollout.stop": trajectory.stop,
+  "rollout.rounds": trajectory.steps.length,
+  "rollout.calls": trajectory.steps.reduce((n, s) => n + s.observations.filter((o) => o.attempts > 0).length, 0),
+  "rollout.answered": trajectory.answer !== undefined,
+  ...(trajectory.stop === "policy_error" || trajectory.stop === "interrupted" ? { error: true } : {}),
+  ...(trajectory.error !== undefined ? { "rollout.error": Telemetry.text(trajectory.error, 300) } : {})
+})
+
 /** Builds the service from its dependencies. */
 export const make = (overrides: Partial<RolloutConfig> = {}): Effect.Effect<RolloutService, never, Policy | Retriever | Simulator | ToolLibrary> =>
   Effect.gen(function*() {
@@ -101,7 +138,7 @@ export const make = (overrides: Partial<RolloutConfig> = {}): Effect.Effect<Roll
     const policy = yield* Policy
     const services = yield* Effect.context<Retriever | Simulator | ToolLibrary>()
 
-    const run = Effect.fn("Rollout.run")(function*(task: Task, options: RunOptions) {
+    const runTraced = Effect.fnUntraced(function*(task: Task, options: RunOptions, spans: boolean) {
       const session = yield* Session.open({
         task,
         paradigm: options.paradigm,
@@ -113,20 +150,26 @@ export const make = (overrides: Partial<RolloutConfig> = {}): Effect.Effect<Roll
 
       const loop = Effect.gen(function*() {
         for (let context = session.context(); context !== undefined; context = session.context()) {
-          const startMs = yield* session.elapsed
-          // a policy that throws (or dies) ends this rollout with policy_error, its rounds kept; siblings go on
-          const output = yield* Effect.suspend(() => policy.act(context)).pipe(
-            Effect.catchDefect((defect) => Effect.fail(`the policy crashed: ${Session.defectMessage(Cause.die(defect))}`)),
-            Effect.timeoutOrElse({
-              duration: config.policyTimeout,
-              orElse: () => Effect.fail(`the policy gave no turn within ${Duration.format(Duration.fromInputUnsafe(config.policyTimeout))}`)
-            }),
-            Effect.mapError((e) => (typeof e === "string" ? e : e.message)),
-            Effect.result
-          )
-          const policyEnd = yield* session.elapsed
-          if (Result.isFailure(output)) return session.end("policy_error", output.failure)
-          yield* session.step(output.success, { startMs, policyMs: policyEnd - startMs }).pipe(Effect.orDie)
+          const round = Effect.gen(function*() {
+            const startMs = yield* session.elapsed
+            // a policy that throws (or dies) ends this rollout with policy_error, its rounds kept; siblings go on
+            const turn = Effect.suspend(() => policy.act(context)).pipe(
+              Effect.catchDefect((defect) => Effect.fail(`the policy crashed: ${Session.defectMessage(Cause.die(defect))}`)),
+              Effect.timeoutOrElse({
+                duration: config.policyTimeout,
+                orElse: () => Effect.fail(`the policy gave no turn within ${Duration.format(Duration.fromInputUnsafe(config.policyTimeout))}`)
+              }),
+              Effect.mapError((e) => (typeof e === "string" ? e : e.message)),
+              Effect.result
+            )
+            const output = yield* Telemetry.span(spans, "Policy.act", { "policy.name": policy.name, "round.index": context.round, "rollout.paradigm": options.paradigm }, turn, policyAttributes)
+            const policyEnd = yield* session.elapsed
+            if (Result.isFailure(output)) return { _tag: "PolicyFailed" as const, message: output.failure }
+            const step = yield* session.step(output.success, { startMs, policyMs: policyEnd - startMs }).pipe(Effect.orDie)
+            return { _tag: "Step" as const, step }
+          })
+          const outcome = yield* Telemetry.span(spans, "Rollout.round", { "round.index": context.round }, round, roundAttributes)
+          if (outcome._tag === "PolicyFailed") return session.end("policy_error", outcome.message)
         }
       })
 
@@ -136,6 +179,19 @@ export const make = (overrides: Partial<RolloutConfig> = {}): Effect.Effect<Roll
       }
       return yield* session.trajectory
     })
+
+    const run = (task: Task, options: RunOptions): Effect.Effect<Trajectory> =>
+      Effect.flatMap(Telemetry.exporting, (on) =>
+        on
+          ? Telemetry.rootSpan("Rollout.run", {
+            "task.id": task.id,
+            "task.level": task.level,
+            "rollout.paradigm": options.paradigm,
+            "rollout.seed": options.seed,
+            ...(options.groupIndex !== undefined ? { "rollout.group_index": options.groupIndex } : {}),
+            "policy.name": policy.name
+          }, runTraced(task, options, true), rolloutAttributes)
+          : runTraced(task, options, false))
 
     const runGroup: RolloutService["runGroup"] = (task, options) =>
       Effect.forEach(

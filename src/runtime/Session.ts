@@ -43,6 +43,7 @@ import * as JsonSchemaValidate from "../toolenv/JsonSchemaValidate.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
 import type { Episode } from "../toolenv/Simulator.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import * as Telemetry from "../io/Telemetry.ts"
 
 /** How rollouts run. */
 export interface RolloutConfig {
@@ -137,6 +138,27 @@ export interface Session {
   readonly trajectory: Effect.Effect<Trajectory>
 }
 
+/** A search's outcome as span attributes. */
+const searchAttributes = (result: SearchResult | Observation): Telemetry.Attributes =>
+  "hits" in result
+    ? {
+      "search.hits": result.hits.length,
+      "search.top_tool": result.hits[0]?.tool ?? "",
+      ...(result.error !== undefined ? { "search.error": Telemetry.text(result.error) } : {})
+    }
+    : {}
+
+/** A call's outcome as span attributes: `ok` or the error kind, the HTTP-like status, attempts. */
+const callAttributes = (result: SearchResult | Observation): Telemetry.Attributes =>
+  "outcome" in result
+    ? {
+      "call.outcome": result.outcome._tag === "ok" ? "ok" : result.outcome.error.kind,
+      "call.status": result.outcome._tag === "ok" ? 200 : result.outcome.error.status,
+      "call.attempts": result.attempts,
+      "call.refs": result.refs.length
+    }
+    : {}
+
 /** A round's outcome before it becomes a Step. */
 interface RoundRecord {
   readonly step: Step
@@ -203,6 +225,8 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
     const retriever = yield* Retriever
     const simulator = yield* Simulator
     const library = yield* ToolLibrary
+    // the per-call and per-search spans exist only when a tracer exports (read once per episode)
+    const spans = yield* Telemetry.exporting
     const { task, paradigm } = spec
     const startedAt = yield* Clock.currentTimeMillis
     const elapsed = Effect.map(Clock.currentTimeMillis, (t) => t - startedAt)
@@ -373,11 +397,17 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
           ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
         }
         const actions: Array<Effect.Effect<SearchResult | Observation>> = [
-          ...turn.searches.map((s) => runSearch(s.slot, s.query, elapsed)),
+          ...turn.searches.map((s) =>
+            Telemetry.span(spans, "Rollout.search", { "search.slot": s.slot, "search.query": Telemetry.text(s.query) }, runSearch(s.slot, s.query, elapsed), searchAttributes)
+          ),
           ...checked.plans.map((p) =>
-            p._tag === "Run"
-              ? runCall(episode, p.call, p.refs, elapsed)
-              : rejected(p.call, p.outcome, elapsed)
+            Telemetry.span(
+              spans,
+              "Rollout.call",
+              { "tool.name": p.call.tool, "call.id": p.call.id, "call.executed": p._tag === "Run" },
+              p._tag === "Run" ? runCall(episode, p.call, p.refs, elapsed) : rejected(p.call, p.outcome, elapsed),
+              callAttributes
+            )
           )
         ]
         const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })

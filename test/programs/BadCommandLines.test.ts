@@ -43,6 +43,7 @@ const rows: ReadonlyArray<Row> = [
   [main, ["--rl-iterations", "0"], "--rl-iterations"],
   [main, ["--resume", "/nonexistent/run"], "--resume"],
   [main, ["--resume", library], "run.sqlite"],
+  [main, ["--otlp", "ftp://collector.example"], "--otlp"],
   [compare, ["--out", library], "already holds"],
   [compare, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [compare, ["--policy", "openai"], "PARAAGENT_BASE_URL"],
