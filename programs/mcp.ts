@@ -1,6 +1,6 @@
 /**
  * `npm run mcp -- [--library generated|<dir>] [--seed 7] [--size 50011] [--fault-rate 0.05] [--max-rounds 12]
- * [--episode-seed 1]`: ToolEnv as an MCP server over stdio, for desktop assistants and agent frameworks
+ * [--episode-seed 1] [--otlp <url>]`: ToolEnv as an MCP server over stdio, for desktop assistants and agent frameworks
  * (docs/mcp.md). stdout carries the protocol only; logs and errors go to stderr.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
@@ -10,6 +10,7 @@ import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as McpEnvironment from "../layers/McpEnvironment.ts"
+import * as Otlp from "../layers/Otlp.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as McpTools from "../src/service/McpTools.ts"
@@ -41,6 +42,7 @@ const mcp = Command.make("mcp", { library, seed, size, faultRate, maxRounds, epi
 }).pipe(Command.withDescription("ToolEnv as an MCP server over stdio: start_episode, search_tools, describe_tool, call_tool, call_tools, answer, episode_state"))
 
 mcp.pipe(
+  Otlp.traced("mcp"),
   Cli.run("mcp", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain
