@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/serve-load.ts`: load on the ToolEnv server (a separate `programs/serve.ts` process on loopback) with
- * autocannon. Each connection loops: create a session, one search round, 4-call rounds up to T_max = 64, close it.
+ * autocannon. Each connection loops: create a session, one search round, 4-call rounds up to T_max = 12 (spec Table 6), close it.
  * Prints requests/s, tool calls/s, p50/p99 latency, the server's RSS at the start and after the run, and the same
  * episode loop in-process (Session.step, no HTTP) so the HTTP overhead is a ratio.
  */
@@ -25,7 +25,7 @@ const flags = await BenchFlags.parse("serve-load", "HTTP load on npm run serve (
   seconds: RunConfig.intFlag("seconds", { minimum: 1, maximum: 3600 }, "in-process measurement time").pipe(Flag.withDefault(10))
 })
 
-const rounds = 64
+const rounds = 12
 const slots = [{ slot: "s1", query: "weather forecast" }, { slot: "s2", query: "currency exchange rate" }]
 
 /** The 4 tools the search round retrieves (top 2 of each slot, as the session's top-3 search lists them). */
