@@ -5,6 +5,7 @@ Run from the repository root: python3 -m unittest discover integrations
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 import unittest
@@ -29,7 +30,8 @@ class LiveServerTest(unittest.TestCase):
             env = {k: v for k, v in os.environ.items() if not k.startswith("PARAAGENT_")}
             cls.server = subprocess.Popen(
                 ["npx", "tsx", "programs/serve.ts", "--port", "0", "--world-size", "2000", "--token", token],
-                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                start_new_session=True)  # its own process group: npx, tsx and node end together
             assert cls.server.stdout is not None
             for line in cls.server.stdout:
                 found = re.search(r"listening on (http://\S+)", line)
@@ -43,7 +45,7 @@ class LiveServerTest(unittest.TestCase):
     @classmethod
     def tearDownClass(cls) -> None:
         if cls.server is not None:
-            cls.server.terminate()
+            os.killpg(cls.server.pid, signal.SIGTERM)
             cls.server.wait(timeout=30)
             if cls.server.stdout is not None:
                 cls.server.stdout.close()

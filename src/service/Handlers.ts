@@ -15,7 +15,7 @@ import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
 import type { SessionInfo } from "./Api.ts"
-import * as Metrics from "./Metrics.ts"
+import * as Metrics from "./ServiceMetrics.ts"
 import { Sessions } from "./Sessions.ts"
 import type { StepResult } from "./Sessions.ts"
 

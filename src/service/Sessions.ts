@@ -22,7 +22,7 @@ import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { GeneratedWorld } from "../toolenv/world/World.ts"
 import type { CreateSession, PostedTask, SessionInfo, StepRequest, StepResponse } from "./Api.ts"
 import { AtCapacity, InvalidRequest, maxTaskIndex, NotFound, StepConflict, WrongWorld } from "./Api.ts"
-import * as Metrics from "./Metrics.ts"
+import * as Metrics from "./ServiceMetrics.ts"
 import { SessionStore, SessionStoreError } from "./SessionStore.ts"
 import type { SessionSpec, StoredTurn } from "./SessionStore.ts"
 

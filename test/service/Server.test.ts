@@ -85,7 +85,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.isTrue(closed.closed)
       const gone = yield* Effect.flip(api.sessions.get({ params: { id: ids[1]! } }))
       assert.strictEqual(gone._tag, "NotFound")
-    }))
+    }), 60_000)
 
   it.effect("OpenEnv adapter: /reset, /step, /state with StepResult {observation, reward, done}; /health needs no token", () =>
     Effect.gen(function*() {
@@ -105,7 +105,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.strictEqual(docs.status, 200)
       const openapi = JSON.parse((yield* raw("GET", "/openapi.json")).text) as { paths: Record<string, unknown> }
       for (const p of ["/sessions/{id}/step", "/tools/search", "/advantages", "/reset", "/step", "/state"]) assert.property(openapi.paths, p)
-    }))
+    }), 60_000)
 
   it.effect("bad input: every request of the table is a 4xx naming what was wrong, never a 5xx; the token never comes back", () =>
     Effect.gen(function*() {
@@ -184,7 +184,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.match(metrics, /toolenv_errors_total\{kind="NotFound"\} \d+/)
       assert.match(metrics, /toolenv_steps_total \d+/)
       assert.include(metrics, "toolenv_step_latency_ms_bucket")
-    }))
+    }), 60_000)
 
   it.effect("the session limit refuses a create with 503 while every held session runs; a finished one makes room", () =>
     Effect.gen(function*() {
@@ -202,5 +202,5 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       const again = yield* api.sessions.create({ payload: { seed: 99 } })
       assert.isString(again.sessionId)
       for (const id of [...made, again.sessionId]) yield* api.sessions.close({ params: { id } })
-    }))
+    }), 60_000)
 })
