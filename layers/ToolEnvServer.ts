@@ -12,6 +12,8 @@ import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import * as path from "node:path"
 import * as JudgeRule from "../src/judge/RuleJudge.ts"
+import { McpEpisodes } from "../src/service/McpEpisodes.ts"
+import * as Simulator from "../src/toolenv/Simulator.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
 import { ToolEnvApi } from "../src/service/Api.ts"
 import * as Guard from "../src/service/Guard.ts"
@@ -23,6 +25,7 @@ import * as TaskSource from "../src/toolenv/TaskSource.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as ToolLibraryModule from "../src/toolenv/ToolLibrary.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
@@ -49,8 +52,10 @@ export interface ServerOptions {
   /** Deepest JSON nesting a body may have. */
   readonly maxDepth: number
   readonly sessions: Omit<Sessions.SessionsConfig, "world">
-  /** More routes on the same server (the MCP endpoint mounts here). */
+  /** More routes on the same server. */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  /** The MCP endpoint (streamable HTTP, layers/McpHttp.ts) at `/mcp`, behind the same bearer auth; false: not served. */
+  readonly mcp?: boolean
 }
 
 /** Defaults: loopback, a free port, the generated world (seed 7, 50,011 tools), no token, memory store, BM25. */
@@ -146,8 +151,16 @@ export const routes = (options: ServerOptions) => {
     Layer.provide(Handlers.layer),
     Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true }))
   )
+  // MCP sessions act in episodes of their own (docs/mcp.md) over this server's library, judge and default retriever,
+  // with a simulator at the server's default fault rate
+  const mcp = options.mcp === false ? Layer.empty : McpHttp.layer().pipe(
+    Layer.provide(McpEpisodes.layer({ rollout: { maxRounds: options.sessions.maxRounds, faults: options.sessions.faultRate > 0 } })),
+    Layer.provide(Simulator.layer({ faultRate: options.sessions.faultRate })),
+    Layer.provide(Layer.effect(Retriever, Effect.map(Handlers.Retrievers, ({ default: name, byName }) => byName.get(name) as Retriever["Service"])))
+  )
   const http = Layer.mergeAll(
     api,
+    mcp,
     HttpApiScalar.layer(ToolEnvApi, { path: "/docs" }),
     PrometheusMetrics.layerHttp({ path: "/metrics" }),
     guard(options),

@@ -7,6 +7,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
+import * as Otlp from "../layers/Otlp.ts"
 import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
@@ -70,6 +71,7 @@ const serve = Command.make("serve", {
   })).pipe(Command.withDescription("Serve ToolEnv over HTTP: tools, retrieval, tasks, sessions, scoring, OpenEnv, /metrics, /openapi.json, /docs"))
 
 serve.pipe(
+  Otlp.traced("serve"),
   Cli.run("serve", "0.1.0"),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain

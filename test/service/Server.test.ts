@@ -11,6 +11,8 @@ import * as Session from "../../src/runtime/Session.ts"
 import { TaskSource } from "../../src/toolenv/TaskSource.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
 import { goldRounds, timeless } from "../support/ServedEpisode.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
 const token = "s3cret-token-for-tests"
 const options: ToolEnvServer.ServerOptions = {
@@ -203,4 +205,25 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.isString(again.sessionId)
       for (const id of [...made, again.sessionId]) yield* api.sessions.close({ params: { id } })
     }), 60_000)
+
+  it.effect("the MCP endpoint is mounted at /mcp behind the same bearer auth: the official SDK client lists the tools and starts an episode", () =>
+    Effect.gen(function*() {
+      const url = yield* ToolEnvServer.url
+      const refused = yield* Effect.promise(() => fetch(`${url}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }))
+      assert.strictEqual(refused.status, 401)
+      const result = yield* Effect.promise(async () => {
+        const client = new Client({ name: "server-test", version: "1.0.0" })
+        const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+        await client.connect(transport)
+        try {
+          const tools = (await client.listTools()).tools.map((t) => t.name).sort()
+          const started = await client.callTool({ name: "start_episode", arguments: { split: "test", level: "I2", index: 0 } })
+          return { tools, started }
+        } finally {
+          await client.close()
+        }
+      })
+      expect(result.tools).toEqual(expect.arrayContaining(["answer", "call_tool", "call_tools", "describe_tool", "search_tools", "start_episode"]))
+      assert.notStrictEqual(result.started.isError, true)
+    }))
 })
