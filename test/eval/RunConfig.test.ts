@@ -36,6 +36,28 @@ const smallConfig = (out: string): RunConfig.RunConfig => ({
   out
 })
 
+describe("flag ranges (the schemas behind RunConfig.intFlag / numberFlag, which every program's numeric flags use)", () => {
+  it("refuses values outside each cap, fractions where an integer is asked, and non-finite numbers; accepts the bounds", () => {
+    const refused = (schema: Schema.Decoder<unknown>, value: number) => Schema.decodeUnknownOption(schema)(value)._tag === "None"
+    const cases: ReadonlyArray<readonly [keyof typeof RunConfig.caps, ReadonlyArray<number>]> = [
+      ["worldSize", [10, 0, -1, 1e8, 600.5]],
+      ["maxRounds", [0, -5, 101]],
+      ["group", [0, 1e8]],
+      ["tasks", [0, 1e8]],
+      ["concurrency", [0, 257]]
+    ]
+    for (const [cap, bad] of cases) {
+      const range = RunConfig.caps[cap] as { readonly minimum: number; readonly maximum: number }
+      const schema = RunConfig.IntIn(range)
+      for (const v of bad) assert.isTrue(refused(schema, v), `${cap} ${v}`)
+      assert.isFalse(refused(schema, range.minimum), `${cap} minimum`)
+      assert.isFalse(refused(schema, range.maximum), `${cap} maximum`)
+    }
+    for (const v of [2, -0.1, Number.NaN, Number.POSITIVE_INFINITY]) assert.isTrue(refused(RunConfig.Rate, v), `rate ${v}`)
+    assert.isFalse(refused(RunConfig.Rate, 0.05))
+  })
+})
+
 describe("RunConfig", () => {
   it.effect("config.json rebuilds the job: the decoded config gives the same options and the same tasks", () =>
     Effect.gen(function*() {
