@@ -1,6 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { Trajectory } from "../../src/domain/Trajectory.ts"
 import { Policy } from "../../src/agent/Policy.ts"
 import type { PolicyOutput } from "../../src/agent/Policy.ts"
 import * as Session from "../../src/runtime/Session.ts"
@@ -8,12 +7,11 @@ import { Rollout } from "../../src/runtime/Rollout.ts"
 import { TaskSource } from "../../src/toolenv/TaskSource.ts"
 import * as App from "../../layers/App.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
+// a trajectory without its clock readings (the only thing a replay may change)
+import { timeless } from "../support/ServedEpisode.ts"
 
 const app = App.layer({ world: { size: 2000 }, tasks: { holdoutTools: true }, policy: { kind: "teacher", options: { mistakeRate: 0.3 } } })
 
-/** A trajectory without its clock readings (the only thing a replay may change). */
-const timeless = (t: Trajectory): string =>
-  JSON.stringify(t, (k, v) => (k === "startMs" || k === "endMs" || k === "policyMs" || k === "startedAt" || k === "durationMs" ? undefined : v))
 
 describe("Session", () => {
   it.effect("stepping a session by hand with the policy's turns gives the rollout's trajectory; a replay of the outputs gives it again", () =>

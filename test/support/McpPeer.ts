@@ -2,6 +2,7 @@
  * The official MCP SDK client as a test peer, and the scripted episode the MCP tests act: the same turns are stepped
  * through MCP and through a Session in-process, so the two trajectories can be compared.
  */
+import * as ServedEpisode from "./ServedEpisode.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { Task } from "../../src/domain/Task.ts"
 import type { Trajectory } from "../../src/domain/Trajectory.ts"
@@ -25,8 +26,7 @@ export const callTool = async (client: Client, name: string, args: Record<string
 }
 
 /** A trajectory without its clock readings (the only thing two runs of the same turns may differ in). */
-export const timeless = (t: Trajectory): unknown =>
-  JSON.parse(JSON.stringify(t, (k, v) => (k === "startMs" || k === "endMs" || k === "policyMs" || k === "startedAt" || k === "durationMs" ? undefined : v)))
+export const timeless = (t: Trajectory): unknown => JSON.parse(ServedEpisode.timeless(t))
 
 /** The layers of a task's gold DAG: layer = 1 + the deepest layer among its deps. */
 export const goldLayers = (task: Task): Array<Array<Task["gold"][number]>> => {
