@@ -300,13 +300,23 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
           endMs: ms
         }))
 
+    // The controller's memory and the settled call keys after each step, folded along the history that step
+    // extends (its root-to-node path for DFSDT, every earlier step otherwise): each step is folded in once, so a
+    // round costs the same at round 12 as at round 1.
+    const memoryAfter: Array<Controller.Memory> = []
+    const settledAfter: Array<ReadonlySet<string>> = []
+    /** The step the next round extends (undefined: none yet). */
+    const base = (): number | undefined => (rules.backtrack ? at : steps.length > 0 ? steps.length - 1 : undefined)
+
     /** What the next round is built from: the visible history, its memory, the controller's decision. */
     const prepare = () => {
       const roundIndex = steps.length
+      const last = base()
       const history = rules.backtrack ? History.pathTo(steps, at) : [...steps]
-      const memory = Controller.remember(history)
+      const memory = last === undefined ? Controller.initial : (memoryAfter[last] as Controller.Memory)
+      const settled = last === undefined ? noneSettled : (settledAfter[last] as ReadonlySet<string>)
       const decision = Controller.decide(memory, { finalRound: roundIndex === config.maxRounds - 1 })
-      return { roundIndex, history, memory, decision, parent: at }
+      return { roundIndex, history, memory, settled, decision, parent: at }
     }
     let prepared: { readonly rounds: number; readonly value: ReturnType<typeof prepare> } | undefined
     const next = () => {
@@ -340,6 +350,7 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
       readonly output: PolicyOutput
       readonly history: ReadonlyArray<Step>
       readonly memory: History.History
+      readonly settled: ReadonlySet<string>
       readonly index: number
       readonly controller: Step["controller"]
       readonly executedBefore: boolean
@@ -386,7 +397,7 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
         }
         const enforced = Paradigms.enforce(paradigm, parsed.success, input.executedBefore)
         const turn = enforced.turn
-        const checked = checkCalls(turn.calls, history, input.memory, library.get)
+        const checked = checkCalls(turn.calls, input.settled, input.memory, library.get)
         const planCheck = turn.plan === undefined ? undefined : PlanMath.validate(turn.plan)
         const validation: StepValidation = {
           unseenTools: checked.unseen,
@@ -429,12 +440,13 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
     const step = (output: PolicyOutput, timing?: StepTiming): Effect.Effect<Step, SessionEnded> =>
       Effect.gen(function*() {
         if (stop !== undefined) return yield* new SessionEnded({ stop, rounds: steps.length })
-        const { roundIndex, history, memory, decision, parent } = next()
+        const { roundIndex, history, memory, settled, decision, parent } = next()
         const startMs = timing?.startMs ?? (yield* elapsed)
         const record = yield* execute({
           output,
           history,
           memory,
+          settled,
           index: steps.length,
           controller: decision.state,
           executedBefore: history.some((s) => s.observations.some((o) => o.attempts > 0)),
@@ -444,6 +456,8 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
         })
         const { step, answered } = record
         steps.push(step)
+        memoryAfter.push(Controller.advance(memory, step))
+        settledAfter.push(settle(settled, step))
         if (answered) {
           // an answer at the last round was forced by T_max (the controller's Answer state): the rollout is truncated
           stop = roundIndex === config.maxRounds - 1 ? "max_rounds" : "answer"
@@ -515,6 +529,26 @@ export const replay = (
     return session
   })
 
+const noneSettled: ReadonlySet<string> = new Set()
+
+/**
+ * The settled calls after one more step: {@link callKey}s of the calls that ran and did not fail transiently (a
+ * call equal to one of them is a repeat; re-issuing one that got a 429/500/timeout is a retry).
+ */
+export const settle = (before: ReadonlySet<string>, step: Step): ReadonlySet<string> => {
+  let out: Set<string> | undefined
+  for (const o of step.observations) {
+    if (o.attempts > 0 && !(o.outcome._tag === "error" && transientErrorKinds.has(o.outcome.error.kind))) {
+      out ??= new Set(before)
+      out.add(callKey(o.tool, o.arguments))
+    }
+  }
+  return out ?? before
+}
+
+/** The settled calls of a list of steps (see {@link settle}). */
+export const settledCalls = (steps: ReadonlyArray<Step>): ReadonlySet<string> => steps.reduce(settle, noneSettled)
+
 /** What the runtime does with one call: run it (with resolved arguments), or answer it without running it. */
 export type CallPlan =
   | { readonly _tag: "Run"; readonly call: ToolCall; readonly refs: ReadonlyArray<CallId> }
@@ -538,20 +572,12 @@ export interface CheckedCalls {
  */
 export const checkCalls = (
   calls: ReadonlyArray<ToolCall>,
-  steps: ReadonlyArray<Step>,
+  settled: ReadonlySet<string>,
   history: History.History,
   lookup: (name: string) => ToolSpec | undefined
 ): CheckedCalls => {
   const seen = history.retrieved
   const outputs = history.outputs
-  const settled = new Set<string>()
-  for (const step of steps) {
-    for (const o of step.observations) {
-      if (o.attempts > 0 && !(o.outcome._tag === "error" && transientErrorKinds.has(o.outcome.error.kind))) {
-        settled.add(callKey(o.tool, o.arguments))
-      }
-    }
-  }
   const plans: Array<CallPlan> = []
   const unseen: Array<CallId> = []
   const invalid: Array<{ callId: CallId; message: string }> = []
