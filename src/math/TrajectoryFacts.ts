@@ -252,6 +252,35 @@ const callsOf = (step: Step): ReadonlyArray<StepCall> => {
   return out
 }
 
+/** The facts of a step that its step reward (r_base, r_plan) reads. */
+export type StepScoreFacts = Pick<StepFacts, "decision" | "state" | "parsed" | "answered" | "plan" | "violations">
+
+/**
+ * {@link StepScoreFacts} of `step`, scored against `memory`: the controller's memory of the history the policy was
+ * shown before it (every earlier step; the root-to-parent path for DFSDT). Equal to those fields of
+ * `fromSteps(...).steps[k]`, which uses it; a server that keeps the memory scores a step without refolding the
+ * trajectory.
+ */
+export const stepScoreFacts = (memory: Controller.Memory, step: Step): StepScoreFacts => {
+  const decision = Controller.decide(memory)
+  const answered = step.turn?.answer !== undefined
+  const forced = step.controller === "Answer"
+  const validation = step.validation
+  return {
+    decision,
+    state: Controller.scoredState(forced ? "Answer" : decision.state, answered),
+    parsed: step.turn !== undefined,
+    answered,
+    plan: Controller.classifyPlan(memory, step),
+    violations: {
+      unseenTools: validation.unseenTools.length,
+      invalidArguments: validation.invalidArguments.length,
+      repeatedCalls: validation.repeatedCalls.length,
+      unresolvedRefs: validation.unresolvedRefs.length
+    }
+  }
+}
+
 /** Builds the facts of a trajectory. `verdict` is taken from the trajectory when present. */
 export const fromTrajectory = (trajectory: Trajectory, options?: FactsOptions): TrajectoryFacts =>
   fromSteps(trajectory.steps, trajectory.verdict, { tree: trajectory.paradigm === treeParadigm, ...options })
@@ -281,11 +310,7 @@ export const fromSteps = (
     const parent = tree ? step.parent : k - 1
     const memory = parent === undefined || parent < 0 ? Controller.initial : (memoryAfter[parent] ?? Controller.initial)
     const toolOfId = new Map(parent === undefined || parent < 0 ? [] : (toolOfIdAfter[parent] ?? []))
-    const decision = Controller.decide(memory)
-    const plan = Controller.classifyPlan(memory, step)
-    const answered = step.turn?.answer !== undefined
-    const forced = step.controller === "Answer"
-    const state = Controller.scoredState(forced ? "Answer" : decision.state, answered)
+    const scored = stepScoreFacts(memory, step)
     const validation = step.validation
 
     // the plan the step's calls run under: the step's own plan when valid, else the active one
@@ -335,17 +360,7 @@ export const fromSteps = (
 
     partial.push({
       index: k,
-      decision,
-      state,
-      parsed: step.turn !== undefined,
-      answered,
-      plan,
-      violations: {
-        unseenTools: validation.unseenTools.length,
-        invalidArguments: validation.invalidArguments.length,
-        repeatedCalls: validation.repeatedCalls.length,
-        unresolvedRefs: validation.unresolvedRefs.length
-      },
+      ...scored,
       seenBefore: [...memory.known].sort(),
       dropped: droppedOf(step).size,
       machineryFaults: allCalls.length - calls.length + (step.searches.length - stepSearches.length)

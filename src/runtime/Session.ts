@@ -132,6 +132,12 @@ export interface Session {
   /** Ends the episode without a turn (the policy failed, or it ran out of time); a no-op once ended. */
   readonly end: (stop: "policy_error" | "interrupted", error: string) => void
   readonly status: () => SessionStatus
+  /**
+   * What the step reward reads of step `index`, scored against the history its policy was shown (the same as
+   * `TrajectoryFacts.fromTrajectory(trajectory).steps[index]` has it, without refolding the episode); undefined when
+   * there is no such step.
+   */
+  readonly stepScore: (index: number) => Facts.StepScoreFacts | undefined
   /** Milliseconds since the session opened, by the Clock. */
   readonly elapsed: Effect.Effect<number>
   /** The episode so far (stop reason `max_rounds` while it is still running), its duration by the Clock. */
@@ -506,6 +512,12 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
       step,
       end,
       status: () => ({ rounds: steps.length, done: stop !== undefined, stop, answer }),
+      stepScore: (index) => {
+        const scored = steps[index]
+        if (scored === undefined) return undefined
+        const before = rules.backtrack ? scored.parent : index > 0 ? index - 1 : undefined
+        return Facts.stepScoreFacts(before === undefined ? Controller.initial : (memoryAfter[before] as Controller.Memory), scored)
+      },
       elapsed,
       trajectory
     } satisfies Session

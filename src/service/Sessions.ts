@@ -9,7 +9,6 @@ import { randomUUID } from "node:crypto"
 import type { Task } from "../domain/Task.ts"
 import type { StepReward, Trajectory } from "../domain/Trajectory.ts"
 import type { PolicyOutput } from "../agent/Policy.ts"
-import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import { Retriever } from "../retrieval/Retriever.ts"
 import * as Session from "../runtime/Session.ts"
@@ -79,10 +78,9 @@ export class Sessions extends Context.Service<Sessions, {
   readonly live: () => number
 }>()("paraagent/Sessions") {}
 
-/** The rewards of a step from its trajectory so far (the same facts the trainer scores). */
-export const stepRewardOf = (trajectory: Trajectory, deps: Facts.DepLookup): StepReward => {
-  const facts = Facts.fromTrajectory(trajectory, { deps })
-  const last = facts.steps[facts.steps.length - 1]
+/** The rewards of the session's last step: the same facts the trainer scores (`TrajectoryFacts`), kept by the session. */
+export const stepRewardOf = (session: Session.Session): StepReward => {
+  const last = session.stepScore(session.status().rounds - 1)
   return last === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(last)
 }
 
@@ -134,7 +132,6 @@ export const make = (config: SessionsConfig) =>
     const retriever = yield* Retriever
     const world = Option.getOrUndefined(yield* Effect.serviceOption(GeneratedWorld))
     const source = Option.getOrUndefined(yield* Effect.serviceOption(TaskSource))
-    const deps = (from: string, to: string) => library.graph.kind(from, to)
     const simulators = new Map<number, Simulator["Service"]>()
     const simulatorFor = (rate: number): Simulator["Service"] => {
       let sim = simulators.get(rate)
@@ -394,13 +391,12 @@ export const make = (config: SessionsConfig) =>
           entry.session = undefined
           return yield* new StepConflict({ field: "round", rounds: stored + 1, message: `round ${stored} was taken by a concurrent step` })
         }
-        const trajectory = yield* session.trajectory
         const after = session.status()
         const next = nextOf(session)
         const out: StepResult = {
           sessionId: id,
           step,
-          reward: stepRewardOf(trajectory, deps),
+          reward: stepRewardOf(session),
           done: after.done,
           ...(after.stop !== undefined ? { stop: after.stop } : {}),
           ...(next !== undefined ? { next } : {})

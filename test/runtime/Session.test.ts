@@ -7,6 +7,8 @@ import { Rollout } from "../../src/runtime/Rollout.ts"
 import { TaskSource } from "../../src/toolenv/TaskSource.ts"
 import * as App from "../../layers/App.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
+import * as Facts from "../../src/math/TrajectoryFacts.ts"
+import { callId, toolName } from "../../src/domain/Ids.ts"
 // a trajectory without its clock readings (the only thing a replay may change)
 import { timeless } from "../support/ServedEpisode.ts"
 
@@ -43,6 +45,44 @@ describe("Session", () => {
           assert.strictEqual(replayed.status().stop, expected.stop)
         }
       }
+    }).pipe(Effect.provide(app)))
+
+  it.effect("stepScore of every step equals what TrajectoryFacts folds from the whole trajectory, in all four paradigms", () =>
+    Effect.gen(function*() {
+      const source = yield* TaskSource
+      const policy = yield* Policy
+      const tasks = yield* source.sample({ split: "test", count: 5, levels: ["I1", "I2", "I3"], seed: 8 })
+      let scored = 0
+      for (const paradigm of ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"] as const) {
+        for (const task of tasks) {
+          const session = yield* Session.open({ task, paradigm, seed: 4, policy: policy.name, privileged: policy.privileged })
+          for (let context = session.context(); context !== undefined; context = session.context()) {
+            yield* session.step(yield* policy.act(context))
+            // scored as each step lands (what the server returns), then compared with the fold of the finished episode
+          }
+          const facts = Facts.fromTrajectory(yield* session.trajectory)
+          facts.steps.forEach((expected, i) => {
+            const { decision, state, parsed, answered, plan, violations } = expected
+            assert.deepStrictEqual(session.stepScore(i), { decision, state, parsed, answered, plan, violations }, `${paradigm} ${task.id} step ${i}`)
+            scored++
+          })
+          assert.isUndefined(session.stepScore(facts.steps.length))
+        }
+      }
+      assert.isAbove(scored, 60)
+      // a DFSDT dead end: the step after it extends the root's child, so it is scored against that path, not the dead end
+      const [task] = tasks
+      const usage = { promptTokens: 0, completionTokens: 0 }
+      const tree = yield* Session.open({ task: task!, paradigm: "DFSDT", seed: 4, policy: "remote" })
+      const plan = { nodes: [{ id: callId("c1"), deps: [] }] }
+      yield* tree.step({ text: "", usage, turn: { plan, searches: [{ slot: "s1", query: "weather forecast" }], calls: [] } })
+      const bad = (id: string) => ({ text: "", usage, turn: { searches: [], calls: [{ id: callId(id), tool: toolName("no_such_tool"), arguments: {} }] } })
+      yield* tree.step(bad("c1"))
+      const third = yield* tree.step(bad("c2"))
+      assert.strictEqual(third.parent, 0)
+      const facts = Facts.fromTrajectory(yield* tree.trajectory)
+      assert.strictEqual(tree.stepScore(2)?.decision.reason, "new_observation")
+      assert.deepStrictEqual(tree.stepScore(2)?.decision, facts.steps[2]?.decision)
     }).pipe(Effect.provide(app)))
 
   it.effect("a step after the end fails with SessionEnded; end() records the reason once", () =>
