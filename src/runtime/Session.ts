@@ -41,7 +41,7 @@ import * as Refs from "../protocol/Refs.ts"
 import { defaultTopK, Retriever } from "../retrieval/Retriever.ts"
 import * as JsonSchemaValidate from "../toolenv/JsonSchemaValidate.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
-import type { Episode } from "../toolenv/Simulator.ts"
+import type { Episode, Execution } from "../toolenv/Simulator.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import * as Telemetry from "../io/Telemetry.ts"
 
@@ -294,6 +294,31 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
           return observation
         })
 
+      /** {@link runCall} or {@link rejected} for a synchronous simulator, without a fiber or a timer. */
+      const runInstant = (run: (call: ToolCall) => Execution, plan: CallPlan, now: () => number): Observation => {
+        const { call } = plan
+        const startMs = now()
+        if (plan._tag === "Reject") {
+          return { callId: call.id, tool: call.tool, arguments: call.arguments, outcome: plan.outcome, refs: [], attempts: 0, startMs, endMs: startMs }
+        }
+        let execution: Execution
+        try {
+          execution = run(call)
+        } catch (defect) {
+          execution = { outcome: errorOutcome("tool_defect", `the tool's implementation crashed: ${defectMessage(Cause.die(defect))}`), attempt: 1 }
+        }
+        return {
+          callId: call.id,
+          tool: call.tool,
+          arguments: call.arguments,
+          outcome: execution.outcome,
+          refs: plan.refs,
+          attempts: execution.attempt,
+          startMs,
+          endMs: now()
+        }
+      }
+
       const rejected = (call: ToolCall, outcome: CallOutcome, elapsed: Effect.Effect<number>) =>
         Effect.map(elapsed, (ms): Observation => ({
           callId: call.id,
@@ -413,7 +438,7 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
           ...(planCheck !== undefined && planCheck._tag === "Invalid" ? { planError: PlanMath.describeIssues(planCheck.issues) } : {}),
           ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
         }
-        const actions: Array<Effect.Effect<SearchResult | Observation>> = [
+        const actions = (): Array<Effect.Effect<SearchResult | Observation>> => [
           ...turn.searches.map((s) =>
             Telemetry.span(spans, "Rollout.search", { "search.slot": s.slot, "search.query": Telemetry.text(s.query) }, runSearch(s.slot, s.query, elapsed), searchAttributes)
           ),
@@ -427,9 +452,18 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
             )
           )
         ]
-        const results = yield* Effect.forEach(actions, (a) => a, { concurrency: config.concurrency })
-        const searches = results.slice(0, turn.searches.length) as Array<SearchResult>
-        const observations = results.slice(turn.searches.length) as Array<Observation>
+        const instant = episode.executeSync
+        let searches: Array<SearchResult>
+        let observations: Array<Observation>
+        if (instant !== undefined && !spans && turn.searches.length === 0) {
+          // every action is a synchronous call: run them inline, in order, as the concurrent fibers would have
+          searches = []
+          observations = yield* Effect.clockWith((clock) => Effect.sync(() => checked.plans.map((p) => runInstant(instant, p, () => clock.currentTimeMillisUnsafe() - startedAt))))
+        } else {
+          const results = yield* Effect.forEach(actions(), (a) => a, { concurrency: config.concurrency })
+          searches = results.slice(0, turn.searches.length) as Array<SearchResult>
+          observations = results.slice(turn.searches.length) as Array<Observation>
+        }
         const endMs = yield* elapsed
         const step: Step = {
           ...base,

@@ -28,6 +28,12 @@ export interface Episode {
    * May sleep when a latency model is configured; safe to run many calls concurrently.
    */
   readonly execute: (call: ToolCall) => Effect.Effect<Execution>
+  /**
+   * Present when a call completes synchronously (no latency model, no renderer): the same execution as `execute`,
+   * as a plain function, so a runtime can run a round's calls inline, in order, without a fiber and a timer per
+   * call (a synchronous call cannot outlast a timeout anyway). May throw where `execute` would die.
+   */
+  readonly executeSync?: (call: ToolCall) => Execution
 }
 
 /** The three-layer simulator. */
@@ -93,7 +99,11 @@ export const fromEngine = (engine: Engine, render?: Render): Simulator["Service"
   return Simulator.of({
     // Not a traced Effect.fn: a span per episode cost 3.2 µs against 0.1 µs for opening the episode itself, about a
     // microsecond per call on the bench's 3-call tasks (docs/toolenv.md §7).
-    open: (spec: EpisodeSpec) => Effect.sync((): Episode => ({ execute: execute(engine.open(spec)) }))
+    open: (spec: EpisodeSpec) =>
+      Effect.sync((): Episode => {
+        const state = engine.open(spec)
+        return plain ? { execute: execute(state), executeSync: (call) => engine.run(state, call) } : { execute: execute(state) }
+      })
   })
 }
 

@@ -1,6 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
-import type { Observation } from "../../src/domain/Call.ts"
+import type { Observation, ToolCall } from "../../src/domain/Call.ts"
+import { Simulator } from "../../src/toolenv/Simulator.ts"
+import type { Execution } from "../../src/toolenv/Simulator.ts"
+import { timeless } from "../support/ServedEpisode.ts"
 import * as Facts from "../../src/math/TrajectoryFacts.ts"
 import * as Reward from "../../src/math/Reward.ts"
 import * as Paradigm from "../../src/protocol/Paradigm.ts"
@@ -77,6 +80,39 @@ describe("Rollout", () => {
       assert.isTrue(gamma?._tag === "error" && gamma.error.kind === "timeout")
       assert.deepStrictEqual(log.interrupted, ["c3"])
       assert.strictEqual(t.stop, "answer")
+    }))
+
+  it.effect("a synchronous simulator's round runs inline and records what the fiber path records, a crash included", () =>
+    Effect.gen(function*() {
+      const answerOf = (call: ToolCall): Execution => {
+        if (call.tool === "beta") throw new Error("beta exploded")
+        return { outcome: { _tag: "ok", payload: { echo: call.arguments, tool: call.tool } }, attempt: 1 }
+      }
+      const simulator = (sync: boolean) =>
+        Layer.succeed(Simulator, Simulator.of({
+          open: () => Effect.succeed({
+            execute: (call: ToolCall) => Effect.sync(() => answerOf(call)),
+            ...(sync ? { executeSync: answerOf } : {})
+          })
+        }))
+      const run = (sync: boolean) =>
+        Effect.flatMap(
+          Effect.provide(Rollout.Rollout, Rollout.layer({ faults: false, topK: 5 }).pipe(Layer.provide(Layer.mergeAll(
+            libraryLayer(names),
+            retrieverLayer(names),
+            scriptedPolicy([search, calls(["alpha", "beta", "unknown_tool", "delta"]), answer]),
+            simulator(sync)
+          )))),
+          (rollout) => rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+        )
+      const inline = yield* run(true)
+      const fibers = yield* run(false)
+      const byTool = callsOf(inline.steps[1]!.observations)
+      const beta = byTool["beta"]?.outcome
+      assert.isTrue(beta?._tag === "error" && beta.error.kind === "tool_defect" && beta.error.message.includes("beta exploded"))
+      assert.strictEqual(byTool["alpha"]?.outcome._tag, "ok")
+      assert.strictEqual(byTool["unknown_tool"]?.attempts, 0)
+      assert.strictEqual(timeless(inline), timeless(fibers))
     }))
 
   it.live("interrupting a rollout interrupts its in-flight calls", () =>
