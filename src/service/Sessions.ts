@@ -84,6 +84,9 @@ export const stepRewardOf = (session: Session.Session): StepReward => {
   return last === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(last)
 }
 
+/** The most tasks the draw cache of a replica holds (over all its draws). */
+const maxDrawnTasks = 10_000
+
 const generatedId = /^gen-(\d+)-(train|validation|test)-(I[123])-(\d+)$/
 
 interface Entry {
@@ -308,7 +311,27 @@ export const make = (config: SessionsConfig) =>
       while (drawn.size > 10_000) drawn.delete(drawn.keys().next().value as string)
       return tasks
     }
-    const sample = (options: TaskSourceModule.SampleOptions) => Effect.map((source as TaskSource["Service"]).sample(options), remember)
+    // and whole draws by their options (a draw is a pure function of them): creating sessions from `split` + `index`
+    // draws the same list again and again. Bounded by the tasks held, oldest draw out first.
+    const draws = new Map<string, ReadonlyArray<Task>>()
+    let drawnTasks = 0
+    const sample = (options: TaskSourceModule.SampleOptions): Effect.Effect<ReadonlyArray<Task>> => {
+      const key = JSON.stringify([options.split, options.count, options.levels ?? null, options.seed ?? null])
+      const known = draws.get(key)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.map((source as TaskSource["Service"]).sample(options), (tasks) => {
+        remember(tasks)
+        if (tasks.length > maxDrawnTasks) return tasks
+        draws.set(key, tasks)
+        drawnTasks += tasks.length
+        while (drawnTasks > maxDrawnTasks) {
+          const oldest = draws.keys().next().value as string
+          drawnTasks -= draws.get(oldest)?.length ?? 0
+          draws.delete(oldest)
+        }
+        return tasks
+      })
+    }
 
     const findTask = Effect.fn("Sessions.findTask")(function*(id: string) {
       const known = drawn.get(id)

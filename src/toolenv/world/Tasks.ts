@@ -475,9 +475,15 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
     return true
   }
 
-  const groupsOf = (split: Split | undefined, category?: string): Array<string> => {
+  // the groups of a split (and category) never change: filtered once, not at every draw
+  const groupsMemo = new Map<string, Array<string>>()
+  const groupsOf = (split: Split | undefined, category?: string): ReadonlyArray<string> => {
     const base = category === undefined ? allGroups : entryGroupsByCategory.get(category) ?? []
-    return split === undefined ? base : base.filter((g) => groupSplitOf(g) === split)
+    if (split === undefined) return base
+    const key = `${split}\u0000${category ?? ""}`
+    let groups = groupsMemo.get(key)
+    if (groups === undefined) groupsMemo.set(key, groups = base.filter((g) => groupSplitOf(g) === split))
+    return groups
   }
   const inSplit = (split: Split | undefined) => (t: ToolSpec): boolean => split === undefined || splitOfGroup(t) === split
 
