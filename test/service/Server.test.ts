@@ -1,10 +1,10 @@
 import { assert, describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import { HttpApiClient } from "effect/http-api"
 import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
 import * as App from "../../layers/App.ts"
-import { ToolEnvApi } from "../../src/service/Api.ts"
+import { StepResponse, ToolEnvApi } from "../../src/service/Api.ts"
 import type { Task } from "../../src/domain/Task.ts"
 import type { Trajectory } from "../../src/domain/Trajectory.ts"
 import * as Session from "../../src/runtime/Session.ts"
@@ -58,6 +58,8 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
         for (const [round, request] of goldRounds(task).entries()) {
           last = yield* api.sessions.step({ params: { id: created.sessionId }, payload: { ...request, round } })
           assert.strictEqual(last.step.index, round)
+          // the server writes steps without the schema: it must encode to the value itself
+          assert.strictEqual(canonicalJson(Schema.encodeSync(StepResponse)(last)), canonicalJson(last))
           if (last.done) break
         }
         assert.isTrue(last?.done)
