@@ -123,6 +123,12 @@ const flags = {
   ),
   buckets: intFlag("buckets", caps.buckets, "hashed n-gram rows for unseen words").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.buckets)),
   maxVocab: intFlag("max-vocab", caps.maxVocab, "largest stem vocabulary").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.maxVocab)),
+  multiIntentRate: numberFlag("multi-intent-rate", { minimum: 0, maximum: 10 }, "multi-intent pseudo-queries per tool").pipe(
+    Flag.withDefault(DenseCorpus.defaultCorpusOptions.pairs.multiIntentRate)
+  ),
+  multiIntentCategory: numberFlag("multi-intent-category", { minimum: 0, maximum: 1 }, "share of multi-intent queries whose tools come from one category (the rest: one provider 0.34, anywhere)").pipe(
+    Flag.withDefault(DenseCorpus.defaultCorpusOptions.pairs.multiIntentScope.category)
+  ),
   hardNegatives: intFlag("hard-negatives", { minimum: 0, maximum: 50 }, "BM25-mined hard negatives kept per training query (0: none)").pipe(
     Flag.withDefault(DenseCorpus.defaultCorpusOptions.hardNegatives)
   ),
@@ -172,7 +178,15 @@ const command = Command.make(
       buckets: f.buckets,
       maxVocab: f.maxVocab,
       wordnetPairs: f.wordnet ? DenseCorpus.defaultCorpusOptions.wordnetPairs : 0,
-      hardNegatives: f.hardNegatives
+      hardNegatives: f.hardNegatives,
+      pairs: {
+        ...DenseCorpus.defaultCorpusOptions.pairs,
+        multiIntentRate: f.multiIntentRate,
+        multiIntentScope: {
+          group: Math.min(DenseCorpus.defaultCorpusOptions.pairs.multiIntentScope.group, 1 - f.multiIntentCategory),
+          category: f.multiIntentCategory
+        }
+      }
     }
     const built = yield* Effect.sync(() => DenseCorpus.build(allTools, wordnet, corpusOptions, rng(f.seed).fork("corpus")))
     // an empty or all-bad library is refused before training, naming the folder
@@ -272,6 +286,8 @@ const command = Command.make(
         steps: f.steps,
         ...(startFile === undefined ? {} : { start: startFile }),
         ...(f.hardNegatives === 0 ? {} : { hardNegatives: f.hardNegatives, hardNegativeRate: f.hardNegativeRate }),
+        multiIntentRate: f.multiIntentRate,
+        multiIntentCategory: f.multiIntentCategory,
         batch: f.batch,
         learningRate: f.lr,
         temperature: f.temperature,
