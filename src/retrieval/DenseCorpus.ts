@@ -7,6 +7,7 @@ import type { Rng } from "../math/Random.ts"
 import { unitHash } from "../math/Random.ts"
 import type { Corpus, Query } from "./DenseTrain.ts"
 import type { WordNet } from "./DenseWordNet.ts"
+import * as DenseHardNegatives from "./DenseHardNegatives.ts"
 import * as DensePairs from "./DensePairs.ts"
 import * as Document from "./Document.ts"
 import * as Text from "./Tokenize.ts"
@@ -32,6 +33,8 @@ export interface CorpusOptions {
   readonly hashSeed: number
   readonly maxTokens: number
   readonly dim: number
+  /** BM25-mined hard negatives kept per training query (`DenseHardNegatives.mine`); 0 mines none. */
+  readonly hardNegatives: number
 }
 
 /** The shipped encoder's corpus options. */
@@ -48,7 +51,8 @@ export const defaultCorpusOptions: CorpusOptions = {
   ngramMax: 5,
   hashSeed: 17,
   maxTokens: 256,
-  dim: 128
+  dim: 128,
+  hardNegatives: 0
 }
 
 /** The word options of the encoder's tokeniser (shared with the tuned BM25, numbers dropped). */
@@ -148,10 +152,15 @@ export const build = (
     if (list === undefined) byGroup.set(group, [i])
     else list.push(i)
   })
+  // held-out documents are never negatives: validation ranks their queries against them
+  const hardNegatives = options.hardNegatives > 0
+    ? DenseHardNegatives.mine(tools, pairs, canonical, (doc) => held[doc] !== true, options.hardNegatives)
+    : undefined
   return {
     vocab,
     tokenizer,
     corpus: {
+      ...(hardNegatives === undefined ? {} : { hardNegatives }),
       rows: tokenizer.rows,
       docs,
       canonical,

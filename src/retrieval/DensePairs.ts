@@ -20,6 +20,11 @@ export interface PairConfig {
   readonly queriesPerTool: number
   /** Multi-intent queries, as a fraction of the number of tools. */
   readonly multiIntentRate: number
+  /**
+   * Where a multi-intent query draws its other tools: with chance `group` from the anchor's provider, with chance
+   * `category` from its category, otherwise from anywhere (ToolBench's I1 / I2–I3 / mixed shapes).
+   */
+  readonly multiIntentScope: { readonly group: number; readonly category: number }
   /** Chance that a query gets a persona / context sentence in front. */
   readonly personaRate: number
   /** Chance that a query is rewritten with WordNet synonyms, and the per-word swap rate when it is. */
@@ -33,6 +38,7 @@ export interface PairConfig {
 export const defaultPairConfig: PairConfig = {
   queriesPerTool: 4,
   multiIntentRate: 1,
+  multiIntentScope: { group: 0.34, category: 0.33 },
   personaRate: 0.5,
   synonymRate: 0.5,
   synonymWordRate: 0.35,
@@ -281,9 +287,10 @@ export const libraryPairs = (
     if (tool === undefined) continue
     const n = 2 + rng.int(2)
     const scope = rng.next()
-    const pool = scope < 0.34
+    const { group: groupShare, category: categoryShare } = config.multiIntentScope
+    const pool = scope < groupShare
       ? byGroup.get(tool.group) ?? []
-      : scope < 0.67
+      : scope < groupShare + categoryShare
       ? byCategory.get(tool.category) ?? []
       : undefined
     const chosen = new Set<number>([anchor])

@@ -32,6 +32,11 @@ export interface TrainConfig {
    * uses differently from real ones; 0 turns it off.
    */
   readonly anchor: number
+  /**
+   * Mined hard negatives added per batch: each query row brings one of its mined negatives
+   * ({@link Corpus.hardNegatives}) as an extra document column, with this chance (0 = off, 1 = every row).
+   */
+  readonly hardNegativeRate: number
   readonly seed: number
 }
 
@@ -47,6 +52,7 @@ export const defaultTrainConfig: TrainConfig = {
   clusterDraw: 4,
   initScale: 1,
   anchor: 0,
+  hardNegativeRate: 0,
   seed: 7
 }
 
@@ -67,6 +73,8 @@ export interface Corpus {
   readonly clusters: ReadonlyArray<ReadonlyArray<number>>
   /** Text pairs outside the library (dictionary pairs). */
   readonly textPairs: ReadonlyArray<{ readonly query: StaticEncoding; readonly doc: StaticEncoding }>
+  /** For each query, documents a lexical retriever ranks high that do not answer it (`DenseHardNegatives.mine`); optional. */
+  readonly hardNegatives?: ReadonlyArray<Int32Array>
 }
 
 /** A library that gives nothing to train on (an empty folder, every tool file bad, every tool held out): which, and why. */
@@ -365,6 +373,20 @@ export const makeTrainer = (corpus: Corpus, config: TrainConfig, start?: StaticM
       target[i] = j
     })
     const positiveSets = rowsQ.map((qi) => new Set((corpus.queries[qi]?.positives ?? []).map((p) => corpus.canonical[p] ?? p)))
+    // mined hard negatives: extra columns no row targets (they enter the row softmaxes only); the random draws are
+    // made only when the option is on, so a run without it keeps its batches
+    const mined = corpus.hardNegatives
+    if (mined !== undefined && config.hardNegativeRate > 0) {
+      rowsQ.forEach((qi) => {
+        const list = mined[qi]
+        if (list === undefined || list.length === 0 || batchRng.next() >= config.hardNegativeRate) return
+        const c = corpus.canonical[list[batchRng.int(list.length)] ?? 0] ?? 0
+        if (!column.has(c)) {
+          column.set(c, columns.length)
+          columns.push(c)
+        }
+      })
+    }
     const rowMask = (i: number, j: number) => positiveSets[i]?.has(columns[j] ?? -1) ?? false
     return {
       q: rowsQ.map((qi) => corpus.queries[qi]?.encoding ?? emptyEncoding),

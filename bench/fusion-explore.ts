@@ -1,0 +1,111 @@
+/**
+ * `npx tsx bench/fusion-explore.ts [--onnx … --vocab …]`: fusion variants of BM25F + the static encoder on the BM25
+ * tuning data only (the tuning part of G1_category and the multi-intent requests made from it), never the test files.
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Console, Context, Effect, Layer } from "effect"
+import { Flag } from "effect/cli"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
+import { dataPath } from "../src/io/DataPath.ts"
+import * as DepGraph from "../src/toolenv/DepGraph.ts"
+import type { SearchHit } from "../src/domain/Trajectory.ts"
+import * as Benchmark from "../src/retrieval/Benchmark.ts"
+import * as Bm25 from "../src/retrieval/Bm25.ts"
+import * as Hybrid from "../src/retrieval/Hybrid.ts"
+import * as Text from "../src/retrieval/Tokenize.ts"
+import { Retriever } from "../src/retrieval/Retriever.ts"
+import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+
+const { onnx, vocab } = await BenchFlags.parse("fusion-explore", "Fusion variants of BM25F + the static encoder on the BM25 tuning data only", {
+  onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
+  vocab: Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("the static encoder's *.vocab.json"), Flag.withDefault(RetrieverOnnx.shippedModel.vocab))
+})
+
+const program = Effect.gen(function*() {
+  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
+    dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
+  ])
+  const all = setup.sets[0] as Benchmark.QuerySet
+  const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
+  const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
+  const wholes = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
+  const parts = [...new Set(wholes.flatMap((q) => Bm25.clauses(q)))]
+  const texts = [...new Set([...wholes, ...parts])]
+  const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
+  const libraryLayer = Layer.succeed(ToolLibrary, library)
+  const listsOf = (layer: Layer.Layer<Retriever, unknown, ToolLibrary>) =>
+    Effect.scoped(Effect.gen(function*() {
+      const retriever = Context.get(yield* Layer.build(layer.pipe(Layer.provide(libraryLayer))), Retriever)
+      const lists = yield* retriever.search(texts, 100)
+      return new Map(texts.map((text, i) => [text, lists[i] ?? []] as const))
+    }))
+  const bm25 = yield* listsOf(Retriever.layerBm25)
+  const dense = yield* listsOf(RetrieverOnnx.layer({ model: { kind: "static", onnx, vocab }, cacheDir: ".cache/dense", ...RetrieverOnnx.tunedDense }))
+  const score = (rank: (query: string) => ReadonlyArray<SearchHit>) => {
+    const perSet = sets.map((set) => Benchmark.objectiveOf(Benchmark.evaluateSync(set, (q) => rank(q).slice(0, 10).map((h) => h.tool))))
+    return { objective: Benchmark.combinedObjective(perSet), perSet }
+  }
+  const show = (label: string, r: { readonly objective: number; readonly perSet: ReadonlyArray<number> }) =>
+    Console.log(`${label}: ${r.objective.toFixed(2)} (${r.perSet.map((x) => x.toFixed(1)).join(" · ")})`)
+  yield* show("bm25", score((q) => bm25.get(q) ?? []))
+  yield* show("dense", score((q) => dense.get(q) ?? []))
+  const rrf = (k: number, w: number) => (q: string) =>
+    Hybrid.reciprocalRank([{ hits: bm25.get(q) ?? [], weight: 1 }, { hits: dense.get(q) ?? [], weight: w }], 100, k)
+  yield* show("rrf k10 w0.4 (shipped)", score(rrf(10, 0.4)))
+  // convex combinations of normalised scores
+  type Norm = (hits: ReadonlyArray<SearchHit>) => Array<number>
+  const norms: Record<string, Norm> = {
+    minmax: Hybrid.minMax,
+    max: (hits) => { const m = hits[0]?.score ?? 1; return hits.map((h) => (m > 0 ? h.score / m : 0)) },
+    z: (hits) => {
+      const n = hits.length
+      if (n === 0) return []
+      const mean = hits.reduce((s, h) => s + h.score, 0) / n
+      const sd = Math.sqrt(hits.reduce((s, h) => s + (h.score - mean) ** 2, 0) / n) || 1
+      return hits.map((h) => (h.score - mean) / sd)
+    }
+  }
+  const convex = (norm: Norm, alpha: number, floor: "zero" | "min") => (q: string) => {
+    const a = bm25.get(q) ?? []
+    const b = dense.get(q) ?? []
+    const na = norm(a)
+    const nb = norm(b)
+    const fa = floor === "zero" ? 0 : Math.min(...na, 0)
+    const fb = floor === "zero" ? 0 : Math.min(...nb, 0)
+    const s = new Map<string, [number, number]>()
+    a.forEach((h, i) => s.set(h.tool, [na[i] ?? 0, fb]))
+    b.forEach((h, i) => { const cur = s.get(h.tool); s.set(h.tool, [cur?.[0] ?? fa, nb[i] ?? 0]) })
+    return [...s.entries()].map(([tool, [x, y]]) => ({ tool: tool as SearchHit["tool"], score: (1 - alpha) * x + alpha * y }))
+      .sort((p, r) => r.score - p.score)
+  }
+  const best: Array<[string, number]> = []
+  for (const [name, norm] of Object.entries(norms)) {
+    for (const floor of ["zero", "min"] as const) {
+      for (const alpha of [0.1, 0.2, 0.3, 0.4, 0.5]) {
+        const r = score(convex(norm, alpha, floor))
+        best.push([`convex ${name} floor ${floor} α ${alpha}`, r.objective])
+        yield* show(`convex ${name} floor ${floor} α ${alpha}`, r)
+      }
+    }
+  }
+  // hybrid per sentence: fuse BM25 and dense per part, then RRF over the whole request and its sentences
+  const perClause = (inner: (q: string) => ReadonlyArray<SearchHit>, wholeWeight: number, k: number) => (q: string) => {
+    const ps = Bm25.clauses(q)
+    if (ps.length < 2) return inner(q)
+    return Hybrid.reciprocalRank([{ hits: inner(q).slice(0, 50), weight: wholeWeight }, ...ps.map((p) => ({ hits: inner(p).slice(0, 50), weight: 1 }))], 100, k)
+  }
+  for (const w of [1, 2, 4]) {
+    for (const k of [1, 5, 10]) {
+      for (const [iname, inner] of [["rrf10/0.4", rrf(10, 0.4)], ["rrf10/0.2", rrf(10, 0.2)], ["rrf10/0.7", rrf(10, 0.7)]] as const) {
+        const r = score(perClause(inner, w, k))
+        best.push([`per-sentence ${iname} whole ${w} k ${k}`, r.objective])
+        yield* show(`per-sentence ${iname} whole ${w} k ${k}`, r)
+      }
+    }
+  }
+  best.sort((p, r) => r[1] - p[1])
+  yield* Console.log(`top: ${best.slice(0, 5).map(([n, o]) => `${n} ${o.toFixed(2)}`).join("; ")}`)
+})
+
+NodeRuntime.runMain(program)
