@@ -281,55 +281,25 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
           const { outcome, attempt } = Exit.isSuccess(exit)
             ? exit.value
             : { outcome: errorOutcome("tool_defect", `the tool's implementation crashed: ${defectMessage(exit.cause)}`), attempt: 1 }
-          const observation: Observation = {
-            callId: call.id,
-            tool: call.tool,
-            arguments: call.arguments,
-            outcome,
-            refs,
-            attempts: attempt,
-            startMs,
-            endMs
-          }
-          return observation
+          return observationOf(call, outcome, refs, attempt, startMs, endMs)
         })
 
       /** {@link runCall} or {@link rejected} for a synchronous simulator, without a fiber or a timer. */
       const runInstant = (run: (call: ToolCall) => Execution, plan: CallPlan, now: () => number): Observation => {
         const { call } = plan
         const startMs = now()
-        if (plan._tag === "Reject") {
-          return { callId: call.id, tool: call.tool, arguments: call.arguments, outcome: plan.outcome, refs: [], attempts: 0, startMs, endMs: startMs }
-        }
+        if (plan._tag === "Reject") return observationOf(call, plan.outcome, [], 0, startMs, startMs)
         let execution: Execution
         try {
           execution = run(call)
         } catch (defect) {
           execution = { outcome: errorOutcome("tool_defect", `the tool's implementation crashed: ${defectMessage(Cause.die(defect))}`), attempt: 1 }
         }
-        return {
-          callId: call.id,
-          tool: call.tool,
-          arguments: call.arguments,
-          outcome: execution.outcome,
-          refs: plan.refs,
-          attempts: execution.attempt,
-          startMs,
-          endMs: now()
-        }
+        return observationOf(call, execution.outcome, plan.refs, execution.attempt, startMs, now())
       }
 
       const rejected = (call: ToolCall, outcome: CallOutcome, elapsed: Effect.Effect<number>) =>
-        Effect.map(elapsed, (ms): Observation => ({
-          callId: call.id,
-          tool: call.tool,
-          arguments: call.arguments,
-          outcome,
-          refs: [],
-          attempts: 0,
-          startMs: ms,
-          endMs: ms
-        }))
+        Effect.map(elapsed, (ms) => observationOf(call, outcome, [], 0, ms, ms))
 
     // The controller's memory and the settled call keys after each step, folded along the history that step
     // extends (its root-to-node path for DFSDT, every earlier step otherwise): each step is folded in once, so a
@@ -577,6 +547,16 @@ export const replay = (
 
 const noneSettled: ReadonlySet<string> = new Set()
 
+/** A call's observation (one shape for calls run through a fiber, run inline, or refused without running). */
+const observationOf = (
+  call: ToolCall,
+  outcome: CallOutcome,
+  refs: ReadonlyArray<CallId>,
+  attempts: number,
+  startMs: number,
+  endMs: number
+): Observation => ({ callId: call.id, tool: call.tool, arguments: call.arguments, outcome, refs, attempts, startMs, endMs })
+
 /**
  * The settled calls after one more step: {@link callKey}s of the calls that ran and did not fail transiently (a
  * call equal to one of them is a repeat; re-issuing one that got a 429/500/timeout is a retry).
@@ -591,9 +571,6 @@ export const settle = (before: ReadonlySet<string>, step: Step): ReadonlySet<str
   }
   return out ?? before
 }
-
-/** The settled calls of a list of steps (see {@link settle}). */
-export const settledCalls = (steps: ReadonlyArray<Step>): ReadonlySet<string> => steps.reduce(settle, noneSettled)
 
 /** What the runtime does with one call: run it (with resolved arguments), or answer it without running it. */
 export type CallPlan =
