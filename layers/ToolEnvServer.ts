@@ -4,12 +4,11 @@
  * (bearer token, body size, nesting depth), OpenAPI at /openapi.json, docs at /docs and Prometheus at /metrics.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, Schedule, Tracer } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
 import { createHash } from "node:crypto"
-import { createServer } from "node:http"
 import * as path from "node:path"
 import * as JudgeRule from "../src/judge/RuleJudge.ts"
 import { McpEpisodes } from "../src/service/McpEpisodes.ts"
@@ -28,6 +27,7 @@ import * as World from "../src/toolenv/world/World.ts"
 import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
+import * as StepFastPath from "./StepFastPath.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
 
 /** Which retriever sessions search with (BM25 is always loaded for `/tools/search`). */
@@ -56,6 +56,11 @@ export interface ServerOptions {
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** The MCP endpoint (streamable HTTP, layers/McpHttp.ts) at `/mcp`, behind the same bearer auth; false: not served. */
   readonly mcp?: boolean
+  /**
+   * `POST /sessions/{id}/step` answered at the node level (layers/StepFastPath.ts) when no exporting tracer is set;
+   * false: every step through the framework's router (tests compare the two answers).
+   */
+  readonly stepFastPath?: boolean
 }
 
 /** Defaults: loopback, a free port, the generated world (seed 7, 50,011 tools), no token, memory store, BM25. */
@@ -174,11 +179,30 @@ export const routes = (options: ServerOptions) => {
   return services
 }
 
+/**
+ * The step fast path installed on `server` once the Sessions are built (until then, and after the layer closes,
+ * every request goes to the framework). Not under an exporting tracer: there each request keeps its server span.
+ */
+const fastPath = (server: StepFastPath.FastPathServer, options: ServerOptions) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    if ((yield* Tracer.Tracer) !== Tracer.nativeTracer) return
+    const sessions = yield* Sessions.Sessions
+    const context = yield* Effect.context<never>()
+    server.fast = StepFastPath.make(options, sessions, context, (request, response) => server.serveByFramework(request, response))
+    yield* Effect.addFinalizer(() => Effect.sync(() => {
+      server.fast = undefined
+    }))
+  }))
+
 /** The server listening on `host:port` (HttpServer in the output: its `address` is the bound port). */
 export const layer = (options: ServerOptions) =>
-  HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: options.port, host: options.host }))
-  )
+  Layer.unwrap(Effect.sync(() => {
+    const server = new StepFastPath.FastPathServer()
+    const served = HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true })
+    return (options.stepFastPath === false ? served : fastPath(server, options).pipe(Layer.provideMerge(served))).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
+    )
+  }))
 
 /** `http://host:port` of the running server. */
 export const url: Effect.Effect<string, never, HttpServer.HttpServer> = HttpServer.addressFormattedWith((address) => Effect.succeed(address))

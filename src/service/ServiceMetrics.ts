@@ -22,6 +22,9 @@ export const searches = Metric.counter("toolenv_searches_total", { description: 
 /** Episodes rebuilt from the action log (a replica that had not seen the latest turn, or an evicted session). */
 export const replays = Metric.counter("toolenv_replays_total", { description: "sessions rebuilt from the action log", incremental: true })
 
+/** Steps answered by the server's node-level fast path (layers/StepFastPath.ts) rather than the framework's router. */
+export const fastPathSteps = Metric.counter("toolenv_step_fast_path_total", { description: "steps served by the node-level fast path", incremental: true })
+
 /** Requests refused with a typed error, by its tag. */
 export const errors = Metric.counter("toolenv_errors_total", { description: "requests refused with a typed error, by kind", incremental: true })
 
