@@ -3,8 +3,8 @@
  * token, body size, nesting depth), the same `StepRequest` schema and the same `Sessions.step`, without the router,
  * the middleware stack and the handler's fiber plumbing. Anything it does not serve itself reaches the framework.
  */
-import { Cause, Effect, Exit, Metric, Schema, SchemaAST } from "effect"
-import type { Context } from "effect"
+import { Cause, Effect, Exit, Fiber, Metric, Schema, SchemaAST } from "effect"
+import type { Context, Scope } from "effect"
 import { IncomingMessage, Server } from "node:http"
 import type { ServerResponse } from "node:http"
 import { AtCapacity, InvalidRequest, NotFound, StepConflict, StepRequest, WrongWorld } from "../src/service/Api.ts"
@@ -86,13 +86,15 @@ const writeJson = (response: ServerResponse, status: number, text: string): void
 
 /**
  * The fast path over the server's Sessions, running each step in `context` (the services the framework's handlers
- * run in); `framework` gets the requests it replays. Install it only under the native tracer (no exporter): with one,
- * every request keeps the framework's server span.
+ * run in) as a fiber of `scope` (closing it interrupts steps in flight, as the server's scope does the framework's);
+ * `framework` gets the requests it replays. Install it only under the native tracer (no exporter): with one, every
+ * request keeps the framework's server span.
  */
 export const make = (
   options: FastPathOptions,
   sessions: Sessions["Service"],
   context: Context.Context<never>,
+  scope: Scope.Scope,
   framework: (request: IncomingMessage, response: ServerResponse) => void
 ): FastHandler => {
   const check = options.token === undefined ? undefined : Guard.bearerCheck(options.token)
@@ -100,12 +102,12 @@ export const make = (
   const run = Effect.runForkWith(context)
 
   const step = (id: string, payload: StepRequest, response: ServerResponse) => {
-    const fiber = run(Metric.update(Metrics.fastPathSteps, 1).pipe(
+    const fiber = Fiber.runIn(run(Metric.update(Metrics.fastPathSteps, 1).pipe(
       Effect.andThen(sessions.step(id, payload)),
       Effect.tapError((e: SessionFailure) => Metrics.countError(e._tag)),
       // a defect (a broken store) is a bare 500, as the framework answers it, and logged as it logs it
       Effect.tapDefect((defect) => Effect.logError("POST /sessions/{id}/step failed", defect))
-    ))
+    )), scope)
     fiber.addObserver((exit) => {
       if (response.writableEnded || response.destroyed) return
       if (Exit.isSuccess(exit)) return writeJson(response, 200, JSON.stringify(exit.value))

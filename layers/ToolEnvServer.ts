@@ -4,7 +4,7 @@
  * (bearer token, body size, nesting depth), OpenAPI at /openapi.json, docs at /docs and Prometheus at /metrics.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Layer, Schedule, Tracer } from "effect"
+import { Effect, Layer, Schedule, Scope, Tracer } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware, HttpApiScalar } from "effect/http-api"
 import { PrometheusMetrics } from "effect/observability"
@@ -188,7 +188,8 @@ const fastPath = (server: StepFastPath.FastPathServer, options: ServerOptions) =
     if ((yield* Tracer.Tracer) !== Tracer.nativeTracer) return
     const sessions = yield* Sessions.Sessions
     const context = yield* Effect.context<never>()
-    server.fast = StepFastPath.make(options, sessions, context, (request, response) => server.serveByFramework(request, response))
+    const scope = yield* Scope.Scope
+    server.fast = StepFastPath.make(options, sessions, context, scope, (request, response) => server.serveByFramework(request, response))
     yield* Effect.addFinalizer(() => Effect.sync(() => {
       server.fast = undefined
     }))

@@ -1,5 +1,5 @@
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Tracer } from "effect"
 import { HttpServer } from "effect/http"
 import { request as httpRequest } from "node:http"
 import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
@@ -133,5 +133,28 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
       // the trajectories the two servers hold are the same episode
       const trajectory = (base: string, id: string) => Effect.map(send(base, "GET", `/sessions/${id}/trajectory`, undefined, auth), (a) => comparable(a, id))
       assert.deepStrictEqual(yield* trajectory(fast, ids.fast), yield* trajectory(framework, ids.framework))
+    })), 60_000)
+
+  it.effect("under an exporting tracer the fast path stays off: each step keeps the framework's server span", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const names: Array<string> = []
+      const recording = Tracer.make({
+        span(options) {
+          names.push(options.name)
+          return new Tracer.NativeSpan(options)
+        }
+      })
+      const base = yield* Effect.provide(ToolEnvServer.url, yield* Layer.build(ToolEnvServer.layer(options).pipe(Layer.provide(Layer.succeed(Tracer.Tracer, recording)))))
+      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+      const id = JSON.parse((yield* send(base, "POST", "/sessions", JSON.stringify({ seed: 1 }), auth)).body).sessionId as string
+      const metrics = Effect.map(send(base, "GET", "/metrics", undefined, auth), (a) => Number(/toolenv_step_fast_path_total (\d+)/.exec(a.body)?.[1] ?? 0))
+      const before = yield* metrics
+      const spans = names.length
+      const answer = yield* send(base, "POST", `/sessions/${id}/step`, JSON.stringify({ text: "<answer>nothing found</answer>" }), auth)
+      assert.strictEqual(answer.status, 200)
+      assert.strictEqual(yield* metrics, before)
+      // the framework's server span (named by the method) around the handler's `Sessions.step`
+      const stepSpans = names.slice(spans)
+      assert.deepStrictEqual(stepSpans.slice(0, 2), ["POST", "Sessions.step"])
     })), 60_000)
 })
