@@ -113,6 +113,20 @@ const tokens = (text: string): ReadonlySet<string> => {
   return out
 }
 
+/** The clause whose words `text` covers best (-1 when it shares no word with any). */
+const bestClause = (clauseTokens: ReadonlyArray<ReadonlySet<string>>, text: ReadonlySet<string>): number => {
+  let best = -1
+  let score = 0
+  clauseTokens.forEach((c, i) => {
+    const s = cover(c, text)
+    if (s > score) {
+      best = i
+      score = s
+    }
+  })
+  return best
+}
+
 /** Share of `a`'s tokens found in `b` (0 when `a` is empty). */
 const cover = (a: ReadonlySet<string>, b: ReadonlySet<string>): number => {
   if (a.size === 0) return 0
@@ -154,6 +168,15 @@ export const clausesOf = (request: string): ReadonlyArray<string> => {
   }
   return out.length > 0 ? out : [request.trim()]
 }
+
+/**
+ * The search queries a clause gives: its capability words only (`bare`: quoted values — names, texts — pull in tools
+ * that merely mention their words) and the whole clause (`full`), both without the closing punctuation.
+ */
+export const clauseQueries = (clause: string): { readonly bare: string; readonly full: string } => ({
+  bare: clause.replace(/\s*"[^"]*"\s*/g, " ").replace(/[\s:,]+$/, "").replace(/[.?!]+$/, "").replace(/\s+/g, " ").trim(),
+  full: clause.replace(/[.?!]+$/, "")
+})
 
 /** A literal value written in a clause, with the words just before it (what it is). */
 export interface Literal {
@@ -518,9 +541,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
       f[3] = literals.some((l) => l.clause === i) ? 1 : 0
       f[4] = i / Math.max(1, clauses.length - 1)
       f[5] = 0
-      // the capability words only: quoted values (names, texts) pull in tools that merely mention their words
-      const bare = clause.replace(/\s*"[^"]*"\s*/g, " ").replace(/[\s:,]+$/, "").replace(/[.?!]+$/, "").replace(/\s+/g, " ").trim()
-      const full = clause.replace(/[.?!]+$/, "")
+      const { bare, full } = clauseQueries(clause)
       searches.push({ slot: `s${i + 1}`, query: bare.length > 0 ? bare : full, clause: i, reason: "clause" })
       searchFeatures.push(f)
       if (bare.length > 0 && bare !== full) {
@@ -610,16 +631,33 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
   const factFeatures: Array<Float64Array> = []
   for (const out of outputs) {
     if (facts.length >= options.factsTotal) break
-    const clause = out.tool === undefined ? -1 : (seen.hits.get(out.tool.name)?.clause ?? -1)
+    const found = out.tool === undefined ? -1 : (seen.hits.get(out.tool.name)?.clause ?? -1)
+    // a tool found by a search of no clause: the clause its documentation matches best
+    const clause = found >= 0 || out.tool === undefined ? found : bestClause(clauseTokens, tokens(`${out.tool.name.replace(/_for_.*$/, "")} ${out.tool.description}`))
     const cTokens = clause >= 0 ? (clauseTokens[clause] as ReadonlySet<string>) : requestTokens
     const count = clause >= 0 ? requestedCount(clauses[clause] as string) : 1
     let taken = 0
-    for (const leaf of leaves(out.payload, options.itemsPerArray)) {
+    const all = leaves(out.payload, options.itemsPerArray)
+    // how well the best leaf of this call names what its clause asks (a leaf matching as well is a likely answer)
+    const leafCover = all.map((leaf) => cover(tokens(String(leaf.path[leaf.path.length - 1] ?? "")), cTokens))
+    const bestCover = Math.max(0, ...leafCover)
+    // each list item's display field: its first string leaf that is not an id (a name, a title, a post's text)
+    const display = new Set<number>()
+    const itemsSeen = new Set<string>()
+    all.forEach((leaf, li) => {
+      const at = leaf.path.findIndex((p) => typeof p === "number")
+      if (at < 0 || typeof leaf.value !== "string" || idLike(String(leaf.path.at(-1) ?? ""))) return
+      const item = leaf.path.slice(0, at + 1).join(".")
+      if (itemsSeen.has(item)) return
+      itemsSeen.add(item)
+      display.add(li)
+    })
+    for (const [li, leaf] of all.entries()) {
       if (taken >= options.factsPerCall || facts.length >= options.factsTotal) break
       const key = String(leaf.path[leaf.path.length - 1] ?? "")
-      if (typeof leaf.value === "boolean") continue
       const value = String(leaf.value)
       const keyTokens = tokens(leaf.path.filter((p) => typeof p === "string").join(" "))
+      const leafTokens = tokens(key)
       const index = leaf.path.find((p): p is number => typeof p === "number")
       const f = new Float64Array(candidateWidth)
       f[0] = cover(keyTokens, cTokens)
@@ -635,6 +673,17 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
       f[10] = seen.consumed.has(out.id) ? 1 : 0
       f[11] = clip01(value.length / 60)
       f[12] = taken / options.factsPerCall
+      f[13] = leafCover[li] as number
+      f[14] = leafTokens.size > 0 && cover(leafTokens, cTokens) === 1 ? 1 : 0
+      f[15] = bestCover > 0 && leafCover[li] === bestCover ? 1 : 0
+      f[16] = typeof leaf.value === "boolean" ? 1 : 0
+      f[17] = cover(cTokens, leafTokens)
+      f[18] = leafTokens.size > 0 && cover(leafTokens, requestTokens) === 1 ? 1 : 0
+      // a list question is answered by its items' names, a question about one thing by the attribute it names
+      f[19] = count > 1 ? 1 : 0
+      f[20] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
+      f[22] = display.has(li) ? 1 : 0
+      f[21] = count <= 1 && f[15] === 1 && f[13] > 0 ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value })
       factFeatures.push(f)
       taken++
@@ -786,6 +835,46 @@ const states = (text: string, value: string): boolean => {
   return new RegExp(`(?<![\\p{L}\\p{N}_]|\\p{N}[.,:-])${escaped}(?![\\p{L}\\p{N}_]|[.,:-]\\p{N})`, "u").test(text)
 }
 
+/**
+ * Whether the values of an answer's part state a fact: its value as a whole word or number; for a yes/no value
+ * (`true` / `false`, which many facts share) also every word of its key in the part (`valid format: true`).
+ */
+const statesFact = (values: string, fact: FactCandidate, label: string): boolean => {
+  const value = fact.value.toLowerCase()
+  if (!states(values, value)) return false
+  if (value !== "true" && value !== "false") return true
+  const key = tokens(String(fact.path[fact.path.length - 1] ?? ""))
+  return key.size > 0 && cover(key, tokens(`${label} ${values}`)) === 1
+}
+
+/**
+ * The facts an answer states, part by part (`;` or a line ends a part; a part reads `label: values`, and only its
+ * values count — a label repeats the request's words and names). A value stated selects the facts of that value;
+ * when several facts share it (a score of 4 and a rank of 4), those whose key the label names best are the ones
+ * meant, and all of them only when the label names none.
+ */
+const answerRows = (facts: ReadonlyArray<FactCandidate>, text: string): ReadonlyArray<number> => {
+  const rows = new Set<number>()
+  for (const part of text.split(/[;\n]/)) {
+    const colon = part.lastIndexOf(": ")
+    const label = colon < 0 ? "" : part.slice(0, colon)
+    const values = colon < 0 ? part : part.slice(colon + 2)
+    const byValue = new Map<string, Array<number>>()
+    facts.forEach((f, i) => {
+      if (f.value.length > 0 && statesFact(values, f, label)) byValue.set(f.value, [...(byValue.get(f.value) ?? []), i])
+    })
+    const labelTokens = tokens(label)
+    for (const matches of byValue.values()) {
+      const named = matches.map((i) => cover(tokens(String((facts[i] as FactCandidate).path.at(-1) ?? "")), labelTokens))
+      const best = Math.max(...named)
+      matches.forEach((i, k) => {
+        if (best === 0 || named[k] === best) rows.add(i)
+      })
+    }
+  }
+  return [...rows].sort((a, b) => a - b)
+}
+
 /** How a recorded turn maps onto the space: the choice, and what of the turn the space cannot express. */
 export interface Projection {
   readonly choice: Choice | undefined
@@ -808,7 +897,7 @@ export const project = (space: Space, turn: Turn): Projection => {
     const k = kindIndex("answer")
     const slot = space.layout.kinds[k] as KindSlot
     const text = turn.answer.toLowerCase()
-    const selected = space.facts.flatMap((f, i) => (f.value.length > 0 && states(text, f.value.toLowerCase()) ? [slot.start + i] : []))
+    const selected = answerRows(space.facts, text).map((i) => slot.start + i)
     if (slot.mode === "none") return { choice: { kind: k, selected: [], plan: false }, dropped: [], actions: 1 }
     return selected.length === 0
       ? { choice: undefined, dropped: ["answer"], actions: 1 }

@@ -134,6 +134,36 @@ const randomChoiceOf = (layout: TurnDistribution.Layout, k: number, r: Rng): Tur
 const actionCount = (turn: Turn): number => (turn.answer !== undefined ? 1 : turn.searches.length + turn.calls.length)
 
 describe("ActionSpace.build on real contexts", () => {
+  it.effect("offers yes/no leaves as facts, and marks one display field per list item", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const offset = ActionSpace.width - 28
+      let booleans = 0
+      let displays = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const k = space.kinds.indexOf("answer")
+        const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
+        const perItem = new Map<string, number>()
+        space.facts.forEach((f, i) => {
+          const row = (slot.start + i) * ActionSpace.width + offset
+          const yesNo = space.features[row + 16] as number
+          assert.strictEqual(yesNo, f.value === "true" || f.value === "false" ? 1 : 0, f.label)
+          if (yesNo === 1) booleans++
+          if (space.features[row + 22] === 1) {
+            displays++
+            const at = f.path.findIndex((p) => typeof p === "number")
+            assert.isAtLeast(at, 0, "a display field belongs to a list item")
+            const item = `${f.callId}:${f.path.slice(0, at + 1).join(".")}`
+            perItem.set(item, (perItem.get(item) ?? 0) + 1)
+          }
+        })
+        for (const [item, n] of perItem) assert.strictEqual(n, 1, item)
+      }
+      assert.isAbove(booleans, 0, "some observation holds a yes/no value")
+      assert.isAbove(displays, 0, "some observation holds a list")
+    }), 120_000)
+
   it.effect("is deterministic, well laid out, finite, and independent of the order the tools come in", () =>
     Effect.gen(function*() {
       const d = yield* data
@@ -293,8 +323,40 @@ describe("ActionSpace.project", () => {
     }
     // "1" is not stated by 11.2, nor "3" by 2024-04-13, nor "GH" inside a word
     assert.deepStrictEqual(chosen("The wind was 11.2 km/h on 2024-04-13 (Ghana)."), ["11.2", "2024-04-13"])
-    assert.deepStrictEqual(chosen("The top 3: parcel 6822, and 1 more from GH."), ["1", "3", "Parcel 6822", "GH"])
+    // a part reads "label: values" and only its values count: the label "The top 3" repeats the request
+    assert.deepStrictEqual(chosen("The top 3: parcel 6822, and 1 more from GH."), ["1", "Parcel 6822", "GH"])
+    assert.deepStrictEqual(chosen("The top 3 parcel 6822"), ["3", "Parcel 6822"])
     assert.isUndefined(chosen("Nothing matched."))
+  })
+
+  it("resolves a value several facts share by the key its label names, and a yes/no value only under its key", () => {
+    const facts = [
+      { path: ["result", "home_score"], value: "4" },
+      { path: ["result", "away_score"], value: "4" },
+      { path: ["result", "home_team"], value: "Wilville Stallions" },
+      { path: ["result", "valid_format"], value: "true" },
+      { path: ["result", "mx_found"], value: "true" },
+      { path: ["result", "rank"], value: "7" },
+      { path: ["result", "total"], value: "7" }
+    ]
+    const space: ActionSpace.Space = {
+      layout: { kinds: [{ row: 0, start: 1, end: 1 + facts.length, mode: "subset", plan: false }], rows: 1 + facts.length },
+      features: new Float64Array((1 + facts.length) * ActionSpace.width),
+      kinds: ["answer"],
+      searches: [],
+      calls: [],
+      facts: facts.map((f) => ({ callId: callId("c1"), path: f.path, label: f.path.join(" "), value: f.value })),
+      usedCallIds: [callId("c1")],
+      clauses: ["x"]
+    }
+    const chosen = (answer: string) =>
+      ActionSpace.project(space, { searches: [], calls: [], answer }).choice?.selected.map((r) => (facts[r - 1] as { path: Array<string> }).path[1])
+    // the home score, not the away score of the same value, nor the team the label quotes
+    assert.deepStrictEqual(chosen(`Here is what the tools returned. home score of the match "Wilville Stallions vs Fort Sumfield Bulls": 4.`), ["home_score"])
+    // a label naming neither key keeps every fact of the value
+    assert.deepStrictEqual(chosen("the number: 7"), ["rank", "total"])
+    // "true" under "valid format" is that key's, not every fact that is true
+    assert.deepStrictEqual(chosen("valid format (email validation): true; score: 4"), ["home_score", "away_score", "valid_format"])
   })
 
   it.effect("expresses the teacher's turns: whole + partly + none = steps, and a whole projection replays the turn", () =>
