@@ -17,10 +17,18 @@ export interface TeacherOptions {
   readonly searchAttempts: number
   /** Attempts per plan node (first try + retries) before the teacher gives up on it. */
   readonly callAttempts: number
+  /**
+   * How the searcher phrases a slot's first query: `documentation` — the first sentence of the planned tool's own
+   * description (what a searcher that knows its tool writes); `request` — the capability words of the request's
+   * clause the slot serves, as a student that only reads the request can also write them (ActionSpace's clause
+   * query), so a demonstration's first round is one the learned policy can express. Later attempts read the tool's
+   * documentation either way.
+   */
+  readonly firstQuery: "documentation" | "request"
 }
 
-/** Defaults: 10% mistakes, 3 searches per slot, 3 attempts per call. */
-export const defaultOptions: TeacherOptions = { mistakeRate: 0.1, searchAttempts: 3, callAttempts: 3 }
+/** Defaults: 10% mistakes, 3 searches per slot, 3 attempts per call, first queries from the tools' documentation. */
+export const defaultOptions: TeacherOptions = { mistakeRate: 0.1, searchAttempts: 3, callAttempts: 3, firstQuery: "documentation" }
 
 /** Checks options (a rate in [0, 1], attempt counts that are positive integers); a bad value names its field. */
 export const validateOptions = (options: TeacherOptions): Effect.Effect<TeacherOptions, ConfigError> => {
@@ -31,5 +39,6 @@ export const validateOptions = (options: TeacherOptions): Effect.Effect<TeacherO
     return bad("searchAttempts", "searchAttempts must be a positive integer")
   }
   if (!Number.isInteger(options.callAttempts) || options.callAttempts < 1) return bad("callAttempts", "callAttempts must be a positive integer")
+  if (options.firstQuery !== "documentation" && options.firstQuery !== "request") return bad("firstQuery", "firstQuery must be documentation or request")
   return Effect.succeed(options)
 }

@@ -4,6 +4,7 @@
  * of the request, an omitted fact), so demonstrations show recovery.
  */
 import { Effect } from "effect"
+import * as ActionSpace from "../ActionSpace.ts"
 import type { JsonObject } from "../../domain/Json.ts"
 import type { Plan, PlanNode } from "../../domain/Plan.ts"
 import type { GoldCall } from "../../domain/Task.ts"
@@ -67,8 +68,9 @@ export const firstSentence = (text: string): string => {
  * Searcher: one query per slot, phrased differently on each attempt from the bound tool's documentation (a vague
  * one by mistake); a slot without a known tool is searched by its capability words.
  */
-export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: Library, random: Rng, options: TeacherOptions): Array<SearchQuery> =>
-  slots.map((node) => {
+export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: Library, random: Rng, options: TeacherOptions): Array<SearchQuery> => {
+  const taken = new Set<string>()
+  return slots.map((node) => {
     const slot = node.id
     const spec = node.tool === undefined ? undefined : library.get(node.tool)
     if (spec === undefined) return { slot, query: node.tool?.replace(/_/g, " ") ?? (node.slot ?? node.id) }
@@ -79,9 +81,53 @@ export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: 
       `${spec.group} ${spec.category} ${firstSentence(spec.description)}`
     ]
     const vague = attempt === 0 && random.next() < options.mistakeRate
-    const query = vague ? `${spec.category} data` : (phrasings[attempt % phrasings.length] as string)
+    // from the request: the clause's capability words, or the whole clause when another slot of this round took them
+    const fromRequest = attempt === 0 && options.firstQuery === "request"
+      ? requestQueries(board, slot).find((q) => !taken.has(q))
+      : undefined
+    const query = vague ? `${spec.category} data` : fromRequest ?? (phrasings[attempt % phrasings.length] as string)
+    taken.add(query)
     return { slot, query }
   })
+}
+
+/**
+ * The clause of the request a gold call serves (privileged: it reads the gold DAG): the clause quoting one of its
+ * argument values, else its first dependency's clause, else the clause that names most of its facts' words, else the
+ * clause of a call that depends on it.
+ */
+export const clauseOfCall = (task: Board["task"], id: string, clauses: ReadonlyArray<string>, seen: ReadonlySet<string> = new Set()): number => {
+  const gold = task.gold.find((g) => g.id === id)
+  if (gold === undefined || seen.has(id)) return -1
+  const visited = new Set([...seen, id])
+  const values = Object.values(gold.arguments).filter((v): v is string => typeof v === "string" && v.length >= 3)
+  const quoted = clauses.findIndex((c) => values.some((v) => c.includes(`"${v}"`) || c.includes(v)))
+  if (quoted >= 0) return quoted
+  for (const dep of gold.deps) {
+    const at = clauseOfCall(task, dep, clauses, visited)
+    if (at >= 0) return at
+  }
+  const words = new Set(task.facts.filter((f) => f.call === id).flatMap((f) => f.key.toLowerCase().split(/\W+/).filter((w) => w.length > 2)))
+  if (words.size > 0) {
+    const scores = clauses.map((c) => c.toLowerCase().split(/\W+/).filter((w) => words.has(w)).length)
+    const best = Math.max(...scores)
+    if (best > 0) return scores.indexOf(best)
+  }
+  for (const child of task.gold.filter((g) => g.deps.includes(gold.id))) {
+    const at = clauseOfCall(task, child.id, clauses, visited)
+    if (at >= 0) return at
+  }
+  return -1
+}
+
+/** A slot's request-grounded queries, best first: its clause's capability words, then the whole clause. */
+const requestQueries = (board: Board, slot: string): ReadonlyArray<string> => {
+  const clauses = ActionSpace.clausesOf(board.task.request)
+  const at = clauseOfCall(board.task, slot, clauses)
+  if (at < 0) return []
+  const { bare, full } = ActionSpace.clauseQueries(clauses[at] as string)
+  return bare.length > 0 && bare !== full ? [bare, full] : [full]
+}
 
 /** The gold call a node stands for: same id and tool, else an open gold call of the same tool, else any of it. */
 const goldCallFor = (board: Board, node: BoundNode): GoldCall | undefined =>
