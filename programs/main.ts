@@ -49,6 +49,8 @@ const PipelineRecord = Schema.Struct({
   levels: Schema.Array(Level),
   paradigms: Schema.Array(Paradigm),
   teacherMistakeRate: Schema.Finite,
+  // absent in a run stored before the option existed, which phrased first searches from the documentation
+  teacherFirstQuery: Schema.optionalKey(Schema.Literals(["documentation", "request"])),
   sftEpochs: Schema.Int,
   rlIterations: Schema.Int,
   rlTasksPerIteration: Schema.Int,
@@ -78,7 +80,7 @@ const command = Command.make(
     worldSeed: flags.worldSeed.pipe(Flag.withDefault(7)),
     worldSize: flags.worldSize.pipe(Flag.withDefault(50_011)),
     concurrency: flags.concurrency.pipe(Flag.withDefault(Pipeline.defaults.concurrency)),
-    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1: all in this thread)").pipe(Flag.withDefault(2)),
+    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1, the default: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(Flag.withDefault(1)),
     out: flags.out.pipe(Flag.optional),
     resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
     ship: Flag.String("ship").pipe(Flag.withDescription("also write the trained model (ONNX + metadata) to this folder, e.g. models"), Flag.optional)
@@ -95,6 +97,7 @@ const command = Command.make(
       levels: given.levels,
       paradigms: given.paradigms,
       teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
+      teacherFirstQuery: Pipeline.defaults.teacherFirstQuery,
       sftEpochs: given.sftEpochs,
       rlIterations: given.rlIterations,
       rlTasksPerIteration: given.rlTasks,
@@ -132,7 +135,7 @@ const command = Command.make(
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })
       }
-      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, progress: true }
+      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", progress: true }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
         ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }

@@ -43,6 +43,12 @@ export interface PipelineOptions {
   readonly levels: ReadonlyArray<Level>
   readonly paradigms: ReadonlyArray<Paradigm>
   readonly teacherMistakeRate: number
+  /**
+   * How the teacher phrases a slot's first search (`TeacherOptions.firstQuery`): `request` (the default) from the
+   * request's clause, which the learned policy's action space can express; `documentation` from the planned tool's
+   * description (what runs stored before this option used).
+   */
+  readonly teacherFirstQuery: "documentation" | "request"
   readonly sftEpochs: number
   readonly rlIterations: number
   readonly rlTasksPerIteration: number
@@ -61,6 +67,7 @@ export const defaults: PipelineOptions = {
   levels: ["I1", "I2", "I3"],
   paradigms: ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"],
   teacherMistakeRate: 0.1,
+  teacherFirstQuery: "request",
   sftEpochs: 10,
   rlIterations: 8,
   rlTasksPerIteration: 16,
@@ -270,7 +277,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
     /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`). */
     const demonstrations = Effect.gen(function*() {
       const teacher = yield* Rollout.make({ maxRounds }).pipe(
-        Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate }).pipe(Layer.provide(base)))),
+        Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: options.teacherFirstQuery }).pipe(Layer.provide(base)))),
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
       const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations").pipe(
