@@ -113,6 +113,9 @@ const tokens = (text: string): ReadonlySet<string> => {
   return out
 }
 
+/** The words of a payload leaf's own key (the last step of its path: `home_score` → home, score). */
+const keyWordsOf = (path: ReadonlyArray<string | number>): ReadonlySet<string> => tokens(String(path.at(-1) ?? ""))
+
 /** The clause whose words `text` covers best (-1 when it shares no word with any). */
 const bestClause = (clauseTokens: ReadonlyArray<ReadonlySet<string>>, text: ReadonlySet<string>): number => {
   let best = -1
@@ -639,7 +642,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
     let taken = 0
     const all = leaves(out.payload, options.itemsPerArray)
     // how well the best leaf of this call names what its clause asks (a leaf matching as well is a likely answer)
-    const leafCover = all.map((leaf) => cover(tokens(String(leaf.path[leaf.path.length - 1] ?? "")), cTokens))
+    const leafCover = all.map((leaf) => cover(keyWordsOf(leaf.path), cTokens))
     const bestCover = Math.max(0, ...leafCover)
     // each list item's display field: its first string leaf that is not an id (a name, a title, a post's text)
     const display = new Set<number>()
@@ -657,7 +660,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
       const key = String(leaf.path[leaf.path.length - 1] ?? "")
       const value = String(leaf.value)
       const keyTokens = tokens(leaf.path.filter((p) => typeof p === "string").join(" "))
-      const leafTokens = tokens(key)
+      const leafTokens = keyWordsOf(leaf.path)
       const index = leaf.path.find((p): p is number => typeof p === "number")
       const f = new Float64Array(candidateWidth)
       f[0] = cover(keyTokens, cTokens)
@@ -682,8 +685,8 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
       // a list question is answered by its items' names, a question about one thing by the attribute it names
       f[19] = count > 1 ? 1 : 0
       f[20] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
-      f[22] = display.has(li) ? 1 : 0
       f[21] = count <= 1 && f[15] === 1 && f[13] > 0 ? 1 : 0
+      f[22] = display.has(li) ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value })
       factFeatures.push(f)
       taken++
@@ -843,7 +846,7 @@ const statesFact = (values: string, fact: FactCandidate, label: string): boolean
   const value = fact.value.toLowerCase()
   if (!states(values, value)) return false
   if (value !== "true" && value !== "false") return true
-  const key = tokens(String(fact.path[fact.path.length - 1] ?? ""))
+  const key = keyWordsOf(fact.path)
   return key.size > 0 && cover(key, tokens(`${label} ${values}`)) === 1
 }
 
@@ -865,7 +868,7 @@ const answerRows = (facts: ReadonlyArray<FactCandidate>, text: string): Readonly
     })
     const labelTokens = tokens(label)
     for (const matches of byValue.values()) {
-      const named = matches.map((i) => cover(tokens(String((facts[i] as FactCandidate).path.at(-1) ?? "")), labelTokens))
+      const named = matches.map((i) => cover(keyWordsOf((facts[i] as FactCandidate).path), labelTokens))
       const best = Math.max(...named)
       matches.forEach((i, k) => {
         if (best === 0 || named[k] === best) rows.add(i)

@@ -101,7 +101,7 @@ export const clauseOfCall = (task: Board["task"], id: string, clauses: ReadonlyA
   if (gold === undefined || seen.has(id)) return -1
   const visited = new Set([...seen, id])
   const values = Object.values(gold.arguments).filter((v): v is string => typeof v === "string" && v.length >= 3)
-  const quoted = clauses.findIndex((c) => values.some((v) => c.includes(`"${v}"`) || c.includes(v)))
+  const quoted = clauses.findIndex((c) => values.some((v) => c.includes(v)))
   if (quoted >= 0) return quoted
   for (const dep of gold.deps) {
     const at = clauseOfCall(task, dep, clauses, visited)
