@@ -16,6 +16,7 @@ import * as LearnedPolicy from "../src/agent/LearnedPolicy.ts"
 import * as Teacher from "../src/agent/Teacher.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Scoring from "../src/eval/Scoring.ts"
+import * as Evaluation from "../src/math/Evaluation.ts"
 import { hashParts } from "../src/math/Random.ts"
 import * as Rollout from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
@@ -45,23 +46,25 @@ const line = (label: string, tasks: ReadonlyArray<Task>, trajectories: ReadonlyA
   let noSuccess = 0
   let notObserved = 0
   let notStated = 0
+  let rounds = 0
+  let calls = 0
   trajectories.forEach((t, i) => {
-    const v = t.verdict
-    const ok = v?.quality === "YES" && v.faithfulness === "YES"
-    const level = (tasks[i] as Task).level
-    const cell = byLevel.get(level) ?? [0, 0]
-    byLevel.set(level, [cell[0] + (ok ? 1 : 0), cell[1] + 1])
-    if (ok) pass++
+    const task = tasks[i] as Task
+    // the pipeline's own outcome: Pass@1 is Quality and Faithfulness YES, calls are the calls that ran
+    const outcome = Evaluation.outcomeOf(task, t)
+    rounds += outcome.rounds
+    calls += outcome.calls
+    const cell = byLevel.get(task.level) ?? [0, 0]
+    byLevel.set(task.level, [cell[0] + (outcome.success ? 1 : 0), cell[1] + 1])
+    if (outcome.success) pass++
     else if (!t.steps.some((s) => s.observations.some((o) => o.outcome._tag === "ok"))) noSuccess++
-    else if (v?.utility !== "YES") notObserved++
+    else if (t.verdict?.utility !== "YES") notObserved++
     else notStated++
   })
   const n = trajectories.length
-  const rounds = trajectories.reduce((a, t) => a + t.steps.length, 0) / n
-  const calls = trajectories.reduce((a, t) => a + t.steps.reduce((b, s) => b + s.observations.length, 0), 0) / n
   const levels = [...byLevel].sort().map(([l, [a, b]]) => `${l} ${a}/${b}`).join(" ")
   return `${label.padEnd(10)} Pass@1 ${(100 * pass / n).toFixed(1).padStart(5)}% (${levels}); failed: no successful call ${noSuccess}, ` +
-    `a gold fact not observed ${notObserved}, observed but not stated ${notStated}; rounds ${rounds.toFixed(2)}, calls ${calls.toFixed(2)}`
+    `a gold fact not observed ${notObserved}, observed but not stated ${notStated}; rounds ${(rounds / n).toFixed(2)}, calls ${(calls / n).toFixed(2)}`
 }
 
 const program = Effect.gen(function*() {

@@ -70,6 +70,7 @@ export const firstSentence = (text: string): string => {
  */
 export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: Library, random: Rng, options: TeacherOptions): Array<SearchQuery> => {
   const taken = new Set<string>()
+  const clauses = options.firstQuery === "request" ? ActionSpace.clausesOf(board.task.request) : []
   return slots.map((node) => {
     const slot = node.id
     const spec = node.tool === undefined ? undefined : library.get(node.tool)
@@ -83,7 +84,7 @@ export const searcher = (slots: ReadonlyArray<PlanNode>, board: Board, library: 
     const vague = attempt === 0 && random.next() < options.mistakeRate
     // from the request: the clause's capability words, or the whole clause when another slot of this round took them
     const fromRequest = attempt === 0 && options.firstQuery === "request"
-      ? requestQueries(board, slot).find((q) => !taken.has(q))
+      ? requestQueries(board.task, clauses, slot).find((q) => !taken.has(q))
       : undefined
     const query = vague ? `${spec.category} data` : fromRequest ?? (phrasings[attempt % phrasings.length] as string)
     taken.add(query)
@@ -121,9 +122,8 @@ export const clauseOfCall = (task: Board["task"], id: string, clauses: ReadonlyA
 }
 
 /** A slot's request-grounded queries, best first: its clause's capability words, then the whole clause. */
-const requestQueries = (board: Board, slot: string): ReadonlyArray<string> => {
-  const clauses = ActionSpace.clausesOf(board.task.request)
-  const at = clauseOfCall(board.task, slot, clauses)
+const requestQueries = (task: Board["task"], clauses: ReadonlyArray<string>, slot: string): ReadonlyArray<string> => {
+  const at = clauseOfCall(task, slot, clauses)
   if (at < 0) return []
   const { bare, full } = ActionSpace.clauseQueries(clauses[at] as string)
   return bare.length > 0 && bare !== full ? [bare, full] : [full]
