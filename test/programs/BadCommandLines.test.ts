@@ -87,7 +87,10 @@ const rows: ReadonlyArray<Row> = [
   ["bench/dense-search.ts", ["--rows", "-1"], "--rows"],
   ["bench/retrieval-tune.ts", ["--round", "3"], "--round"],
   ["bench/retrieval-slots.ts", ["--tasks", "0"], "--tasks"],
-  ["bench/teacher-prompts.ts", ["5", "Foo"], "<paradigm>"]
+  ["bench/teacher-prompts.ts", ["5", "Foo"], "<paradigm>"],
+  ["bench/use-explore.ts", ["--packages", "/nonexistent/node_modules"], "--packages"],
+  ["bench/use-explore.ts", ["--packages", dir, "--fields", "api,bogus"], "bogus"],
+  ["bench/use-explore.ts", ["--packages", dir, "--part", "2", "--parts", "2"], "--part"]
 ]
 
 describe.concurrent("a bad command line: exit ≠ 0, one stderr line naming the flag or file, no stack trace", () => {
