@@ -1,0 +1,121 @@
+/**
+ * `npx tsx bench/dense-feedback.ts [--onnx … --vocab …]`: dense pseudo-relevance feedback on the BM25 tuning data
+ * only (the tuning part of G1_category and the multi-intent requests made from it), never the test files. Each
+ * request (and each of its sentences) is encoded, moved towards the mean of the plain API rows of BM25F's m best hits,
+ * q' = (q + β · mean) / ‖…‖, and searched over the tuned dense index (provider rows λ 2, sentence fusion whole 1 /
+ * RRF 5, as `RetrieverOnnx.tunedDense`); the list is scored alone and fused with BM25F by RRF. β = 0 is the shipped
+ * dense retriever, so its row reproduces the shipped hybrid (docs/dense.md, round 5).
+ */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Console, Context, Effect, Layer } from "effect"
+import { Flag } from "effect/cli"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
+import * as Cli from "../src/io/Cli.ts"
+import { dataPath } from "../src/io/DataPath.ts"
+import type { ToolName } from "../src/domain/Ids.ts"
+import type { SearchHit } from "../src/domain/Trajectory.ts"
+import * as Benchmark from "../src/retrieval/Benchmark.ts"
+import * as Bm25 from "../src/retrieval/Bm25.ts"
+import * as Document from "../src/retrieval/Document.ts"
+import * as Hybrid from "../src/retrieval/Hybrid.ts"
+import * as Text from "../src/retrieval/Tokenize.ts"
+import { Retriever } from "../src/retrieval/Retriever.ts"
+import * as DepGraph from "../src/toolenv/DepGraph.ts"
+import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+
+const { onnx, vocab } = await BenchFlags.parse("dense-feedback", "Dense pseudo-relevance feedback from BM25F on the BM25 tuning data only", {
+  onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
+  vocab: Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("the static encoder's *.vocab.json"), Flag.withDefault(RetrieverOnnx.shippedModel.vocab))
+})
+
+const program = Effect.scoped(Effect.gen(function*() {
+  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
+    dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
+  ])
+  const all = setup.sets[0] as Benchmark.QuerySet
+  const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
+  const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
+  const wholes = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
+  const partsOf = new Map(wholes.map((q) => {
+    const split = Bm25.clauses(q)
+    return [q, split.length < 2 ? [q] : [q, ...split]] as const
+  }))
+  const texts = [...new Set([...partsOf.values()].flat())]
+  const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
+  const bm25 = Context.get(yield* Layer.build(Retriever.layerBm25.pipe(Layer.provide(Layer.succeed(ToolLibrary, library)))), Retriever)
+  const bm25Ranked = yield* bm25.search(texts, 100)
+  const bm25Of = new Map(texts.map((t, i) => [t, bm25Ranked[i] ?? []] as const))
+
+  // the index RetrieverOnnx.make builds with tunedDense (API rows + λ 2 · provider rows)
+  const encoder = yield* RetrieverOnnx.openEncoder({ kind: "static", onnx, vocab })
+  const dim = encoder.dim
+  const names = library.tools.map((t) => t.name)
+  const rowOf = new Map(names.map((n, i) => [n as string, i]))
+  const documents = library.tools.map((t) => Document.fromTool(t))
+  const apiRows = yield* RetrieverOnnx.embedDocuments(encoder, documents.map((d) => Document.text(d)), ".cache/dense")
+  const groups = Document.groups(library.tools)
+  const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
+    Document.text({ tool: names[groups.members[groups.memberStart[g] as number] as number] as ToolName, fields })
+  )
+  const groupRows = yield* RetrieverOnnx.embedDocuments(encoder, groupTexts, ".cache/dense")
+  const groupWeight = RetrieverOnnx.tunedDense.group?.weight ?? 0
+  const index = yield* RetrieverOnnx.vectorIndex(RetrieverOnnx.addGroupRows(Float32Array.from(apiRows), groupRows, groups, dim, groupWeight), dim)
+  const sentence = RetrieverOnnx.tunedDense.clauses ?? { wholeWeight: 1, rrfK: 5 }
+  const queryRows = yield* encoder.encode(texts)
+
+  const feedbackLists = (m: number, beta: number) => Effect.gen(function*() {
+    const moved = new Float32Array(texts.length * dim)
+    texts.forEach((t, i) => {
+      const top = (bm25Of.get(t) ?? []).slice(0, m)
+      const at = i * dim
+      for (const hit of top) {
+        const r = (rowOf.get(hit.tool) ?? 0) * dim
+        for (let d = 0; d < dim; d++) moved[at + d] = (moved[at + d] as number) + (apiRows[r + d] as number) / top.length
+      }
+      let norm = 0
+      for (let d = 0; d < dim; d++) {
+        const v = (queryRows[at + d] as number) + beta * (moved[at + d] as number)
+        moved[at + d] = v
+        norm += v * v
+      }
+      const n = Math.sqrt(norm) || 1
+      for (let d = 0; d < dim; d++) moved[at + d] = (moved[at + d] as number) / n
+    })
+    const ranked = yield* index.search(moved, texts.length, 100)
+    const listOf = new Map(texts.map((t, i) => [t, (ranked[i] ?? []).map(({ doc, score }): SearchHit => ({ tool: names[doc] as ToolName, score }))] as const))
+    return new Map(wholes.map((q) => {
+      const lists = (partsOf.get(q) ?? [q]).map((p) => listOf.get(p) ?? [])
+      const fused = lists.length === 1
+        ? lists[0] ?? []
+        : Hybrid.reciprocalRank(lists.map((hits, i) => ({ hits, weight: i === 0 ? sentence.wholeWeight : 1 })), 100, sentence.rrfK)
+      return [q, fused] as const
+    }))
+  })
+  const score = (ranked: (query: string) => ReadonlyArray<SearchHit>) => {
+    const perSet = sets.map((set) => Benchmark.objectiveOf(Benchmark.evaluateSync(set, (q) => ranked(q).slice(0, 10).map((h) => h.tool))))
+    const objective = Benchmark.combinedObjective(perSet)
+    return { objective, shown: `${objective.toFixed(2)} (${perSet.map((x) => x.toFixed(1)).join(" · ")})` }
+  }
+  const bm25List = (q: string) => bm25Of.get(q) ?? []
+  yield* Console.log(`BM25F ${score(bm25List).shown}`)
+  for (const m of [3, 5, 10, 20]) {
+    for (const beta of m === 3 ? [0, 0.5, 1, 2, 4] : [0.5, 1, 2, 4]) {
+      const dense = yield* feedbackLists(m, beta)
+      const denseList = (q: string) => dense.get(q) ?? []
+      const fused = (k: number, w: number) => (q: string) => Hybrid.reciprocalRank([{ hits: bm25List(q), weight: 1 }, { hits: denseList(q), weight: w }], 10, k)
+      let best = { objective: -1, shown: "", at: "" }
+      for (const k of [10, 30, 60]) {
+        for (const w of [0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1]) {
+          const r = score(fused(k, w))
+          if (r.objective > best.objective) best = { ...r, at: `RRF k ${k}, dense ${w}` }
+        }
+      }
+      yield* Console.log(
+        `m ${m}, β ${beta}: dense alone ${score(denseList).shown}; hybrid at k 10 / 0.4 ${score(fused(10, 0.4)).shown}; best ${best.shown} (${best.at})`
+      )
+    }
+  }
+}))
+
+program.pipe(Cli.report("bench/dense-feedback"), NodeRuntime.runMain)
