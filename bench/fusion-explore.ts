@@ -9,6 +9,7 @@ import * as BenchFlags from "./BenchFlags.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
+import { groupKey } from "../src/domain/Tool.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
 import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
@@ -101,6 +102,35 @@ const program = Effect.gen(function*() {
         const r = score(perClause(inner, w, k))
         best.push([`per-sentence ${iname} whole ${w} k ${k}`, r.objective])
         yield* show(`per-sentence ${iname} whole ${w} k ${k}`, r)
+      }
+    }
+  }
+  // provider diversity (round 5): in the shipped fusion's top `window`, at most `cap` APIs of one provider ahead of
+  // every other candidate (the rest keep their order behind), for requests of at least `sentences` sentences
+  const providerOf = new Map(setup.tools.map((t) => [t.name as string, groupKey(t)]))
+  const diversified = (cap: number, window: number, sentences: number) => (q: string) => {
+    const hits = rrf(10, 0.4)(q)
+    if (Bm25.clauses(q).length < sentences) return hits
+    const ahead: Array<SearchHit> = []
+    const behind: Array<SearchHit> = []
+    const taken = new Map<string, number>()
+    for (const hit of hits.slice(0, window)) {
+      const provider = providerOf.get(hit.tool) ?? hit.tool
+      const n = taken.get(provider) ?? 0
+      if (n < cap) {
+        ahead.push(hit)
+        taken.set(provider, n + 1)
+      } else behind.push(hit)
+    }
+    return [...ahead, ...behind, ...hits.slice(window)]
+  }
+  for (const sentences of [1, 3]) {
+    for (const cap of [1, 2, 3]) {
+      for (const window of [10, 20, 50]) {
+        const label = `provider cap ${cap} in top ${window}, requests of ≥ ${sentences} sentences`
+        const r = score(diversified(cap, window, sentences))
+        best.push([label, r.objective])
+        yield* show(label, r)
       }
     }
   }
