@@ -7,22 +7,18 @@
  * dense retriever, so its row reproduces the shipped hybrid (docs/dense.md, round 5).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Context, Effect, Layer } from "effect"
+import { Console, Effect } from "effect"
 import { Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
+import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import * as Cli from "../src/io/Cli.ts"
-import { dataPath } from "../src/io/DataPath.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
-import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
-import * as Text from "../src/retrieval/Tokenize.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
-import * as DepGraph from "../src/toolenv/DepGraph.ts"
-import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 
 const { onnx, vocab } = await BenchFlags.parse("dense-feedback", "Dense pseudo-relevance feedback from BM25F on the BM25 tuning data only", {
   onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
@@ -30,22 +26,13 @@ const { onnx, vocab } = await BenchFlags.parse("dense-feedback", "Dense pseudo-r
 })
 
 const program = Effect.scoped(Effect.gen(function*() {
-  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
-    dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
-  ])
-  const all = setup.sets[0] as Benchmark.QuerySet
-  const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
-  const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
-  const wholes = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
-  const partsOf = new Map(wholes.map((q) => {
+  const { library, requests, listsOf, score } = yield* TuningData.load
+  const partsOf = new Map(requests.map((q) => {
     const split = Bm25.clauses(q)
     return [q, split.length < 2 ? [q] : [q, ...split]] as const
   }))
   const texts = [...new Set([...partsOf.values()].flat())]
-  const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
-  const bm25 = Context.get(yield* Layer.build(Retriever.layerBm25.pipe(Layer.provide(Layer.succeed(ToolLibrary, library)))), Retriever)
-  const bm25Ranked = yield* bm25.search(texts, 100)
-  const bm25Of = new Map(texts.map((t, i) => [t, bm25Ranked[i] ?? []] as const))
+  const bm25Of = yield* listsOf(Retriever.layerBm25, texts)
 
   // the index RetrieverOnnx.make builds with tunedDense (API rows + λ 2 · provider rows)
   const encoder = yield* RetrieverOnnx.openEncoder({ kind: "static", onnx, vocab })
@@ -84,7 +71,7 @@ const program = Effect.scoped(Effect.gen(function*() {
     })
     const ranked = yield* index.search(moved, texts.length, 100)
     const listOf = new Map(texts.map((t, i) => [t, (ranked[i] ?? []).map(({ doc, score }): SearchHit => ({ tool: names[doc] as ToolName, score }))] as const))
-    return new Map(wholes.map((q) => {
+    return new Map(requests.map((q) => {
       const lists = (partsOf.get(q) ?? [q]).map((p) => listOf.get(p) ?? [])
       const fused = lists.length === 1
         ? lists[0] ?? []
@@ -92,27 +79,19 @@ const program = Effect.scoped(Effect.gen(function*() {
       return [q, fused] as const
     }))
   })
-  const score = (ranked: (query: string) => ReadonlyArray<SearchHit>) => {
-    const perSet = sets.map((set) => Benchmark.objectiveOf(Benchmark.evaluateSync(set, (q) => ranked(q).slice(0, 10).map((h) => h.tool))))
-    const objective = Benchmark.combinedObjective(perSet)
-    return { objective, shown: `${objective.toFixed(2)} (${perSet.map((x) => x.toFixed(1)).join(" · ")})` }
-  }
   const bm25List = (q: string) => bm25Of.get(q) ?? []
-  yield* Console.log(`BM25F ${score(bm25List).shown}`)
+  yield* Console.log(`BM25F ${TuningData.show(score(bm25List))}`)
   for (const m of [3, 5, 10, 20]) {
     for (const beta of m === 3 ? [0, 0.5, 1, 2, 4] : [0.5, 1, 2, 4]) {
       const dense = yield* feedbackLists(m, beta)
       const denseList = (q: string) => dense.get(q) ?? []
       const fused = (k: number, w: number) => (q: string) => Hybrid.reciprocalRank([{ hits: bm25List(q), weight: 1 }, { hits: denseList(q), weight: w }], 10, k)
-      let best = { objective: -1, shown: "", at: "" }
-      for (const k of [10, 30, 60]) {
-        for (const w of [0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1]) {
-          const r = score(fused(k, w))
-          if (r.objective > best.objective) best = { ...r, at: `RRF k ${k}, dense ${w}` }
-        }
-      }
+      const candidates = [10, 30, 60].flatMap((k) =>
+        [0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1].map((w) => ({ scored: score(fused(k, w)), at: `RRF k ${k}, dense ${w}` }))
+      )
+      const best = candidates.reduce((a, b) => (b.scored.objective > a.scored.objective ? b : a))
       yield* Console.log(
-        `m ${m}, β ${beta}: dense alone ${score(denseList).shown}; hybrid at k 10 / 0.4 ${score(fused(10, 0.4)).shown}; best ${best.shown} (${best.at})`
+        `m ${m}, β ${beta}: dense alone ${TuningData.show(score(denseList))}; hybrid at k 10 / 0.4 ${TuningData.show(score(fused(10, 0.4)))}; best ${TuningData.show(best.scored)} (${best.at})`
       )
     }
   }

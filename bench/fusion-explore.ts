@@ -3,20 +3,16 @@
  * tuning data only (the tuning part of G1_category and the multi-intent requests made from it), never the test files.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Context, Effect, Layer } from "effect"
+import { Console, Effect } from "effect"
 import { Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
+import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
-import { dataPath } from "../src/io/DataPath.ts"
-import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { groupKey } from "../src/domain/Tool.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
-import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
-import * as Text from "../src/retrieval/Tokenize.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
-import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 
 const { onnx, vocab } = await BenchFlags.parse("fusion-explore", "Fusion variants of BM25F + the static encoder on the BM25 tuning data only", {
   onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
@@ -24,31 +20,12 @@ const { onnx, vocab } = await BenchFlags.parse("fusion-explore", "Fusion variant
 })
 
 const program = Effect.gen(function*() {
-  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
-    dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
-  ])
-  const all = setup.sets[0] as Benchmark.QuerySet
-  const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
-  const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
-  const wholes = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
-  const parts = [...new Set(wholes.flatMap((q) => Bm25.clauses(q)))]
-  const texts = [...new Set([...wholes, ...parts])]
-  const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
-  const libraryLayer = Layer.succeed(ToolLibrary, library)
-  const listsOf = (layer: Layer.Layer<Retriever, unknown, ToolLibrary>) =>
-    Effect.scoped(Effect.gen(function*() {
-      const retriever = Context.get(yield* Layer.build(layer.pipe(Layer.provide(libraryLayer))), Retriever)
-      const lists = yield* retriever.search(texts, 100)
-      return new Map(texts.map((text, i) => [text, lists[i] ?? []] as const))
-    }))
-  const bm25 = yield* listsOf(Retriever.layerBm25)
-  const dense = yield* listsOf(RetrieverOnnx.layer({ model: { kind: "static", onnx, vocab }, cacheDir: ".cache/dense", ...RetrieverOnnx.tunedDense }))
-  const score = (rank: (query: string) => ReadonlyArray<SearchHit>) => {
-    const perSet = sets.map((set) => Benchmark.objectiveOf(Benchmark.evaluateSync(set, (q) => rank(q).slice(0, 10).map((h) => h.tool))))
-    return { objective: Benchmark.combinedObjective(perSet), perSet }
-  }
-  const show = (label: string, r: { readonly objective: number; readonly perSet: ReadonlyArray<number> }) =>
-    Console.log(`${label}: ${r.objective.toFixed(2)} (${r.perSet.map((x) => x.toFixed(1)).join(" · ")})`)
+  const { tools, requests, listsOf, score } = yield* TuningData.load
+  const parts = [...new Set(requests.flatMap((q) => Bm25.clauses(q)))]
+  const texts = [...new Set([...requests, ...parts])]
+  const bm25 = yield* listsOf(Retriever.layerBm25, texts)
+  const dense = yield* listsOf(RetrieverOnnx.layer({ model: { kind: "static", onnx, vocab }, cacheDir: ".cache/dense", ...RetrieverOnnx.tunedDense }), texts)
+  const show = (label: string, r: TuningData.Scored) => Console.log(`${label}: ${TuningData.show(r)}`)
   yield* show("bm25", score((q) => bm25.get(q) ?? []))
   yield* show("dense", score((q) => dense.get(q) ?? []))
   const rrf = (k: number, w: number) => (q: string) =>
@@ -107,7 +84,7 @@ const program = Effect.gen(function*() {
   }
   // provider diversity (round 5): in the shipped fusion's top `window`, at most `cap` APIs of one provider ahead of
   // every other candidate (the rest keep their order behind), for requests of at least `sentences` sentences
-  const providerOf = new Map(setup.tools.map((t) => [t.name as string, groupKey(t)]))
+  const providerOf = new Map(tools.map((t) => [t.name as string, groupKey(t)]))
   const diversified = (cap: number, window: number, sentences: number) => (q: string) => {
     const hits = rrf(10, 0.4)(q)
     if (Bm25.clauses(q).length < sentences) return hits

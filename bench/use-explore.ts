@@ -11,25 +11,21 @@
  * fusion grid runs once every chunk is cached. USE is not a dependency of the project (docs/dense.md, round 5).
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Context, Effect, Layer, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
 import { Flag } from "effect/cli"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { pathToFileURL } from "node:url"
 import * as BenchFlags from "./BenchFlags.ts"
-import * as Cli from "../src/io/Cli.ts"
+import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
-import { dataPath } from "../src/io/DataPath.ts"
+import * as Cli from "../src/io/Cli.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
-import * as Benchmark from "../src/retrieval/Benchmark.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Document from "../src/retrieval/Document.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
-import * as Text from "../src/retrieval/Tokenize.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
-import * as DepGraph from "../src/toolenv/DepGraph.ts"
-import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 
 class UseError extends Schema.TaggedError<UseError>()("UseError", { file: Schema.String, message: Schema.String }) {}
 
@@ -104,24 +100,18 @@ const program = Effect.gen(function*() {
   const fields = flags.fields.split(",").map((f) => f.trim())
   const unknown = fields.filter((f) => !(Document.fieldNames as ReadonlyArray<string>).includes(f))
   if (unknown.length > 0) return yield* new UseError({ file: "--fields", message: `unknown field(s) ${unknown.join(", ")}` })
-  const setup = yield* Benchmark.load(dataPath("toolenv2404", "toolenv2404_filtered"), [
-    dataPath("stabletoolbench", "solvable_queries", "test_instruction", "G1_category.json")
-  ])
-  const all = setup.sets[0] as Benchmark.QuerySet
-  const tuning = Benchmark.subset(all, "G1_category[tune]", (q) => Benchmark.isTuningQuery(q.id))
-  const sets = Benchmark.tuningSets(tuning, setup.tools, Text.makeTokenizer(Bm25.defaultConfig.text).tokens, Bm25.clauses)
-  const wholes = [...new Set(sets.flatMap((set) => set.queries.map((q) => q.query)))]
+  const { tools, requests: wholes, listsOf, score: scored } = yield* TuningData.load
   const partsOf = new Map(wholes.map((q) => {
     const split = Bm25.clauses(q)
     return [q, split.length < 2 ? [q] : [q, ...split]] as const
   }))
-  const docs = setup.tools.map((t) => Document.toolText(t, fields as ReadonlyArray<Document.FieldName>).slice(0, flags.maxChars))
+  const docs = tools.map((t) => Document.toolText(t, fields as ReadonlyArray<Document.FieldName>).slice(0, flags.maxChars))
 
   // the document pass: chunk files under a folder named by the text settings, checked against the library's tool order
   const dir = nodePath.join(flags.cache, `docs-${fields.join("+")}-${flags.maxChars}`)
   yield* Effect.try({ try: () => fs.mkdirSync(dir, { recursive: true }), catch: (e) => new UseError({ file: dir, message: String(e) }) })
   const manifest = nodePath.join(dir, "tools.json")
-  const names = setup.tools.map((t) => t.name as string)
+  const names = tools.map((t) => t.name as string)
   if (fs.existsSync(manifest)) {
     const cached: unknown = JSON.parse(fs.readFileSync(manifest, "utf8"))
     if (!Array.isArray(cached) || cached.length !== names.length || cached.some((n, i) => n !== names[i])) {
@@ -192,20 +182,9 @@ const program = Effect.gen(function*() {
     useSentences.set(q, lists.length === 1 ? lists[0] ?? [] : Hybrid.reciprocalRank(lists.map((hits) => ({ hits, weight: 1 })), 100, 5))
   }
 
-  const library = makeLibrary("toolenv2404+G1_category", setup.tools, DepGraph.make([]))
-  const libraryLayer = Layer.succeed(ToolLibrary, library)
-  const listsOf = (layer: Layer.Layer<Retriever, unknown, ToolLibrary>) =>
-    Effect.scoped(Effect.gen(function*() {
-      const retriever = Context.get(yield* Layer.build(layer.pipe(Layer.provide(libraryLayer))), Retriever)
-      const lists = yield* retriever.search(wholes, 100)
-      return new Map(wholes.map((text, i) => [text, lists[i] ?? []] as const))
-    }))
-  const bm25 = yield* listsOf(Retriever.layerBm25)
-  const dense = yield* listsOf(RetrieverOnnx.layer({ model: RetrieverOnnx.shippedModel, cacheDir: ".cache/dense", ...RetrieverOnnx.tunedDense }))
-  const score = (ranked: (query: string) => ReadonlyArray<SearchHit>) => {
-    const perSet = sets.map((set) => Benchmark.objectiveOf(Benchmark.evaluateSync(set, (q) => ranked(q).slice(0, 10).map((h) => h.tool))))
-    return `${Benchmark.combinedObjective(perSet).toFixed(2)} (${perSet.map((x) => x.toFixed(1)).join(" · ")})`
-  }
+  const bm25 = yield* listsOf(Retriever.layerBm25, wholes)
+  const dense = yield* listsOf(RetrieverOnnx.layer({ model: RetrieverOnnx.shippedModel, cacheDir: ".cache/dense", ...RetrieverOnnx.tunedDense }), wholes)
+  const score = (ranked: (query: string) => ReadonlyArray<SearchHit>) => TuningData.show(scored(ranked))
   const of = (lists: ReadonlyMap<string, ReadonlyArray<SearchHit>>) => (q: string) => lists.get(q) ?? []
   const shipped = (q: string) => Hybrid.fuse(Hybrid.tunedFusion, [{ hits: of(bm25)(q), weight: 1 }, { hits: of(dense)(q), weight: 0.4 }], 10)
   yield* Console.log(`BM25F ${score(of(bm25))}; shipped dense ${score(of(dense))}; shipped hybrid ${score(shipped)}`)
