@@ -16,7 +16,6 @@ import * as Cli from "../src/io/Cli.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
-import * as Document from "../src/retrieval/Document.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
 
@@ -34,20 +33,13 @@ const program = Effect.scoped(Effect.gen(function*() {
   const texts = [...new Set([...partsOf.values()].flat())]
   const bm25Of = yield* listsOf(Retriever.layerBm25, texts)
 
-  // the index RetrieverOnnx.make builds with tunedDense (API rows + λ 2 · provider rows)
+  // the rows RetrieverOnnx.make searches with tunedDense (API rows + λ 2 · provider rows)
   const encoder = yield* RetrieverOnnx.openEncoder({ kind: "static", onnx, vocab })
   const dim = encoder.dim
   const names = library.tools.map((t) => t.name)
   const rowOf = new Map(names.map((n, i) => [n as string, i]))
-  const documents = library.tools.map((t) => Document.fromTool(t))
-  const apiRows = yield* RetrieverOnnx.embedDocuments(encoder, documents.map((d) => Document.text(d)), ".cache/dense")
-  const groups = Document.groups(library.tools)
-  const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
-    Document.text({ tool: names[groups.members[groups.memberStart[g] as number] as number] as ToolName, fields })
-  )
-  const groupRows = yield* RetrieverOnnx.embedDocuments(encoder, groupTexts, ".cache/dense")
-  const groupWeight = RetrieverOnnx.tunedDense.group?.weight ?? 0
-  const index = yield* RetrieverOnnx.vectorIndex(RetrieverOnnx.addGroupRows(Float32Array.from(apiRows), groupRows, groups, dim, groupWeight), dim)
+  const { apiRows, matrix } = yield* RetrieverOnnx.documentRows(library, encoder, { cacheDir: ".cache/dense", ...RetrieverOnnx.tunedDense })
+  const index = yield* RetrieverOnnx.vectorIndex(matrix, dim)
   const sentence = RetrieverOnnx.tunedDense.clauses ?? { wholeWeight: 1, rrfK: 5 }
   const queryRows = yield* encoder.encode(texts)
 

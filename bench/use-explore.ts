@@ -122,10 +122,11 @@ const program = Effect.gen(function*() {
   const chunkFile = (c: number) => nodePath.join(dir, `chunk-${c}.f32`)
   const mine = Array.from({ length: chunks }, (_, c) => c).filter((c) => c % flags.parts === flags.part && !fs.existsSync(chunkFile(c)))
   yield* Console.log(`${docs.length} documents (${fields.join(", ")}, ≤ ${flags.maxChars} chars), ${chunks} chunks; ${mine.length} to embed here`)
-  const model = yield* loadModel
+  // loaded at the first text to embed: a scoring run over cached vectors never opens it
+  const model = yield* Effect.cached(loadModel)
   const started = Date.now()
   for (const [i, c] of mine.entries()) {
-    const vectors = yield* embedBatch(model, docs.slice(c * chunkSize, (c + 1) * chunkSize))
+    const vectors = yield* embedBatch(yield* model, docs.slice(c * chunkSize, (c + 1) * chunkSize))
     const flat = new Float32Array(vectors.length * dim)
     vectors.forEach((v, j) => flat.set(v, j * dim))
     yield* writeWhole(chunkFile(c), new Uint8Array(flat.buffer))
@@ -143,7 +144,7 @@ const program = Effect.gen(function*() {
   const pending = [...new Set([...partsOf.values()].flat())].filter((t) => queries[t] === undefined)
   for (let i = 0; i < pending.length; i += chunkSize) {
     const batch = pending.slice(i, i + chunkSize)
-    const vectors = yield* embedBatch(model, batch)
+    const vectors = yield* embedBatch(yield* model, batch)
     batch.forEach((t, j) => {
       queries[t] = vectors[j] ?? []
     })
@@ -152,27 +153,10 @@ const program = Effect.gen(function*() {
 
   const matrix = new Float32Array(docs.length * dim)
   for (let c = 0; c < chunks; c++) matrix.set(new Float32Array(new Uint8Array(fs.readFileSync(chunkFile(c))).buffer), c * chunkSize * dim)
-  const normalise = (v: Float32Array, at: number) => {
-    let s = 0
-    for (let d = 0; d < dim; d++) s += (v[at + d] as number) ** 2
-    const n = Math.sqrt(s) || 1
-    for (let d = 0; d < dim; d++) v[at + d] = (v[at + d] as number) / n
-  }
-  for (let i = 0; i < docs.length; i++) normalise(matrix, i * dim)
-  const rank = (text: string, depth: number): Array<SearchHit> => {
-    const q = Float32Array.from(queries[text] ?? [])
-    normalise(q, 0)
-    const scores = new Float32Array(docs.length)
-    for (let i = 0; i < docs.length; i++) {
-      let dot = 0
-      for (let d = 0; d < dim; d++) dot += (matrix[i * dim + d] as number) * (q[d] as number)
-      scores[i] = dot
-    }
-    return Array.from({ length: docs.length }, (_, i) => i)
-      .sort((a, b) => (scores[b] as number) - (scores[a] as number))
-      .slice(0, depth)
-      .map((i) => ({ tool: names[i] as ToolName, score: scores[i] as number }))
-  }
+  RetrieverOnnx.normalizeRows(matrix, dim)
+  const rank = (text: string, depth: number): Array<SearchHit> =>
+    RetrieverOnnx.jsTopK(matrix, docs.length, dim, RetrieverOnnx.normalizeRows(Float32Array.from(queries[text] ?? []), dim), 0, depth)
+      .map(({ doc, score }) => ({ tool: names[doc] as ToolName, score }))
   const useWhole = new Map<string, ReadonlyArray<SearchHit>>()
   const useSentences = new Map<string, ReadonlyArray<SearchHit>>()
   for (const q of wholes) {

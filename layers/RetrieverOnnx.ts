@@ -406,6 +406,30 @@ export const addGroupRows = (matrix: Float32Array, groupMatrix: Float32Array, gr
   return matrix
 }
 
+/**
+ * The rows a Dense retriever searches: `apiRows`, each API's document embedded (cached under `options.cacheDir`), and
+ * `matrix`, those rows plus λ times their provider document's row when `options.group` is set (else `apiRows` itself).
+ */
+export const documentRows = Effect.fn("RetrieverOnnx.documentRows")(function*(
+  library: Library,
+  encoder: Encoder,
+  options: Pick<DenseOptions, "fields" | "cacheDir" | "group"> = {}
+) {
+  const fieldNames = options.fields ?? Document.fieldNames
+  const documents = library.tools.map((t) => Document.fromTool(t))
+  const texts = documents.map((d) => Document.text(d, fieldNames))
+  const apiRows = yield* embedDocuments(encoder, texts, options.cacheDir)
+  const groupWeight = options.group?.weight ?? 0
+  if (groupWeight === 0) return { apiRows, matrix: apiRows }
+  const groups = Document.groups(library.tools)
+  const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
+    Document.text({ tool: library.tools[groups.members[groups.memberStart[g] as number] as number]?.name as ToolName, fields }, fieldNames)
+  )
+  const groupMatrix = yield* embedDocuments(encoder, groupTexts, options.cacheDir)
+  // a copy: the cached matrix stays the plain API rows
+  return { apiRows, matrix: addGroupRows(Float32Array.from(apiRows), groupMatrix, groups, encoder.dim, groupWeight) }
+})
+
 /** A Dense retriever over a library with an open encoder. */
 export const make = Effect.fn("RetrieverOnnx.make")(function*(
   library: Library,
@@ -413,21 +437,7 @@ export const make = Effect.fn("RetrieverOnnx.make")(function*(
   options: Omit<DenseOptions, "model"> = {}
 ) {
   const tools: ReadonlyArray<ToolName> = library.tools.map((t) => t.name)
-  const fieldNames = options.fields ?? Document.fieldNames
-  const documents = library.tools.map((t) => Document.fromTool(t))
-  const texts = documents.map((d) => Document.text(d, fieldNames))
-  const embedded = yield* embedDocuments(encoder, texts, options.cacheDir)
-  const groupWeight = options.group?.weight ?? 0
-  let matrix = embedded
-  if (groupWeight !== 0) {
-    const groups = Document.groups(library.tools)
-    const groupTexts = Document.groupDocuments(documents, groups).map((fields, g) =>
-      Document.text({ tool: tools[groups.members[groups.memberStart[g] as number] as number] as ToolName, fields }, fieldNames)
-    )
-    const groupMatrix = yield* embedDocuments(encoder, groupTexts, options.cacheDir)
-    // a copy: the cached matrix stays the plain API rows
-    matrix = addGroupRows(Float32Array.from(embedded), groupMatrix, groups, encoder.dim, groupWeight)
-  }
+  const { matrix } = yield* documentRows(library, encoder, options)
   const index = yield* vectorIndex(matrix, encoder.dim, options.scorer ?? "onnx", options.threads ?? 1)
   const depth = options.depth ?? 100
   const clauseOptions = options.clauses
