@@ -256,6 +256,7 @@ export const issuesOf = (step: Step): ReadonlyArray<string> => {
     ...v.unseenTools.map((id) => `${id}: the tool has not been retrieved in this episode (search_tools for it first)`),
     ...v.invalidArguments.map((x) => `${x.callId}: arguments do not match the tool's schema: ${x.message}`),
     ...v.repeatedCalls.map((id) => `${id}: repeats an earlier call with the same arguments`),
+    ...[...Facts.inTurnRepeats(step)].filter((id) => !v.repeatedCalls.some((r) => r === id)).map((id) => `${id}: repeats another call of this turn with the same arguments`),
     ...v.unresolvedRefs.map((x) => `${x.callId}: unresolved $ref ${x.ref}`),
     ...(v.planError !== undefined ? [`plan: ${v.planError}`] : []),
     ...(v.dropped ?? []).map((a) => `${a}: not allowed by the paradigm this round; it did not run`)
