@@ -50,7 +50,7 @@ const line = (label: string, tasks: ReadonlyArray<Task>, trajectories: ReadonlyA
   let calls = 0
   trajectories.forEach((t, i) => {
     const task = tasks[i] as Task
-    // the pipeline's own outcome: Pass@1 is Quality and Faithfulness YES, calls are the calls that ran
+    // the pipeline's own outcome: Pass@1 is Quality, Faithfulness and Utility YES, calls are the calls that ran
     const outcome = Evaluation.outcomeOf(task, t)
     rounds += outcome.rounds
     calls += outcome.calls

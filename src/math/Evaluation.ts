@@ -8,7 +8,11 @@ import { mean, passAtK } from "./Stats.ts"
 
 /** What one rollout achieved. */
 export interface Outcome {
-  /** Judged solved: Quality and Faithfulness both YES (a complete answer that only states what the tools said). */
+  /**
+   * Judged solved: Quality, Faithfulness and Utility all YES (issue 24) — a complete answer that only states what the
+   * tools said, and the successful calls observed every fact it needed. A stated fact no successful output supports
+   * (a guess, even a right one, after a failed call) is not solved.
+   */
   readonly success: boolean
   /** Fraction of the task's distinct gold tools the rollout called successfully. */
   readonly path: number
@@ -23,6 +27,14 @@ export interface Outcome {
   /** Searches the retriever failed on and calls whose implementation crashed (faults of the machinery). */
   readonly machineryFaults: number
 }
+
+/**
+ * The success rule of Pass@k and of every "solved" count (the SFT filter's too): Quality, Faithfulness and Utility all
+ * YES — the top verdict, R_ans 1.5. Faithfulness alone let a guessed answer after a failed call count as solved; the
+ * evidence bit (Utility: the successful calls observed the facts) closes that.
+ */
+export const solved = (verdict: { readonly quality: string; readonly faithfulness: string; readonly utility: string } | undefined): boolean =>
+  verdict !== undefined && verdict.quality === "YES" && verdict.faithfulness === "YES" && verdict.utility === "YES"
 
 /** Scores one rollout of a task. */
 export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
@@ -43,7 +55,7 @@ export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
   }
   const v = trajectory.verdict
   return {
-    success: v !== undefined && v.quality === "YES" && v.faithfulness === "YES",
+    success: solved(v),
     path: gold.size === 0 ? 1 : hit.size / gold.size,
     rounds: trajectory.steps.length,
     calls,

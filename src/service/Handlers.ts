@@ -10,6 +10,7 @@ import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
+import * as Redaction from "../judge/Redaction.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
@@ -135,9 +136,11 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
           const { trajectory, task } = yield* sessions.trajectory(params.id)
           const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
           const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
+          // the client sees what is missing, never the gold values; the full rationale goes to the server's log
+          if (verdict.rationale !== undefined) yield* Effect.logDebug("judge rationale").pipe(Effect.annotateLogs({ sessionId: params.id, rationale: verdict.rationale }))
           return {
             sessionId: params.id,
-            verdict,
+            verdict: Redaction.forClient(task, verdict),
             answer: score.answer,
             phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
             steps: score.steps

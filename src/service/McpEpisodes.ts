@@ -16,6 +16,7 @@ import type { PhaseReward, Step, StepReward, Trajectory, Verdict } from "../doma
 import type { Turn } from "../domain/Turn.ts"
 import { IntIn, caps } from "../eval/RunConfig.ts"
 import { Judge } from "../judge/Judge.ts"
+import * as Redaction from "../judge/Redaction.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
@@ -366,8 +367,12 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
         const judged: Trajectory = verdict.verdict === undefined ? trajectory : { ...trajectory, verdict: verdict.verdict }
         const scores = Reward.score(Facts.fromTrajectory(judged, { deps }), Reward.defaultRewardConfig)
         const scored = Reward.attach(judged, scores)
+        // the client sees what is missing, never the gold values; the full rationale goes to the server's log
+        if (verdict.verdict?.rationale !== undefined) {
+          yield* Effect.logDebug("judge rationale").pipe(Effect.annotateLogs({ taskId: episode.task.id, rationale: verdict.verdict.rationale }))
+        }
         const view: ScoringView = {
-          ...(verdict.verdict !== undefined ? { verdict: verdict.verdict } : {}),
+          ...(verdict.verdict !== undefined ? { verdict: Redaction.forClient(episode.task, verdict.verdict) } : {}),
           ...(verdict.error !== undefined ? { judgeError: verdict.error } : {}),
           answerReward: scores.answer,
           stepRewards: scores.steps.map((r, round) => ({ round, ...r })),
@@ -523,7 +528,8 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
           const episode = yield* current(entry)
           const status = episode.session.status()
           const next = nextOf(episode.session)
-          const trajectory = input.trajectory === true ? (episode.scored ?? (yield* episode.session.trajectory)) : undefined
+          const full = input.trajectory === true ? (episode.scored ?? (yield* episode.session.trajectory)) : undefined
+          const trajectory = full?.verdict === undefined ? full : { ...full, verdict: Redaction.forClient(episode.task, full.verdict) }
           const view: StateView = {
             taskId: episode.task.id,
             request: episode.task.request,

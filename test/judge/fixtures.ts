@@ -112,8 +112,11 @@ export const fullEvidence = (): Observation =>
     others: [{ name: "Klay Thompson", points: 22 }, { name: "Draymond Green", points: 9 }]
   })
 
-/** A call that observed only the points, for a player the agent named itself. */
+/** A call that observed only the points, for a player the agent named itself (its own argument is no evidence). */
 export const pointsOnly = (): Observation => ok("player_points", { player: "Stephen Curry", team_id: "T-42" }, { points: 31 })
+
+/** A call that observed the top scorer and his points, but not the team (only the request names it). */
+export const scorerOnly = (): Observation => ok("top_scorer", { team_id: "T-42" }, { top_scorer: { name: "Stephen Curry", points: 31 } })
 
 /** The roster call failing. */
 export const serverError = (): Observation => failed("top_scorer", { team_id: "T-42" }, "server_error", "upstream service unavailable")
@@ -127,8 +130,8 @@ export const patternCases = (): ReadonlyArray<{ readonly pattern: string; readon
   },
   {
     pattern: "110",
-    why: "complete and faithful (the name was the agent's own accepted argument), but the calls observed only the points",
-    trajectory: makeTrajectory(scorerTask, [[pointsOnly()]], "Stephen Curry scored 31 points for the Golden State Warriors.")
+    why: "complete and faithful (the team is the claim's subject, restated from the request), but no call observed the team",
+    trajectory: makeTrajectory(scorerTask, [[scorerOnly()]], "The Golden State Warriors' top scorer was Stephen Curry with 31 points.")
   },
   {
     pattern: "101",
