@@ -3,8 +3,12 @@ import * as RuleJudge from "../../src/judge/RuleJudge.ts"
 import * as Text from "../../src/judge/FactTokens.ts"
 import { fullEvidence, makeTrajectory, pattern, scorerTask } from "./fixtures.ts"
 
-/** The requirement (issue 13): a 1 MB answer is judged in ≤ 1 s. The bound is doubled for a busy shared machine. */
-const BOUND_MS = 2_000
+/**
+ * The requirement (issues 13, 24): a 1 MB answer is judged in ≤ 1 s — measured side by side in
+ * `npx tsx bench/judge-adversarial.ts` (docs/reward.md). Here the bound is only a safety net against a quadratic
+ * regression (which took 87 s), ten times the target, so a slow shared machine cannot fail it.
+ */
+const BOUND_MS = 10_000
 const MB = 1 << 20
 const fill = (unit: string): string => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB)
 
@@ -27,7 +31,7 @@ const adversarial: ReadonlyArray<readonly [string, string]> = [
   ["mixed", fill("Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 12:30 A.B-C 42km ")]
 ]
 
-describe("rule judge: 1 MB adversarial answers in linear time (issue 13)", () => {
+describe("rule judge: 1 MB adversarial answers in linear time (issues 13, 24)", () => {
   for (const [name, answer] of adversarial) {
     it(`${name}: judged within ${BOUND_MS} ms, and never the top verdict`, () => {
       const trajectory = makeTrajectory(scorerTask, [[fullEvidence()]], answer)
