@@ -5,7 +5,7 @@
  * answer, its legitimate forms (each must keep ≥ 0.8× the honest share), and the adversarial classes (each ≤ 0.05).
  * On the unmodified rollouts it prints the mean A_step per step kind and the truncation rate per paradigm.
  * `--split train` draws training-split tasks instead (thresholds are tuned there; the held-out numbers are reported).
- * Run: `npx tsx bench/reward-probe.ts [--tasks 25] [--group 2] [--seed 1] [--split test|train] [--json]`.
+ * Run: `npx tsx bench/reward-probe.ts [--tasks 25] [--group 2] [--seed 1] [--split test|train] [--show-failures] [--json]`.
  */
 import { Effect } from "effect"
 import { Flag } from "effect/cli"
@@ -28,7 +28,11 @@ const flags = await BenchFlags.parse("reward-probe", "reward-hacking strategies,
   group: Flag.Int("group").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 2, maximum: 16 })), Flag.withDescription("rollouts per task, G (2–16)"), Flag.withDefault(2)),
   seed: Flag.Int("seed").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 2 ** 31 - 1 })), Flag.withDescription("seed of the task draw and rollouts"), Flag.withDefault(1)),
   split: Flag.Literals("split", ["test", "train"]).pipe(Flag.withDescription("test: held-out tasks and providers (reported); train: training tasks (for tuning)"), Flag.withDefault("test")),
-  json: Flag.Boolean("json").pipe(Flag.withDescription("end with one JSON line"), Flag.withDefault(false))
+  json: Flag.Boolean("json").pipe(Flag.withDescription("end with one JSON line"), Flag.withDefault(false)),
+  showFailures: Flag.Boolean("show-failures").pipe(
+    Flag.withDescription("print every adversarial rewrite that reached R_ans 1.5 and every legitimate one that did not, with the rationale"),
+    Flag.withDefault(false)
+  )
 })
 
 const paradigms: ReadonlyArray<Paradigm> = ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"]
@@ -66,6 +70,9 @@ const program = Effect.gen(function*() {
       const reward = Reward.answerReward(verdict.value)
       rAns.push(reward.rAns)
       if (reward.pattern === "111") top++
+      if (flags.showFailures && (strategy.answers ? reward.pattern !== "111" && strategy.class === "legitimate" : reward.pattern === "111")) {
+        console.log(`[${strategy.name}] ${task.id} ${reward.pattern}\n  answer: ${JSON.stringify(rewritten.answer ?? "").slice(0, 600)}\n  rationale: ${verdict.value.rationale ?? ""}`)
+      }
     }
     strategies[strategy.name] = { cls: strategy.class, top: rAns.length === 0 ? 0 : top / rAns.length, rAns: mean(rAns), applied: rAns.length, answers: strategy.answers }
   }
@@ -85,7 +92,7 @@ const program = Effect.gen(function*() {
   for (const [paradigm, rows] of scored) truncation[paradigm] = mean(rows.map((r) => Number(r.trajectory.stop === "max_rounds")))
 
   const f = (x: number, d = 3) => (Number.isFinite(x) ? (Math.abs(x) < 5e-4 ? 0 : x).toFixed(d) : "–")
-  console.log(`${tasks.length} held-out tasks (${flags.tasks} per level) × G = ${flags.group}, oracle teacher, rule judge, seed ${flags.seed}`)
+  console.log(`${tasks.length} ${flags.split === "test" ? "held-out" : "training"} tasks (${flags.tasks} per level) × G = ${flags.group}, oracle teacher, rule judge, seed ${flags.seed}`)
   console.log("strategy (ParaAct trajectories rewritten)   class             top (R_ans 1.5)   mean R_ans   judged")
   for (const [name, st] of Object.entries(strategies)) {
     console.log(`${name.padEnd(40)} ${st.cls.padEnd(16)} ${f(st.top).padStart(16)} ${f(st.rAns).padStart(12)} ${String(st.applied).padStart(8)}`)

@@ -269,6 +269,26 @@ const occurrencesOf = (
   return out
 }
 
+/**
+ * The occurrences that lie inside a longer occurrence of another fact, in one sweep: sorted by start (longer first),
+ * keeping the two furthest-reaching earlier spans of different facts.
+ */
+const nestedOccurrences = (all: ReadonlyArray<Occurrence>): ReadonlySet<Occurrence> => {
+  const sorted = [...all].sort((a, b) => a.start - b.start || b.end - a.end)
+  const out = new Set<Occurrence>()
+  let best: Occurrence | undefined
+  let second: Occurrence | undefined
+  for (const o of sorted) {
+    const covers = (p: Occurrence | undefined) => p !== undefined && p.fact !== o.fact && p.end >= o.end && p.end - p.start > o.end - o.start
+    if (covers(best) || covers(second)) out.add(o)
+    if (best === undefined || o.end > best.end) {
+      if (best !== undefined && best.fact !== o.fact) second = best
+      best = o
+    } else if (o.fact !== best.fact && (second === undefined || o.end > second.end)) second = o
+  }
+  return out
+}
+
 /** One gold fact: stated or not, and why an occurrence did not count. */
 export interface FactStatement {
   readonly fact: GoldFact
@@ -328,7 +348,11 @@ export const quality = (
   const kinds = facts.map((f) => kindOfValue(f.value))
   const words = wordIndex(reading)
   const supportedResidue = (s: Claims.ValueSpan) => outputs !== undefined && outputs.sources.has(normalizeText(s.text))
-  const occurrences = facts.map((f, i) => occurrencesOf(reading, f, i, kinds[i] as ValueKind, words, supportedResidue))
+  const found = facts.map((f, i) => occurrencesOf(reading, f, i, kinds[i] as ValueKind, words, supportedResidue))
+  // a value inside another fact's longer value ("3uwunjb" in the short URL "https://sho.rt/3uwunjb") is part of that
+  // value, not a statement of its own fact
+  const nested = nestedOccurrences(found.flat())
+  const occurrences = found.map((list) => list.filter((o) => !nested.has(o)))
   const gold = occurrences.flat()
   // masks over the read text and buckets per segment keep every check linear in the answer's length
   const mask = (ranges: ReadonlyArray<{ readonly start: number; readonly end: number }>): Uint8Array => {
@@ -483,7 +507,7 @@ export const quality = (
     stated,
     missing,
     statements,
-    valueOccurrences: gold.filter((o) => !o.inLabel).map((o) => ({ fact: facts[o.fact] as GoldFact, start: o.start, end: o.end }))
+    valueOccurrences: gold.filter((o) => !o.inLabel || valuesOnlyLabel(o.segment)).map((o) => ({ fact: facts[o.fact] as GoldFact, start: o.start, end: o.end }))
   }
 }
 

@@ -94,6 +94,16 @@ describe("statements: presence is not a statement", () => {
     }
   })
 
+  it("a value inside another fact's longer value is part of it: hedging its own claim is not undone by the URL that holds it", () => {
+    const task = makeTask("link", "Shorten https://example.org/a and give me the short link ID and the short URL.", [["short link ID", "3uwunjb"], ["short URL", "https://sho.rt/3uwunjb"]])
+    const observed = [[ok("shorten", { url: "https://example.org/a" }, { id: "3uwunjb", short: "https://sho.rt/3uwunjb", other: "flelo.org" })]]
+    const run = (answer: string) => RuleJudge.judgeRule(task, makeTrajectory(task, observed, answer))
+    assert.strictEqual(pattern(run("short link ID: 3uwunjb; short URL: https://sho.rt/3uwunjb")), "111")
+    const hedged = run("short link ID: 3uwunjb (or flelo.org); short URL: https://sho.rt/3uwunjb")
+    assert.strictEqual(hedged.quality, "PARTIAL", hedged.rationale)
+    assert.include(hedged.rationale ?? "", "(hedged)")
+  })
+
   it("the same facts in a table, JSON, a list, values only, another language's frame keep 111", () => {
     for (
       const answer of [
