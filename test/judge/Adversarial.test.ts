@@ -45,18 +45,15 @@ describe("rule judge: 1 MB adversarial answers in linear time (issues 13, 24)", 
     })
   }
 
-  it("time grows linearly: 16× the input costs far less than 256× (the quadratic extractor's ratio)", () => {
-    const time = (n: number): number => {
-      const answer = "A".repeat(n)
-      const start = performance.now()
-      Text.extractFactTokens(answer)
-      Text.extractFactTokens(`${"AB ".repeat(n / 3)}`)
-      return performance.now() - start
+  // Growth is measured side by side in bench/judge-adversarial.ts (no timed ratio here: a load spike on a shared machine
+  // failed it, 71× against 64). What keeps the cost flat is checked exactly: extraction reads only its bounded head, so
+  // 16× the input gives the same tokens as the head alone.
+  it("the extraction reads a bounded head: 64 KB and 1 MB of the same text give the tokens of its first MAX_EXTRACTED_CHARS", () => {
+    for (const unit of ["A", "AB ", "Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 "]) {
+      const head = Text.extractFactTokens(unit.repeat(Math.ceil(Text.MAX_EXTRACTED_CHARS / unit.length)).slice(0, Text.MAX_EXTRACTED_CHARS))
+      assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil(64 * 1024 / unit.length))), head, unit)
+      assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil(MB / unit.length))), head, unit)
     }
-    time(4_000)
-    const small = Math.max(time(64 * 1024), 1)
-    const large = time(1024 * 1024)
-    assert.isBelow(large / small, 64)
   })
 
   it("an answer over the extraction cap is read only up to the cap, and its Quality is at most PARTIAL", () => {
