@@ -28,6 +28,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "dense-search", args: [] },
   { name: "teacher-prompts", args: [] },
   { name: "reward-probe", args: [] },
+  { name: "judge-linear", args: [] },
   { name: "serve-load", args: [], slow: true },
   { name: "learning", args: [] },
   { name: "json-schema-validate", args: [], slow: true },

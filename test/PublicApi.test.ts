@@ -48,5 +48,5 @@ describe("public API", () => {
     const tsx = pathToFileURL(createRequire(join(repoRoot, "package.json")).resolve("tsx")).href
     const out = execFileSync(process.execPath, ["--import", tsx, "main.ts"], { cwd: project, encoding: "utf8" })
     assert.deepStrictEqual(JSON.parse(out.trim().split("\n").at(-1) ?? ""), { rAns111: 1.5, ok: "Success", app: "function" })
-  }, 60_000)
+  })
 })

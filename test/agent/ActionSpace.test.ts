@@ -162,7 +162,7 @@ describe("ActionSpace.build on real contexts", () => {
       }
       assert.isAbove(booleans, 0, "some observation holds a yes/no value")
       assert.isAbove(displays, 0, "some observation holds a list")
-    }), 120_000)
+    }))
 
   it.effect("is deterministic, well laid out, finite, and independent of the order the tools come in", () =>
     Effect.gen(function*() {
@@ -196,7 +196,7 @@ describe("ActionSpace.build on real contexts", () => {
         if (space.calls.length > 0) withCalls++
       }
       assert.isAbove(withCalls, 5)
-    }), { timeout: 60_000 })
+    }))
 
   it.effect("turns every valid choice into a turn the protocol accepts, with fresh call ids and seen tools only", () =>
     Effect.gen(function*() {
@@ -236,7 +236,7 @@ describe("ActionSpace.build on real contexts", () => {
       }
       assert.sameMembers([...kindsSeen], ["search", "call", "answer"])
       assert.isAbove(turns, 150)
-    }), { timeout: 60_000 })
+    }))
 })
 
 describe("the learned policy's context", () => {
@@ -267,7 +267,7 @@ describe("the learned policy's context", () => {
       const altered = d.tasks.map((t): Task => ({ ...t, gold: t.gold.slice(0, 1).map((g) => ({ ...g, arguments: {} })), facts: [] }))
       const again = yield* rollouts(altered, learnedSeed).pipe(Effect.provide(appLayer(learnedCapturing([]))))
       assert.deepStrictEqual(again.map((t) => t.steps.map((s) => [s.raw, s.decision])), d.learned.map((t) => t.steps.map((s) => [s.raw, s.decision])))
-    }), { timeout: 60_000 })
+    }))
 })
 
 describe("call candidates", () => {
@@ -300,7 +300,7 @@ describe("call candidates", () => {
       assert.isAtLeast(withDistractor, 3)
       assert.isAtLeast(withGold, 3)
       assert.isAtLeast(multiFilled, 3)
-    }), { timeout: 60_000 })
+    }))
 })
 
 describe("ActionSpace.project", () => {
@@ -415,5 +415,5 @@ describe("ActionSpace.project", () => {
       for (const [kind, t] of Object.entries(byKind)) {
         console.log(`  ${kind}: whole ${t.whole}, partly ${t.partly}, none ${t.none}`)
       }
-    }), { timeout: 60_000 })
+    }))
 })

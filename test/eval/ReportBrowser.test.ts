@@ -157,5 +157,5 @@ describe(hasChromium ? "report in headless Chromium" : `report in headless Chrom
       await browser.close()
       rmSync(dir, { recursive: true, force: true })
     }
-  }, 120_000)
+  })
 })

@@ -54,5 +54,5 @@ describe("npm run mcp (stdio)", () => {
       await client.close()
     }
     assert.notInclude(stderr, "internal error")
-  }, 180_000)
+  })
 })

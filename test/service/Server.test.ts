@@ -41,7 +41,7 @@ const raw = (method: string, path: string, body?: string, headers: Record<string
 
 const server = Layer.mergeAll(ToolEnvServer.layer(options), FetchHttpClient.layer)
 
-layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", (it) => {
+layer(server)("ToolEnv server (in-process, typed client)", (it) => {
   it.effect("a gold episode stepped over HTTP is the in-process replay of the same turns; it scores and its group has advantages", () =>
     Effect.gen(function*() {
       const api = yield* client
@@ -89,7 +89,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.isTrue(closed.closed)
       const gone = yield* Effect.flip(api.sessions.get({ params: { id: ids[1]! } }))
       assert.strictEqual(gone._tag, "NotFound")
-    }), 60_000)
+    }))
 
   it.effect("OpenEnv adapter: /reset, /step, /state with StepResult {observation, reward, done}; /health needs no token", () =>
     Effect.gen(function*() {
@@ -109,7 +109,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.strictEqual(docs.status, 200)
       const openapi = JSON.parse((yield* raw("GET", "/openapi.json")).text) as { paths: Record<string, unknown> }
       for (const p of ["/sessions/{id}/step", "/tools/search", "/advantages", "/reset", "/step", "/state"]) assert.property(openapi.paths, p)
-    }), 60_000)
+    }))
 
   it.effect("bad input: every request of the table is a 4xx naming what was wrong, never a 5xx; the token never comes back", () =>
     Effect.gen(function*() {
@@ -188,7 +188,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       assert.match(metrics, /toolenv_errors_total\{kind="NotFound"\} \d+/)
       assert.match(metrics, /toolenv_steps_total \d+/)
       assert.include(metrics, "toolenv_step_latency_ms_bucket")
-    }), 60_000)
+    }))
 
   it.effect("the session limit refuses a create with 503 while every held session runs; a finished one makes room", () =>
     Effect.gen(function*() {
@@ -206,7 +206,7 @@ layer(server, { timeout: 60_000 })("ToolEnv server (in-process, typed client)", 
       const again = yield* api.sessions.create({ payload: { seed: 99 } })
       assert.isString(again.sessionId)
       for (const id of [...made, again.sessionId]) yield* api.sessions.close({ params: { id } })
-    }), 60_000)
+    }))
 
   it.effect("the MCP endpoint is mounted at /mcp behind the same bearer auth: the official SDK client lists the tools and starts an episode", () =>
     Effect.gen(function*() {

@@ -185,10 +185,11 @@ const runAll = async (): Promise<Runs> => {
 let runs: Runs
 
 describe("the pipeline: same seed, same bytes; killed during RL and resumed, the same run", () => {
-  // ~100 s of CPU over 8 processes: ~60 s of wall time on 2 idle cores, twice that on a crowded machine
+  // ~100 s of CPU over 8 processes: ~60 s of wall time on 2 idle cores, several times that on a crowded machine — every
+  // step waits on a process's exit or a line of its stderr, never on the clock (test/support/Bounds.ts)
   beforeAll(async () => {
     runs = await runAll()
-  }, 300_000)
+  })
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
   it("two uninterrupted runs of one configuration (one on a single thread, one with a worker): byte-identical table.md, equal summaries and stores", () => {
@@ -227,7 +228,6 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     expect(lines(again.stderr).filter((l) => l.startsWith("sft ") || l.startsWith("rl "))).toStrictEqual([])
     expect(runs.afterAgain.store).toStrictEqual(runs.afterResume.store)
     expectSameRun(runs.afterAgain, runs.aBefore)
-    expect(again.ms).toBeLessThan(runs.a.ms)
   })
 
   it("a crash between SFT's checkpoint and its stage mark: --resume redoes that SFT and ends as A", () => {
