@@ -1,6 +1,16 @@
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
+
 export default defineConfig({
+  // the package's own name resolves to its TypeScript sources in a clone, as tsconfig.json's "paths" say for tsc and tsx
+  resolve: {
+    alias: [
+      { find: /^paraagent$/, replacement: here("./src/index.ts") },
+      { find: /^paraagent\/layers$/, replacement: here("./layers/index.ts") }
+    ]
+  },
   test: {
     include: ["test/**/*.test.ts"],
     // a safety net against a hang, not a speed check (test/support/Bounds.ts): tests wait on events, and a loaded

@@ -1,10 +1,10 @@
 /**
  * What a run folder records about the code that produced it: the package version and the git commit
- * (`"unknown"` when git or the repository is missing: a run never fails for want of git).
+ * (`"unknown"` when git or the repository is missing, e.g. an installed package: a run never fails for want of git).
  */
 import { Effect } from "effect"
 import { execFile } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { repoRoot } from "./DataPath.ts"
 
@@ -14,7 +14,8 @@ export interface Provenance {
   readonly commit: string
 }
 
-const packageVersion = (): string => {
+/** The version in the package's package.json (`"unknown"` when it cannot be read). */
+export const packageVersion = (): string => {
   const text = ((): string => {
     try {
       return readFileSync(join(repoRoot, "package.json"), "utf8")
@@ -27,8 +28,10 @@ const packageVersion = (): string => {
   return typeof version === "string" ? version : "unknown"
 }
 
-/** `git rev-parse HEAD` in the repository, or `"unknown"`. */
+/** `git rev-parse HEAD` in the repository, or `"unknown"` (also for an installed package, which is no checkout: git
+ * would answer with the commit of whatever repository holds its node_modules). */
 const gitCommit: Effect.Effect<string> = Effect.callback<string>((resume) => {
+  if (!existsSync(join(repoRoot, ".git"))) return resume(Effect.succeed("unknown"))
   execFile("git", ["rev-parse", "HEAD"], { cwd: repoRoot, timeout: 5_000 }, (error, stdout) => {
     const commit = String(stdout).trim()
     resume(Effect.succeed(error === null && /^[0-9a-f]{40}$/.test(commit) ? commit : "unknown"))
