@@ -40,3 +40,22 @@ const gitCommit: Effect.Effect<string> = Effect.callback<string>((resume) => {
 
 /** The package version and git commit of this checkout. */
 export const read: Effect.Effect<Provenance> = Effect.map(gitCommit, (commit) => ({ version: packageVersion(), commit }))
+
+/** A word of a shell command, single-quoted when it holds anything but plain characters. */
+const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)
+
+/**
+ * The command line this process was started with, as a person would type it again: `npm start -- <args>` (or
+ * `npm run <script> -- <args>`) under npm, `npx tsx <file> <args>` for a TypeScript entry point, else `node <file> <args>`.
+ * Paths inside the package are given relative to its root.
+ */
+export const commandLine = (argv: ReadonlyArray<string> = process.argv, env: NodeJS.ProcessEnv = process.env): string => {
+  const args = argv.slice(2).map(shellWord)
+  const tail = args.length === 0 ? "" : ` -- ${args.join(" ")}`
+  const event = env["npm_lifecycle_event"]
+  if (event === "start" || event === "test") return `npm ${event}${tail}`
+  if (event !== undefined && event !== "" && event !== "npx") return `npm run ${event}${tail}`
+  const file = argv[1] ?? ""
+  const shown = file.startsWith(`${repoRoot}/`) ? file.slice(repoRoot.length + 1) : file
+  return [file.endsWith(".ts") ? "npx tsx" : "node", shellWord(shown), ...args].join(" ")
+}

@@ -19,6 +19,7 @@ import * as Reward from "../math/Reward.ts"
 import { mean, std } from "../math/Stats.ts"
 import * as Progress from "../io/Progress.ts"
 import type * as Report from "../eval/Report.ts"
+import type * as TrajectoryBrowser from "../eval/TrajectoryBrowser.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
 import { Retriever } from "../retrieval/Retriever.ts"
@@ -249,11 +250,12 @@ const prepare = (runId: string, options: PipelineOptions) =>
       tasks: ReadonlyArray<Task>,
       paradigm: Paradigm,
       seedOf: (task: Task) => number,
-      label: string
+      label: string,
+      progress$: boolean = options.progress
     ) =>
       Effect.gen(function*() {
         const byKey = yield* storedGroups(store, runId, stage)
-        const progress = Progress.make(label, tasks.length, options.progress)
+        const progress = Progress.make(label, tasks.length, progress$)
         const out = yield* Effect.forEach(tasks, (task) =>
           Effect.gen(function*() {
             const known = byKey.get(task.id)?.[0]
@@ -274,13 +276,13 @@ const prepare = (runId: string, options: PipelineOptions) =>
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>) =>
       Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))))
 
-    /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`). */
-    const demonstrations = Effect.gen(function*() {
+    /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
+    const demonstrations = (progress: boolean) => Effect.gen(function*() {
       const teacher = yield* Rollout.make({ maxRounds }).pipe(
         Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: options.teacherFirstQuery }).pipe(Layer.provide(base)))),
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
-      const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations").pipe(
+      const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations", progress).pipe(
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
       return trajectories.map((trajectory, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory }))
@@ -293,10 +295,12 @@ const prepare = (runId: string, options: PipelineOptions) =>
  * One seed: SFT from the seeded Backbone, RL from that SFT checkpoint with each estimator (same tasks, same rollout
  * seeds), and the held-out evaluation of the four rows and of the trained policy under each paradigm.
  */
-export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number) {
+export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number, plan?: PlanTracker) {
   const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations: demonstrate } = yield* prepare(runId, options)
   const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError | PipelineError) => new PipelineError({ stage, message: e.message })
-  const demonstrations = yield* demonstrate
+  // the demonstrations were made (or read back) by `run` before the seeds: here they are only read back, with no bar
+  const demonstrations = yield* demonstrate(false)
+  const track = plan ?? noPlan
   const stages: Array<Report.Stage> = []
   const cells: Record<string, Record<string, CellMetrics>> = {}
 
@@ -304,7 +308,10 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     Effect.gen(function*() {
       const cell = yield* Ref.make(weights)
       const r = yield* learnedRollout(cell)
+      const restored = (yield* storedGroups(store, runId, stage)).size >= testTasks.length
+      yield* track.start(stage, `${testTasks.length} held-out tasks, ${paradigm}`)
       const trajectories = yield* rolloutStage(stage, r, testTasks, paradigm, (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage)
+      yield* track.finish(stage, restored)
       const byLevel: Record<string, CellMetrics> = {}
       for (const level of options.levels) {
         const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
@@ -328,6 +335,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
   const sftDone = yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
   let sft: LearnedPolicy.Weights
   let sftReport: Trainer.SftReport
+  yield* track.start(sftStage, `${options.sftEpochs} epochs over ${demonstrations.length} demonstrations`)
   if (storedSft !== undefined && sftDone !== undefined) {
     sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
     sftReport = sftDone as unknown as Trainer.SftReport
@@ -337,6 +345,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     yield* store.putCheckpoint(runId, sftStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(sftStage)))
     yield* store.markStage(runId, sftStage, toJson(sftReport)).pipe(Effect.mapError(fail(sftStage)))
   }
+  yield* track.finish(sftStage, storedSft !== undefined && sftDone !== undefined)
   stages.push({
     name: `SFT (seed ${seed})`,
     durationMs: sftReport.durationMs,
@@ -352,6 +361,8 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     yield* Ref.set(cell, sft)
     const done = yield* store.stageResult(runId, stage).pipe(Effect.mapError(fail(stage)))
     const t0 = Date.now()
+    yield* track.start(stage, `${options.rlIterations} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}`)
+    const label = `${estimator} seed ${seed}`
     const report = yield* trainer.rl(trainTasks, {
       estimator,
       iterations: options.rlIterations,
@@ -360,14 +371,15 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       seed,
       concurrency: options.concurrency,
       progress: options.progress && done === undefined,
-      label: `${estimator} seed ${seed}`,
-      checkpointer: checkpointerFor(store, runId, stage),
+      label,
+      checkpointer: checkpointerFor(store, runId, stage, options.progress ? announceIteration(`rl ${label}`, options.rlIterations) : undefined),
       reference: sft
     }).pipe(Effect.mapError(fail(stage)))
     if (done === undefined) yield* store.markStage(runId, stage, toJson({ iterations: report.metrics.length })).pipe(Effect.mapError(fail(stage)))
+    yield* track.finish(stage, done !== undefined || report.resumedFrom !== undefined)
     finals.set(estimator, yield* Ref.get(cell))
     rl.push({ estimator, metrics: report.metrics })
-    stages.push({ name: `RL ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
+    stages.push({ name: `RL to ${modelLabels[estimatorModel(estimator)]}, estimator ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
     if (estimator === "paraagent") {
       experience = yield* store.trajectories(runId, stage, { iteration: Math.max(0, options.rlIterations - 1) }).pipe(Effect.mapError(fail(stage)))
     }
@@ -422,17 +434,28 @@ export const run = Effect.fn("Pipeline.run")(function*(
   seeds?: { readonly runner: SeedRunner; readonly concurrency: number }
 ) {
   const t0 = Date.now()
-  const { library, testTasks, trainTasks, demonstrations: demonstrate } = yield* prepare(runId, options)
-  const demonstrations = yield* demonstrate
+  const { library, testTasks, trainTasks, demonstrations: demonstrate, store } = yield* prepare(runId, options)
+  const tracker = planTracker(options, seeds === undefined)
+  const storedDemos = (yield* storedGroups(store, runId, "demonstrations").pipe(Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message })))).size
+  yield* tracker.start("demonstrations", `the multi-agent teacher on ${trainTasks.length} training tasks`)
+  const demonstrations = yield* demonstrate(options.progress)
+  yield* tracker.finish("demonstrations", storedDemos >= trainTasks.length)
   const kept = demonstrations.filter((d) => Trainer.keeps("pass", d.trajectory)).length
   const stages: Array<Report.Stage> = [
     { name: "teacher demonstrations", durationMs: Date.now() - t0, detail: `${demonstrations.length} rollouts of the multi-agent teacher on training tasks` },
     { name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` }
   ]
   const context = yield* Effect.context<RunStore | TaskSource | ToolLibrary | Judge | Retriever | Simulator>()
-  const inProcess: SeedRunner = (seed) => runSeed(runId, options, seed).pipe(Effect.provide(context))
-  // the first seed runs on this thread, which holds a world already; the others on workers (a world each)
-  const runner: SeedRunner = seeds === undefined ? inProcess : (seed) => (seed === options.seeds[0] ? inProcess(seed) : seeds.runner(seed))
+  const inProcess: SeedRunner = (seed) => runSeed(runId, options, seed, seeds === undefined ? tracker : undefined).pipe(Effect.provide(context))
+  // the first seed runs on this thread, which holds a world already; the others on workers (a world each), whose
+  // stages the plan counts a seed at a time
+  const runner: SeedRunner = seeds === undefined
+    ? inProcess
+    : (seed) =>
+      tracker.start(`seed ${seed}`, "SFT, RL, evaluation").pipe(
+        Effect.andThen(seed === options.seeds[0] ? inProcess(seed) : seeds.runner(seed)),
+        Effect.tap(() => tracker.finish(`seed ${seed}`, false))
+      )
   const progress = Progress.make(`seeds (SFT, RL ×${options.estimators.length}, evaluation)`, options.seeds.length, options.progress && seeds !== undefined)
   const results = yield* Effect.forEach(options.seeds, (seed) => Effect.tap(runner(seed), () => progress.tick(1)), { concurrency: seeds?.concurrency ?? 1 })
   yield* progress.done
@@ -462,6 +485,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
       points: x.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy }))
     }))),
     ablation: Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])),
+    modelNames: Object.fromEntries(options.estimators.map((e) => [e, modelLabels[estimatorModel(e)]])),
     paradigms,
     stages: [...stages, ...results.flatMap((r) => r.stages)],
     ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
@@ -494,7 +518,12 @@ const storedGroups = (store: RunStore["Service"], runId: string, stage: string, 
   })
 
 /** RL's checkpointer over the run store: checkpoints with their metrics, and each finished group. */
-const checkpointerFor = (store: RunStore["Service"], runId: string, stage: string): Trainer.Checkpointer => {
+const checkpointerFor = (
+  store: RunStore["Service"],
+  runId: string,
+  stage: string,
+  announce?: (metrics: Trainer.IterationMetrics) => Effect.Effect<void>
+): Trainer.Checkpointer => {
   const wrap = (e: RunStoreError) => new Trainer.TrainerError({ stage, message: e.message })
   const cache = new Map<number, ReadonlyMap<string, ReadonlyArray<Trajectory>>>()
   return {
@@ -525,6 +554,7 @@ const checkpointerFor = (store: RunStore["Service"], runId: string, stage: strin
           },
           last === undefined ? undefined : toJson(last)
         )
+        if (announce !== undefined && last !== undefined) yield* announce(last)
       }).pipe(Effect.mapError(wrap)),
     group: (iteration, key) =>
       Effect.gen(function*() {
@@ -541,3 +571,119 @@ const checkpointerFor = (store: RunStore["Service"], runId: string, stage: strin
       }).pipe(Effect.mapError(wrap))
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Progress a person can plan by: the stages in order with an overall counter and an estimate of the time left, and a
+// line of metrics per RL iteration (all on stderr)
+
+/** The plan of a run, addressed by the run store's stage names (`demonstrations`, `sft/seed1`, `rl/grpo/seed1`, …). */
+export interface PlanTracker {
+  readonly start: (stage: string, detail?: string) => Effect.Effect<void>
+  readonly finish: (stage: string, restored: boolean) => Effect.Effect<void>
+}
+
+const noPlan: PlanTracker = { start: () => Effect.void, finish: () => Effect.void }
+
+/**
+ * A unit's first-guess cost per kind of stage, relative to one evaluation rollout of the learned policy — measured on
+ * a one-seed run of this pipeline (80 training tasks, 30 held-out tasks per level, 3 RL iterations of 8 tasks × G=4;
+ * 2026-12-03, 2 cores): a teacher rollout costs ~1.5 of them, an RL rollout with its share of the update ~2.3, an SFT
+ * epoch over one demonstration ~0.12. Each kind's own measured rate replaces its guess once a stage of it has run.
+ */
+export const stageWeights = { demonstrations: 1.5, sft: 0.12, rl: 2.3, eval: 1 } as const
+
+/**
+ * The stages of a run in the order they run — the demonstrations, then per seed SFT, RL per estimator, the four
+ * evaluated rows and the other paradigms (`perSeed`), or one stage per seed when seeds run on workers — sized in units.
+ */
+export const plannedStages = (options: PipelineOptions, perSeed: boolean): ReadonlyArray<Progress.PlannedStage & { readonly key: string }> => {
+  const testTasks = options.testTasksPerLevel * options.levels.length
+  const seedStages = (seed: number) => [
+    { key: `sft/seed${seed}`, name: `SFT, seed ${seed}`, kind: "sft", units: options.trainTasks * options.sftEpochs, weight: stageWeights.sft },
+    ...options.estimators.map((e) => ({
+      key: `rl/${e}/seed${seed}`,
+      name: `RL to ${modelLabels[estimatorModel(e)]} (estimator ${e}), seed ${seed}`,
+      kind: "rl",
+      units: options.rlIterations * options.rlTasksPerIteration * options.group,
+      weight: stageWeights.rl
+    })),
+    ...[...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])].map((m) => ({
+      key: `eval/${m}/seed${seed}/ParaAct`,
+      name: `evaluate ${modelLabels[m]}, seed ${seed}`,
+      kind: "eval",
+      units: testTasks,
+      weight: stageWeights.eval
+    })),
+    ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({
+      key: `eval/Ours/seed${seed}/${p}`,
+      name: `evaluate ours under ${p}, seed ${seed}`,
+      kind: "eval",
+      units: testTasks,
+      weight: stageWeights.eval
+    }))
+  ]
+  const demonstrations = { key: "demonstrations", name: "teacher demonstrations", kind: "demonstrations", units: options.trainTasks, weight: stageWeights.demonstrations }
+  return [
+    demonstrations,
+    ...options.seeds.flatMap((seed) => {
+      const stages = seedStages(seed)
+      if (perSeed) return stages
+      const units = stages.reduce((n, s) => n + s.units * s.weight, 0)
+      return [{ key: `seed ${seed}`, name: `seed ${seed} (SFT, RL, evaluation on a worker)`, kind: "seed", units, weight: 1 }]
+    })
+  ]
+}
+
+const planTracker = (options: PipelineOptions, perSeed: boolean): PlanTracker => {
+  const stages = plannedStages(options, perSeed)
+  const plan = Progress.plan(stages, options.progress)
+  const index = (stage: string) => stages.findIndex((s) => s.key === stage)
+  return {
+    start: (stage, detail) => (index(stage) < 0 ? Effect.void : plan.start(index(stage), detail)),
+    finish: (stage, restored) => (index(stage) < 0 ? Effect.void : plan.finish(index(stage), restored))
+  }
+}
+
+/** A number for a metrics line: fixed decimals, "–" when not finite. */
+const metric = (x: number | undefined, digits: number, scale = 1): string => (x === undefined || !Number.isFinite(x) ? "–" : (x * scale).toFixed(digits))
+
+/** One stderr line per finished RL iteration: its training-split metrics as they land. */
+const announceIteration = (label: string, iterations: number) => (m: Trainer.IterationMetrics): Effect.Effect<void> =>
+  Effect.sync(() => {
+    process.stderr.write(
+      `${label} · iteration ${m.iteration + 1}/${iterations} · R_ans ${metric(m.rAns, 3)} · Pass@1 ${metric(m.pass1, 1, 100)}% · rounds ${metric(m.rounds, 2)}` +
+        ` · calls ${metric(m.calls, 2)} · KL ${metric(m.kl, 4)} · clip ${metric(m.clipFraction, 1, 100)}% · entropy ${metric(m.entropy, 3)} (training split)\n`
+    )
+  })
+
+/** The RL runs' per-iteration metrics as CSV (`rl-metrics.csv`): one row per seed, estimator and iteration. */
+export const metricsCsv = (rl: Summary["training"]["rl"]): string => {
+  const keys: Array<string> = []
+  for (const run of rl) for (const m of run.metrics) for (const k of Object.keys(m)) if (!keys.includes(k) && typeof (m as unknown as Record<string, unknown>)[k] === "number") keys.push(k)
+  const cell = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? String(v) : "")
+  const rows = rl.flatMap((run) => run.metrics.map((m) => [String(run.seed), run.estimator, ...keys.map((k) => cell((m as unknown as Record<string, unknown>)[k]))].join(",")))
+  return [["seed", "estimator", ...keys].join(","), ...rows].join("\n") + "\n"
+}
+
+/**
+ * Every held-out trajectory of a run, read back from the run store (the `eval/<model>/seed<k>/<paradigm>` stages), for
+ * the trajectory browser: the four rows under ParaAct, then the trained policy under the other paradigms, seed by seed.
+ */
+export const heldOutEntries = (runId: string, options: PipelineOptions, testTasks: ReadonlyArray<Task>) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const byId = new Map(testTasks.map((t) => [t.id as string, t]))
+    const rows = [...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])]
+    const stages = options.seeds.flatMap((seed) => [
+      ...rows.map((m) => ({ stage: `eval/${m}/seed${seed}/ParaAct`, model: modelLabels[m], seed })),
+      ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({ stage: `eval/Ours/seed${seed}/${p}`, model: modelLabels.Ours, seed }))
+    ])
+    const entries: Array<TrajectoryBrowser.BrowserEntry> = []
+    for (const { stage, model, seed } of stages) {
+      for (const trajectory of yield* store.trajectories(runId, stage)) {
+        const task = byId.get(trajectory.taskId)
+        entries.push({ model, seed, level: task?.level ?? "?", request: task?.request ?? "", trajectory })
+      }
+    }
+    return entries as ReadonlyArray<TrajectoryBrowser.BrowserEntry>
+  })
