@@ -3,7 +3,7 @@
  * exactly where an uninterrupted run ends: table.md bytes, summary, run store (no rollout lost or stored twice, weights
  * bit-exact). A finished run resumes without training; a folder without a store, or an existing run as --out, is refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { createHash } from "node:crypto"
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs"
@@ -199,6 +199,31 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     expectSameRun(snapshot(dirC), runs.aBefore)
     // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows, 3 other paradigms
     expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 + 3))
+  })
+
+  it("progress a person can plan by: the run folder first, a counter with an estimate per stage, a metrics line per RL iteration; the command run recorded; rl-metrics.csv and trajectories.html in the folder", () => {
+    const stderr = lines(runs.a.stderr)
+    assert.strictEqual(stderr[0], `paraagent: run folder ${dirA} (config.json and run.sqlite now; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
+    // 1 demonstrations stage + per seed: SFT, RL ×2, 4 evaluated rows, 3 other paradigms
+    const counted = stderr.filter((l) => /^\[\d+\/21 · /.test(l))
+    expect(counted.map((l) => Number(/^\[(\d+)\//.exec(l)?.[1]))).toStrictEqual(Array.from({ length: 21 }, (_, i) => i + 1))
+    expect(counted[0]).toMatch(/^\[1\/21 · \d+ s elapsed · ETA after the first timed stage\] teacher demonstrations: /)
+    for (const l of counted.slice(1)) expect(l).toMatch(/ elapsed · ETA (\d+ s|\d+ min \d\d s)\] /)
+    expect(stderr.at(-1)).toMatch(/^paraagent: done in /)
+    // 2 seeds × 2 estimators × 3 iterations, each as it lands
+    const metrics = stderr.filter((l) => / · iteration \d\/3 · R_ans /.test(l))
+    expect(metrics).toHaveLength(12)
+    expect(metrics[0]).toMatch(/^rl grpo seed 1 · iteration 1\/3 · R_ans -?\d\.\d{3} · Pass@1 \d+\.\d% · rounds \d+\.\d\d · calls \d+\.\d\d · KL -?\d\.\d{4} · clip \d+\.\d% · entropy \d+\.\d{3} \(training split\)$/)
+    const csv = readFileSync(join(dirA, "rl-metrics.csv"), "utf8").trim().split("\n")
+    expect(csv[0]).toMatch(/^seed,estimator,iteration,version,rAns,pass1,rounds,calls,/)
+    expect(csv.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toStrictEqual(
+      [1, 2].flatMap((seed) => ["grpo", "paraagent"].flatMap((e) => [0, 1, 2].map((i) => `${seed},${e},${i}`)))
+    )
+    const command = `npx tsx programs/main.ts ${[...tiny, "--out", dirA].join(" ")}`
+    expect((JSON.parse(readFileSync(join(dirA, "config.json"), "utf8")) as { command: string }).command).toBe(command)
+    expect((JSON.parse(readFileSync(join(dirA, "model", "paraagent-policy.json"), "utf8")) as { provenance: { command: string } }).provenance.command).toBe(command)
+    expect(readFileSync(join(dirA, "report.md"), "utf8")).toContain(command)
+    expect(readFileSync(join(dirA, "trajectories.html"), "utf8").match(/<tr class="entry"/g)).toHaveLength(2 * 7 * 18)
   })
 
   it("SIGKILL during RL, then --resume: A's table, summary and store, finished stages not redone", () => {
