@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { Json, JsonObject } from "../domain/Json.ts"
+import { packageVersion } from "../io/Provenance.ts"
 import { GoldCall, GoldFact, Level, Split, Task } from "../domain/Task.ts"
 import { ToolSpec } from "../domain/Tool.ts"
 import {
@@ -390,6 +391,8 @@ export class ToolEnvApi extends HttpApi.make("toolenv")
   .middleware(HttpApiMiddleware.ProblemDetails)
   .annotateMerge(OpenApi.annotations({
     title: "ParaAgent ToolEnv",
+    // the document's version is the package's (it said 0.0.1, effect's default, while the package was 0.1.0)
+    version: packageVersion(),
     description: "Tools, retrieval, the three-layer simulator with seeded faults, the judge and the rewards, over HTTP"
   }))
 {}

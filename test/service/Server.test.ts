@@ -13,6 +13,9 @@ import { canonicalJson } from "../../src/math/CanonicalJson.ts"
 import { goldRounds, timeless } from "../support/ServedEpisode.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { repoRoot } from "../../src/io/DataPath.ts"
 
 const token = "s3cret-token-for-tests"
 const options: ToolEnvServer.ServerOptions = {
@@ -107,8 +110,10 @@ layer(server)("ToolEnv server (in-process, typed client)", (it) => {
       assert.strictEqual(health.status, 200)
       const docs = yield* raw("GET", "/docs")
       assert.strictEqual(docs.status, 200)
-      const openapi = JSON.parse((yield* raw("GET", "/openapi.json")).text) as { paths: Record<string, unknown> }
+      const openapi = JSON.parse((yield* raw("GET", "/openapi.json")).text) as { paths: Record<string, unknown>; info: { version: string } }
       for (const p of ["/sessions/{id}/step", "/tools/search", "/advantages", "/reset", "/step", "/state"]) assert.property(openapi.paths, p)
+      // the document's version is the package's
+      assert.strictEqual(openapi.info.version, (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version)
     }))
 
   it.effect("bad input: every request of the table is a 4xx naming what was wrong, never a 5xx; the token never comes back", () =>
