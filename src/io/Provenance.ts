@@ -52,10 +52,13 @@ const shellWord = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? wor
 export const commandLine = (argv: ReadonlyArray<string> = process.argv, env: NodeJS.ProcessEnv = process.env): string => {
   const args = argv.slice(2).map(shellWord)
   const tail = args.length === 0 ? "" : ` -- ${args.join(" ")}`
-  const event = env["npm_lifecycle_event"]
-  if (event === "start" || event === "test") return `npm ${event}${tail}`
-  if (event !== undefined && event !== "" && event !== "npx") return `npm run ${event}${tail}`
   const file = argv[1] ?? ""
   const shown = file.startsWith(`${repoRoot}/`) ? file.slice(repoRoot.length + 1) : file
+  // npm's variables are inherited by every process below a script: they name this one only when the script runs this file
+  const event = env["npm_lifecycle_event"]
+  const script = env["npm_lifecycle_script"] ?? ""
+  if (event !== undefined && event !== "" && event !== "npx" && shown !== "" && script.includes(shown)) {
+    return event === "start" || event === "test" ? `npm ${event}${tail}` : `npm run ${event}${tail}`
+  }
   return [file.endsWith(".ts") ? "npx tsx" : "node", shellWord(shown), ...args].join(" ")
 }

@@ -60,8 +60,11 @@ describe("Provenance.commandLine", () => {
   it("names the command as it was typed: npm start, npm run, npx tsx for a TypeScript entry point, node otherwise", () => {
     const node = "/usr/bin/node"
     const main = `${repoRoot}/programs/main.ts`
-    assert.strictEqual(Provenance.commandLine([node, main, "--seeds", "1", "--out", "runs/a b"], { npm_lifecycle_event: "start" }), "npm start -- --seeds 1 --out 'runs/a b'")
-    assert.strictEqual(Provenance.commandLine([node, `${repoRoot}/programs/compare.ts`], { npm_lifecycle_event: "compare" }), "npm run compare")
+    const start = { npm_lifecycle_event: "start", npm_lifecycle_script: "tsx programs/main.ts" }
+    assert.strictEqual(Provenance.commandLine([node, main, "--seeds", "1", "--out", "runs/a b"], start), "npm start -- --seeds 1 --out 'runs/a b'")
+    assert.strictEqual(Provenance.commandLine([node, `${repoRoot}/programs/compare.ts`], { npm_lifecycle_event: "compare", npm_lifecycle_script: "tsx programs/compare.ts" }), "npm run compare")
+    // a program started by another script (a test spawned under `npm test`) inherits npm's variables: not its command
+    assert.strictEqual(Provenance.commandLine([node, main, "--tasks", "5"], { npm_lifecycle_event: "test", npm_lifecycle_script: "tsc --noEmit -p tsconfig.json && vitest run" }), "npx tsx programs/main.ts --tasks 5")
     assert.strictEqual(Provenance.commandLine([node, main, "--tasks", "5"], {}), "npx tsx programs/main.ts --tasks 5")
     assert.strictEqual(Provenance.commandLine([node, "/opt/x/dist/programs/mcp.js", "--size", "2000"], {}), "node /opt/x/dist/programs/mcp.js --size 2000")
     assert.strictEqual(Provenance.commandLine([node, main, "it's"], {}), `npx tsx programs/main.ts 'it'\\''s'`)

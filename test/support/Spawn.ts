@@ -16,9 +16,12 @@ interface Ran {
   readonly stderr: string
 }
 
-/** The environment of a spawned program: this one's without any PARAAGENT_* / OPENAI_* setting, plus `extra`. */
+/**
+ * The environment of a spawned program: this one's without any PARAAGENT_* / OPENAI_* setting nor the npm_* variables
+ * `npm test` sets (a user's shell has none), plus `extra`.
+ */
 const cleanEnv = (extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PARAAGENT_") && !k.startsWith("OPENAI_"))),
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PARAAGENT_") && !k.startsWith("OPENAI_") && !k.startsWith("npm_"))),
   ...extra
 })
 
