@@ -17,6 +17,7 @@ import { Retriever } from "../src/retrieval/Retriever.ts"
 import { ToolEnvApi } from "../src/service/Api.ts"
 import * as Guard from "../src/service/Guard.ts"
 import * as Handlers from "../src/service/Handlers.ts"
+import { Readiness } from "../src/service/Readiness.ts"
 import * as Metrics from "../src/service/ServiceMetrics.ts"
 import * as SessionStore from "../src/service/SessionStore.ts"
 import * as Sessions from "../src/service/Sessions.ts"
@@ -26,6 +27,7 @@ import * as ToolLibraryModule from "../src/toolenv/ToolLibrary.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
+import * as ServerFront from "./ServerFront.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
@@ -138,8 +140,12 @@ const retrievers = (choice: RetrieverChoice) =>
     return Handlers.Retrievers.of({ default: choice, byName })
   }))
 
-/** The routes and services of the server (everything but the listening socket). */
-export const routes = (options: ServerOptions) => {
+/**
+ * The services of the server: the world, the task source, the store, the retrievers, the judge, the Sessions and the
+ * sweeper. Built before the socket opens: the world is built synchronously (seconds for 50k tools), and a server that
+ * accepted connections meanwhile would hold requests it cannot answer.
+ */
+export const services = (options: ServerOptions) => {
   const store = options.store === undefined ? SessionStore.layerMemory() : SessionStoreSqlite.layer(options.store)
   const sessions = Layer.unwrap(Effect.gen(function*() {
     const library = yield* ToolLibrary
@@ -152,6 +158,15 @@ export const routes = (options: ServerOptions) => {
     const every = Math.max(50, Math.min(30_000, Math.floor(options.sessions.ttlMs / 4)))
     yield* Effect.forkScoped(Effect.repeat(service.sweep, Schedule.spaced(every)))
   }))
+  return sweeper.pipe(
+    Layer.provideMerge(sessions),
+    Layer.provideMerge(Layer.mergeAll(retrievers(options.retriever), JudgeRule.layer, store)),
+    Layer.provideMerge(environment(options))
+  )
+}
+
+/** The routes of the server over its services: the API, MCP, the docs page, /metrics, the guard, extra routes. */
+export const http = (options: ServerOptions) => {
   const api = HttpApiBuilder.layer(ToolEnvApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide(Handlers.layer),
     Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true }))
@@ -163,7 +178,7 @@ export const routes = (options: ServerOptions) => {
     Layer.provide(Simulator.layer({ faultRate: options.sessions.faultRate })),
     Layer.provide(Layer.effect(Retriever, Effect.map(Handlers.Retrievers, ({ default: name, byName }) => byName.get(name) as Retriever["Service"])))
   )
-  const http = Layer.mergeAll(
+  return Layer.mergeAll(
     api,
     mcp,
     HttpApiScalar.layer(ToolEnvApi, { path: "/docs" }),
@@ -171,13 +186,10 @@ export const routes = (options: ServerOptions) => {
     guard(options),
     options.routes ?? Layer.empty
   )
-  const services = Layer.mergeAll(sweeper, http).pipe(
-    Layer.provideMerge(sessions),
-    Layer.provideMerge(Layer.mergeAll(retrievers(options.retriever), JudgeRule.layer, store)),
-    Layer.provideMerge(environment(options))
-  )
-  return services
 }
+
+/** The routes and services of the server (everything but the listening socket). */
+export const routes = (options: ServerOptions) => http(options).pipe(Layer.provideMerge(services(options)))
 
 /**
  * The step fast path installed on `server` once the Sessions are built (until then, and after the layer closes,
@@ -195,13 +207,30 @@ const fastPath = (server: StepFastPath.FastPathServer, options: ServerOptions) =
     }))
   }))
 
-/** The server listening on `host:port` (HttpServer in the output: its `address` is the bound port). */
+/**
+ * The server listening on `host:port` (HttpServer in the output: its `address` is the bound port; ServerFront: its
+ * phase and drain). The services are built first, then the socket opens, then the router attaches and the phase turns
+ * `ready`; a request in the short window between the last two is answered by the front (503, `status: "starting"`).
+ */
 export const layer = (options: ServerOptions) =>
   Layer.unwrap(Effect.sync(() => {
-    const server = new StepFastPath.FastPathServer()
-    const served = HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true })
-    return (options.stepFastPath === false ? served : fastPath(server, options).pipe(Layer.provideMerge(served))).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
+    const server = new ServerFront.FrontServer()
+    // the router and its routes are built before the socket opens too (the OpenAPI document, the MCP server): only
+    // attaching the handler is left once it listens
+    const router = http(options).pipe(Layer.provideMerge(HttpRouter.layer))
+    const served = Layer.unwrap(Effect.map(HttpRouter.HttpRouter, (r) => HttpServer.serve(r.asHttpEffect())))
+    const attached = options.stepFastPath === false ? served : fastPath(server, options).pipe(Layer.provideMerge(served))
+    const ready = Layer.effectDiscard(Effect.sync(() => {
+      if (server.phase === "starting") server.phase = "ready"
+    }))
+    return ready.pipe(
+      Layer.provideMerge(attached),
+      Layer.provideMerge(NodeHttpServer.layerServer(() => server, { port: options.port, host: options.host })),
+      Layer.provideMerge(router),
+      Layer.provideMerge(NodeHttpServer.layerHttpServices),
+      Layer.provideMerge(Layer.succeed(ServerFront.ServerFront, ServerFront.serviceOf(server))),
+      Layer.provideMerge(Layer.succeed(Readiness, Readiness.of({ phase: () => server.phase }))),
+      Layer.provideMerge(services(options))
     )
   }))
 

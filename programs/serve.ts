@@ -4,10 +4,11 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Option } from "effect"
+import { Cause, Console, Effect, Exit, Option, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import * as Otlp from "../layers/Otlp.ts"
+import * as ServerFront from "../layers/ServerFront.ts"
 import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
@@ -31,9 +32,13 @@ const maxDepth = RunConfig.intFlag("max-depth", { minimum: 4, maximum: 1000 }, "
 const maxActions = RunConfig.intFlag("max-actions", { minimum: 1, maximum: 10_000 }, "searches + calls one turn may carry").pipe(Flag.withDefault(64))
 const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
 const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "transient-fault probability per call when a session names none").pipe(Flag.withDefault(0.05))
+const drainTimeout = RunConfig.intFlag("drain-timeout", { minimum: 0, maximum: 3600 }, "seconds SIGTERM waits for in-flight requests before exiting 143").pipe(Flag.withDefault(20))
+
+/** How the process ends: set by the drain a SIGTERM (or SIGINT) starts. */
+const ending: { signal: NodeJS.Signals | undefined; drained: boolean } = { signal: undefined, drained: false }
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
+  port, host, library, worldSeed, worldSize, token, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -65,14 +70,33 @@ const serve = Command.make("serve", {
     }
     yield* Effect.gen(function*() {
       const url = yield* ToolEnvServer.url
+      const front = yield* ServerFront.ServerFront
       yield* Console.log(`toolenv listening on ${url}`)
-      return yield* Effect.never
+      // SIGTERM: stop accepting, let the steps in flight finish (at most --drain-timeout), then close the layers
+      return yield* Effect.never.pipe(Effect.onInterrupt(() =>
+        Effect.flatMap(front.drain(flags.drainTimeout * 1000), (finished) => Effect.sync(() => void (ending.drained = finished)))))
     }).pipe(Effect.provide(ToolEnvServer.layer(options)))
   })).pipe(Command.withDescription("Serve ToolEnv over HTTP: tools, retrieval, tasks, sessions, scoring, OpenEnv, /metrics, /openapi.json, /docs"))
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    // a second signal while draining ends the process at once
+    if (ending.signal !== undefined) process.exit(signal === "SIGINT" ? 130 : 143)
+    ending.signal = signal
+  })
+}
+
+/** Exit 0 after a graceful drain; 143 (SIGTERM) or 130 (SIGINT) when in-flight requests outlived --drain-timeout. */
+const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) && ending.signal !== undefined) {
+    return onExit(ending.drained ? 0 : ending.signal === "SIGINT" ? 130 : 143)
+  }
+  Runtime.defaultTeardown(exit, onExit)
+}
 
 serve.pipe(
   Otlp.traced("serve"),
   Cli.run("serve", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  (program) => NodeRuntime.runMain(program, { teardown })
 )

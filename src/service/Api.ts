@@ -22,6 +22,7 @@ import {
   Verdict
 } from "../domain/Trajectory.ts"
 import { Turn } from "../domain/Turn.ts"
+import { Phase } from "./Readiness.ts"
 
 // ---- errors: each names the field (or the part of the request) that was wrong ----
 
@@ -91,8 +92,19 @@ const TaskIndex = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, ma
 const SeedInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(200)))
 
-/** `/health`: liveness, the world this replica serves, and its live sessions. */
-export const Health = Schema.Struct({ status: Schema.Literal("healthy"), world: Schema.String, sessions: Schema.Number })
+/**
+ * `/health`: liveness, the phase (`ready`, or `draining` after SIGTERM), the world this replica serves, and its live
+ * sessions. While the server is starting, `/health` is a 503 `{"status": "starting"}` answered by the server's front.
+ */
+export const Health = Schema.Struct({
+  status: Schema.Literal("healthy"),
+  state: Schema.Literals(["ready", "draining"]),
+  world: Schema.String,
+  sessions: Schema.Number
+})
+
+/** `/ready`: 200 `{"status": "ready"}`; 503 with `starting` or `draining` (answered by the server's front). */
+export const Ready = Schema.Struct({ status: Phase })
 
 /** One line of the tool list. */
 export const ToolSummary = Schema.Struct({ name: Schema.String, category: Schema.String, description: Schema.String })
@@ -286,9 +298,10 @@ export const OpenEnvState = Schema.Struct({
 
 // ---- the API ----
 
-/** Liveness (no token needed). */
+/** Liveness and readiness (no token needed). */
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
-  HttpApiEndpoint.get("health", "/health", { success: Health })
+  HttpApiEndpoint.get("health", "/health", { success: Health }),
+  HttpApiEndpoint.get("ready", "/ready", { success: Ready })
 ) {}
 
 /** The tool library and retrieval. */

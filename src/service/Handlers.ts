@@ -2,7 +2,7 @@
  * The handlers of the ToolEnv API over the services: Sessions (episodes over the action log), ToolLibrary, the
  * retrievers, TaskSource, Judge and the scoring math. Each typed refusal is counted in the error metric by its tag.
  */
-import { Context, Effect, Layer, Metric } from "effect"
+import { Context, Effect, Layer, Metric, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
@@ -16,6 +16,7 @@ import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
 import type { SessionInfo } from "./Api.ts"
+import { Readiness } from "./Readiness.ts"
 import * as Metrics from "./ServiceMetrics.ts"
 import { Sessions } from "./Sessions.ts"
 import type { StepResult } from "./Sessions.ts"
@@ -43,7 +44,12 @@ const flag = (value: "true" | "false" | undefined): boolean => value === "true"
 const system = HttpApiBuilder.group(ToolEnvApi, "system", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
-    return handlers.handle("health", () => Effect.succeed({ status: "healthy" as const, world: sessions.config.world, sessions: sessions.live() }))
+    const readiness = Option.getOrUndefined(yield* Effect.serviceOption(Readiness))
+    const phase = () => readiness?.phase() ?? "ready"
+    return handlers
+      .handle("health", () =>
+        Effect.sync(() => ({ status: "healthy" as const, state: phase() === "draining" ? "draining" as const : "ready" as const, world: sessions.config.world, sessions: sessions.live() })))
+      .handle("ready", () => Effect.sync(() => ({ status: phase() })))
   }))
 
 const tools = HttpApiBuilder.group(ToolEnvApi, "tools", (handlers) =>
