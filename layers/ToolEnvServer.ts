@@ -19,6 +19,7 @@ import * as Guard from "../src/service/Guard.ts"
 import * as Handlers from "../src/service/Handlers.ts"
 import { Readiness } from "../src/service/Readiness.ts"
 import * as Metrics from "../src/service/ServiceMetrics.ts"
+import * as OrsRoutes from "../src/service/OrsRoutes.ts"
 import * as SessionStore from "../src/service/SessionStore.ts"
 import * as Sessions from "../src/service/Sessions.ts"
 import * as TaskSource from "../src/toolenv/TaskSource.ts"
@@ -56,6 +57,8 @@ export interface ServerOptions {
   readonly sessions: Omit<Sessions.SessionsConfig, "world">
   /** More routes on the same server. */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  /** The Open Reward Standard routes (src/service/OrsRoutes.ts) beside the native API; false: not served. */
+  readonly ors?: boolean
   /** The MCP endpoint (streamable HTTP, layers/McpHttp.ts) at `/mcp`, behind the same bearer auth; false: not served. */
   readonly mcp?: boolean
   /**
@@ -181,6 +184,7 @@ export const http = (options: ServerOptions) => {
   return Layer.mergeAll(
     api,
     mcp,
+    options.ors === false ? Layer.empty : OrsRoutes.layer,
     HttpApiScalar.layer(ToolEnvApi, { path: "/docs" }),
     PrometheusMetrics.layerHttp({ path: "/metrics" }),
     guard(options),

@@ -15,7 +15,7 @@ import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
-import type { SessionInfo } from "./Api.ts"
+import type { AtCapacity, Score, SessionInfo, WrongWorld } from "./Api.ts"
 import { Readiness } from "./Readiness.ts"
 import * as Metrics from "./ServiceMetrics.ts"
 import { Sessions } from "./Sessions.ts"
@@ -132,23 +132,9 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const sessions = yield* Sessions
     const judge = yield* Judge
     const library = yield* ToolLibrary
-    const deps = (from: string, to: string) => library.graph.kind(from, to)
+    const score = scoreSession(sessions, judge, library)
     return handlers
-      .handle("score", ({ params }) =>
-        counted(Effect.gen(function*() {
-          const info = yield* sessions.info(params.id)
-          if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${params.id} is still running (${info.rounds} rounds): score it once it is done` })
-          const { trajectory, task } = yield* sessions.trajectory(params.id)
-          const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
-          const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
-          return {
-            sessionId: params.id,
-            verdict,
-            answer: score.answer,
-            phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
-            steps: score.steps
-          }
-        })))
+      .handle("score", ({ params }) => counted(score(params.id)))
       .handle("advantages", ({ payload }) =>
         counted(Effect.gen(function*() {
           const group = yield* groupOf(sessions, payload)
@@ -171,6 +157,26 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
           }
         })))
   }))
+
+/** Judges a finished session: the verdict, R_ans with its Q/F/U pattern, the phase and step rewards (the score body). */
+export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"]) => {
+  const deps = (from: string, to: string) => library.graph.kind(from, to)
+  return (id: string): Effect.Effect<Score, NotFound | ScoringFailed | WrongWorld | AtCapacity> =>
+    Effect.gen(function*() {
+      const info = yield* sessions.info(id)
+      if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${id} is still running (${info.rounds} rounds): score it once it is done` })
+      const { trajectory, task } = yield* sessions.trajectory(id)
+      const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
+      const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
+      return {
+        sessionId: id,
+        verdict,
+        answer: score.answer,
+        phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
+        steps: score.steps
+      }
+    })
+}
 
 /** The trajectories and task of an advantage request: finished sessions of one task, or trajectories with a task id. */
 const groupOf = (

@@ -67,6 +67,8 @@ export class Sessions extends Context.Service<Sessions, {
   readonly step: (id: string, request: StepRequest) => Effect.Effect<StepResult, SessionFailure>
   readonly info: (id: string) => Effect.Effect<SessionInfo, NotFound | WrongWorld | AtCapacity>
   readonly trajectory: (id: string) => Effect.Effect<{ readonly trajectory: Trajectory; readonly task: Task }, NotFound | WrongWorld | AtCapacity>
+  /** The rewards of every step taken so far (r_base, r_plan, r_step), in order. */
+  readonly stepRewards: (id: string) => Effect.Effect<ReadonlyArray<StepReward>, NotFound | WrongWorld | AtCapacity>
   readonly close: (id: string) => Effect.Effect<boolean>
   readonly postTask: (task: PostedTask) => Effect.Effect<Task, InvalidRequest>
   readonly findTask: (id: string) => Effect.Effect<Task | undefined, InvalidRequest>
@@ -448,6 +450,15 @@ export const make = (config: SessionsConfig) =>
       withCurrent(id, (session, spec) => Effect.map(session.trajectory, (t) => ({ trajectory: t, task: spec.task })))
     )
 
+    const stepRewards = Effect.fn("Sessions.stepRewards")((id: string) =>
+      withCurrent(id, (session) =>
+        Effect.sync(() =>
+          Array.from({ length: session.status().rounds }, (_, i) => {
+            const facts = session.stepScore(i)
+            return facts === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(facts)
+          })))
+    )
+
     const close = Effect.fn("Sessions.close")(function*(id: string) {
       const cached = cache.delete(id)
       const removed = yield* storeDefect(store.remove(id))
@@ -462,7 +473,7 @@ export const make = (config: SessionsConfig) =>
       yield* gauge
     })
 
-    return Sessions.of({ config, create, step, info, trajectory, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
+    return Sessions.of({ config, create, step, info, trajectory, stepRewards, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
   })
 
 /** The service in a layer (over SessionStore, ToolLibrary, Retriever, and optionally GeneratedWorld and TaskSource). */
