@@ -1,8 +1,9 @@
 /**
  * The server's first line of defence, as pure functions: the nesting depth of a JSON text (found without parsing it,
- * so a 10k-deep body is refused before any recursive decoder sees it) and a constant-time bearer-token check.
+ * so a 10k-deep body is refused before any recursive decoder sees it), a constant-time bearer-token check, and the
+ * client keys sessions are bound to.
  */
-import { createHash, timingSafeEqual } from "node:crypto"
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 
 /** The deepest `[`/`{` nesting of a JSON text, strings skipped; stops counting once past `limit`. */
 export const nestingDepth = (text: string, limit = Number.POSITIVE_INFINITY): number => {
@@ -38,3 +39,20 @@ export const bearerCheck = (token: string): ((header: string | undefined) => boo
     return timingSafeEqual(digest(header.slice("Bearer ".length)), expected)
   }
 }
+
+/** The header a client names itself with; its sessions and posted tasks are bound to it. */
+export const clientKeyHeader = "x-client-key"
+
+const clientKeyPattern = /^[A-Za-z0-9._~+/=-]{16,256}$/
+
+/** A well-formed client key: 16 to 256 characters of letters, digits and `._~+/=-` (base64, base64url, hex, UUIDs). */
+export const isClientKey = (key: string): boolean => clientKeyPattern.test(key)
+
+/** The owner a client key stands for in the session log: a digest, so a leaked log leaks no key. */
+export const ownerOf = (key: string): string => createHash("sha256").update(`paraagent-client-key\u0000${key}`).digest("hex")
+
+/** The owner of a caller without a key: matches no stored session (stored owners are digests). */
+export const noOwner = ""
+
+/** A key the server issues to a client that opened a session without one (192 random bits, base64url). */
+export const newClientKey = (): string => randomBytes(24).toString("base64url")
