@@ -11,12 +11,12 @@ import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
 // `npm run serve --store` processes do (test/programs/Serve.test.ts runs that with real processes).
 
 const key = "lifecycle-test-client-key"
-const options = (store: string): ToolEnvServer.ServerOptions => ({
+const options = (store: string | undefined, maxSessions = 16): ToolEnvServer.ServerOptions => ({
   ...ToolEnvServer.defaultOptions,
   worldSize: 2000,
-  store,
+  ...(store !== undefined ? { store } : {}),
   mcp: false,
-  sessions: { ...ToolEnvServer.defaultOptions.sessions, maxSessions: 16, ttlMs: 60_000 }
+  sessions: { ...ToolEnvServer.defaultOptions.sessions, maxSessions, ttlMs: 60_000 }
 })
 
 const call = (base: string, method: string, route: string, body?: unknown) =>
@@ -137,5 +137,25 @@ describe("the session lifecycle over HTTP", () => {
       assert.strictEqual(failed._tag, "SessionStoreError")
       assert.include(failed.message, store)
       assert.include(failed.message, "is damaged")
+    })), 120_000)
+
+  it.live("at capacity: an unknown session is a 404 and one evicted from memory its record — only a create is a 503", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const base = yield* urlOf(yield* Layer.build(ToolEnvServer.layer(options(undefined, 2))))
+      const finished = (yield* call(base, "POST", "/sessions", { seed: 1 })).json.sessionId as string
+      assert.strictEqual((yield* call(base, "POST", `/sessions/${finished}/step`, { text: "<answer>done</answer>" })).status, 200)
+      // two running sessions: the finished one leaves memory (it stays in the log)
+      const running = [(yield* call(base, "POST", "/sessions", { seed: 2 })).json.sessionId, (yield* call(base, "POST", "/sessions", { seed: 3 })).json.sessionId]
+      assert.strictEqual((yield* call(base, "GET", "/health")).json.sessions, 2)
+      const unknown = yield* call(base, "GET", "/sessions/never-created")
+      assert.deepStrictEqual([unknown.status, unknown.json._tag], [404, "NotFound"])
+      const evicted = yield* call(base, "GET", `/sessions/${finished}`)
+      assert.deepStrictEqual([evicted.status, evicted.json.rounds, evicted.json.done], [200, 1, true])
+      const score = yield* call(base, "POST", `/sessions/${finished}/score`)
+      assert.strictEqual(score.status, 200)
+      // the running sessions are still served (one was pushed out of memory and is replayed from the log)
+      for (const id of running) assert.strictEqual((yield* call(base, "POST", `/sessions/${id}/step`, search)).status, 200)
+      const refused = yield* call(base, "POST", "/sessions", { seed: 4 })
+      assert.deepStrictEqual([refused.status, refused.json._tag], [503, "AtCapacity"])
     })), 120_000)
 })
