@@ -1,7 +1,8 @@
 /**
- * The hot route of the ToolEnv server, `POST /sessions/{id}/step`, answered at the node level: the same guard (bearer
- * token, body size, nesting depth), the same `StepRequest` schema and the same `Sessions.step`, without the router,
- * the middleware stack and the handler's fiber plumbing. Anything it does not serve itself reaches the framework.
+ * The hot route of the ToolEnv server, `POST /sessions/{id}/step`, answered at the node level: the same guard (Host,
+ * Origin, Content-Type, bearer token, body size, nesting depth), the same client key, the same `StepRequest` schema
+ * and the same `Sessions.step`, without the router, the middleware stack and the handler's fiber plumbing. Anything it
+ * does not serve itself reaches the framework.
  */
 import { Cause, Effect, Exit, Fiber, Metric, Schema, SchemaAST } from "effect"
 import type { Context, Scope } from "effect"
@@ -15,6 +16,8 @@ import type { SessionFailure, Sessions } from "../src/service/Sessions.ts"
 /** What the fast path needs from the server's options. */
 export interface FastPathOptions {
   readonly token?: string
+  /** The network checks of the framework's guard (Host, Origin, Content-Type). */
+  readonly network: Guard.NetworkPolicy
   readonly maxBody: number
   readonly maxDepth: number
 }
@@ -128,9 +131,11 @@ export const make = (
     const matched = plainStepPath.exec(request.url ?? "")
     if (matched === null) return false
     const headers = request.headers
+    // a page's request (any Origin: the framework adds CORS answers) and anything the network checks refuse go to
+    // the framework, which answers them
+    if (headers["origin"] !== undefined || Guard.admit("POST", headers, options.network) !== undefined) return false
     if (check !== undefined && !check(headers["authorization"])) return false
-    const contentType = headers["content-type"]
-    if (contentType !== undefined && contentType !== "application/json") return false
+    if (headers["content-type"] !== "application/json") return false
     const declared = headers["content-length"]
     if (declared === undefined || !(Number(declared) <= options.maxBody)) return false
     const id = matched[1] as string

@@ -91,6 +91,20 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   message: Schema.String
 }, { httpApiStatus: 401 }) {}
 
+/** A request a browser page could have sent: a `Host` not this server's (DNS rebinding) or a foreign `Origin`. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 403 }) {}
+
+/** A request body not sent as `application/json`. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 415 }) {}
+
 /** A body over the server's size limit, or nested deeper than it accepts. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   field: Schema.String,
