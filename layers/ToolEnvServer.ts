@@ -47,6 +47,13 @@ export interface ServerOptions {
   readonly worldSize: number
   /** Bearer token required on every route but `/health`; absent: no auth. */
   readonly token?: string
+  /**
+   * Host names a request may name in `Host` besides IP literals, `localhost` and `host` (`--allow-host`; `*`: any):
+   * anything else is a 403, so a DNS-rebound name cannot reach the server.
+   */
+  readonly allowHosts?: ReadonlyArray<string>
+  /** Origins whose pages may use the server (`--allow-origin`; `*`: any); other pages' requests are a 403. */
+  readonly allowOrigins?: ReadonlyArray<string>
   /** A SQLite file shared by replicas; absent: the log lives in this process's memory. */
   readonly store?: string
   readonly retriever: RetrieverChoice
@@ -91,12 +98,52 @@ export const worldId = (options: ServerOptions, library?: ToolLibraryModule.Libr
 
 const problem = (status: number, body: Record<string, unknown>) => HttpServerResponse.jsonUnsafe(body, { status })
 
-/** The guard in front of every route: token (all but /health), body size and nesting depth. */
+/** The network policy of the options (`--host`, `--allow-host`, `--allow-origin`). */
+export const networkPolicy = (options: Pick<ServerOptions, "host" | "allowHosts" | "allowOrigins">): Guard.NetworkPolicy => ({
+  bindHost: options.host,
+  allowHosts: options.allowHosts ?? [],
+  allowOrigins: (options.allowOrigins ?? []).map((o) => (o === "*" ? o : Guard.normalOrigin(o) ?? o))
+})
+
+/** The CORS answer for a page of an allowed origin: it may read the answers and send JSON with the client headers. */
+const corsHeaders = (origin: string): Record<string, string> => ({
+  "access-control-allow-origin": origin,
+  "access-control-allow-methods": "GET, POST, DELETE",
+  "access-control-allow-headers": "authorization, content-type, x-client-key, mcp-session-id, mcp-protocol-version, last-event-id",
+  "access-control-expose-headers": "mcp-session-id",
+  "access-control-max-age": "600",
+  vary: "Origin"
+})
+
+/**
+ * The guard in front of every route: the network checks (Host against DNS rebinding, Origin against other sites'
+ * pages, a JSON Content-Type for every body), the token (all but /health), body size and nesting depth; CORS
+ * answers for pages of `--allow-origin` origins only.
+ */
 const guard = (options: ServerOptions) => {
   const check = options.token === undefined ? undefined : Guard.bearerCheck(options.token)
+  const policy = networkPolicy(options)
   return HttpRouter.middleware((app) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const refused = Guard.admit(request.method, request.headers, policy)
+      if (refused !== undefined) {
+        yield* Metrics.countError(refused.tag)
+        return problem(refused.status, { _tag: refused.tag, field: refused.field, value: refused.value, message: refused.message })
+      }
+      // a page of an allowed other origin (the Origin check passed, and it is not this server's own)
+      const origin = request.headers["origin"]
+      const host = request.headers["host"]
+      const cors = origin !== undefined && (host === undefined || Guard.normalOrigin(origin) === undefined || new URL(origin).host !== host.toLowerCase())
+        ? corsHeaders(origin)
+        : undefined
+      if (cors !== undefined && request.method === "OPTIONS") return HttpServerResponse.empty({ status: 204, headers: cors })
+      const answer = yield* guarded(request, app)
+      return cors === undefined ? answer : HttpServerResponse.setHeaders(answer, cors)
+    }), { global: true })
+
+  function guarded<E, R>(request: HttpServerRequest.HttpServerRequest, app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) {
+    return Effect.gen(function*() {
       const url = request.url
       const pathname = url.split("?", 1)[0]
       if (check !== undefined && pathname !== "/health" && !check(request.headers["authorization"])) {
@@ -121,7 +168,8 @@ const guard = (options: ServerOptions) => {
         }
       }
       return yield* app
-    }), { global: true })
+    })
+  }
 }
 
 /** The library, world and task source the options name. */
@@ -205,7 +253,7 @@ const fastPath = (server: StepFastPath.FastPathServer, options: ServerOptions) =
     const sessions = yield* Sessions.Sessions
     const context = yield* Effect.context<never>()
     const scope = yield* Scope.Scope
-    server.fast = StepFastPath.make(options, sessions, context, scope, (request, response) => server.serveByFramework(request, response))
+    server.fast = StepFastPath.make({ ...options, network: networkPolicy(options) }, sessions, context, scope, (request, response) => server.serveByFramework(request, response))
     yield* Effect.addFinalizer(() => Effect.sync(() => {
       server.fast = undefined
     }))

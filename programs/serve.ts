@@ -13,6 +13,7 @@ import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Cli from "../src/io/Cli.ts"
+import * as Guard from "../src/service/Guard.ts"
 
 const port = RunConfig.intFlag("port", { minimum: 0, maximum: 65_535 }, "TCP port; 0 picks a free one").pipe(Flag.withDefault(8765))
 const host = Flag.String("host").pipe(Flag.withDescription("interface to listen on (loopback unless told otherwise)"), Flag.withDefault("127.0.0.1"))
@@ -23,6 +24,11 @@ const token = Flag.String("token").pipe(
   Flag.withDescription("bearer token required on every route but /health (else $PARAAGENT_SERVER_TOKEN; none: no auth)"),
   Flag.optional
 )
+const hostName = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i
+const allowHost = RunConfig.parsedListFlag("allow-host", "a host name (or * for any)", "host names requests may name in Host besides IP literals, localhost and --host (DNS-rebinding guard)",
+  (h) => (h === "*" || hostName.test(h) ? h.toLowerCase() : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
+const allowOrigin = RunConfig.parsedListFlag("allow-origin", "an origin like http://localhost:3000 (or * for any)", "origins whose web pages may use the server (CORS); other pages are refused",
+  (o) => (o === "*" ? o : /^https?:\/\/[^/]+$/i.test(o) ? Guard.normalOrigin(o) : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
 const store = Flag.String("store").pipe(Flag.withDescription("SQLite file holding the action log, shared by replicas (default: memory)"), Flag.optional)
 const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("the retriever sessions search with"), Flag.withDefault("bm25"))
 const maxSessions = RunConfig.intFlag("max-sessions", { minimum: 1, maximum: 1_000_000 }, "sessions held in memory at once").pipe(Flag.withDefault(1024))
@@ -38,7 +44,7 @@ const drainTimeout = RunConfig.intFlag("drain-timeout", { minimum: 0, maximum: 3
 const ending: { signal: NodeJS.Signals | undefined; drained: boolean } = { signal: undefined, drained: false }
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout
+  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -55,6 +61,8 @@ const serve = Command.make("serve", {
       worldSeed: flags.worldSeed,
       worldSize: flags.worldSize,
       ...(secret !== undefined ? { token: secret } : {}),
+      allowHosts: flags.allowHost,
+      allowOrigins: flags.allowOrigin,
       ...(Option.isSome(flags.store) ? { store: flags.store.value } : {}),
       retriever: flags.retriever,
       maxBody: flags.maxBody,

@@ -15,7 +15,8 @@ import type { Score } from "./Api.ts"
 import { scoreSession } from "./Handlers.ts"
 import * as Ors from "./Ors.ts"
 import { Sessions } from "./Sessions.ts"
-import type { SessionFailure } from "./Sessions.ts"
+import type { Owner } from "./Sessions.ts"
+import * as Guard from "./Guard.ts"
 
 /** An ORS error: FastAPI's `{"detail": ...}` (what the SDK client reads), with the tag and field of ours. */
 class OrsHttpError extends Data.TaggedError("OrsHttpError")<{
@@ -26,10 +27,20 @@ class OrsHttpError extends Data.TaggedError("OrsHttpError")<{
 
 const orsError = (status: number, detail: string, extra: Record<string, unknown> = {}) => new OrsHttpError({ status, detail, extra })
 
-const statusOfFailure = { InvalidRequest: 400, NotFound: 404, StepConflict: 409, WrongWorld: 409, AtCapacity: 503 } as const
+const statusOfFailure: Readonly<Record<string, number>> = {
+  InvalidRequest: 400,
+  NotFound: 404,
+  StepConflict: 409,
+  WrongWorld: 409,
+  Conflict: 409,
+  ScoringFailed: 422,
+  AtCapacity: 503,
+  StoreFailure: 500
+}
 
-const fromFailure = (e: SessionFailure | { readonly _tag: "ScoringFailed"; readonly field: string; readonly message: string }): OrsHttpError =>
-  orsError(e._tag === "ScoringFailed" ? 422 : statusOfFailure[e._tag], e.message, { _tag: e._tag, field: e.field })
+/** A typed refusal of the Sessions as the ORS error body, with the status the native API gives it. */
+const fromFailure = (e: { readonly _tag: string; readonly message: string; readonly field?: string }): OrsHttpError =>
+  orsError(statusOfFailure[e._tag] ?? 500, e.message, { _tag: e._tag, ...(e.field !== undefined ? { field: e.field } : {}) })
 
 const errorResponse = (e: OrsHttpError) => HttpServerResponse.jsonUnsafe({ detail: e.detail, ...e.extra }, { status: e.status })
 
@@ -39,10 +50,20 @@ const ok = (body: unknown) => HttpServerResponse.jsonUnsafe(body)
 const route = <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, OrsHttpError, R>) =>
   Effect.catch(effect, (e) => Effect.succeed(errorResponse(e)))
 
+/**
+ * The session and who acts on it: the `X-Client-Key` owner when the request has one (docs/service.md, ownership),
+ * else the session id itself is the credential (ORS clients hold the id `/create_session` issued, a random UUID).
+ */
 const sessionId = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
   const sid = request.headers["x-session-id"]?.trim()
   return sid === undefined || sid === "" ? Effect.fail(orsError(400, "X-Session-ID header is required", { field: "X-Session-ID" })) : Effect.succeed(sid)
 })
+
+const ownerOf = (sid: string) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request): Owner => {
+    const key = request.headers[Guard.clientKeyHeader]
+    return key !== undefined && Guard.isClientKey(key) ? Guard.ownerOf(key) : Guard.ownerOf(`ors-session\u0000${sid}`)
+  })
 
 const body = <A>(schema: Schema.Codec<A, unknown>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
@@ -94,7 +115,7 @@ export const layer = HttpRouter.use((router) =>
       })
 
     /** The session's trajectory (a missing or foreign session is the ORS 404). */
-    const trajectoryOf = (sid: string) => Effect.mapError(sessions.trajectory(sid), fromFailure)
+    const trajectoryOf = (sid: string, owner: Owner) => Effect.mapError(sessions.trajectory(sid, owner), fromFailure)
 
     yield* router.add("GET", "/list_environments", ok([Ors.envName]))
     yield* router.add("GET", `${env}/tools`, ok(toolList))
@@ -133,6 +154,7 @@ export const layer = HttpRouter.use((router) =>
       }))
     yield* router.add("POST", "/create", route(Effect.gen(function*() {
       const sid = yield* sessionId
+      const owner = yield* ownerOf(sid)
       const request = yield* body(Ors.CreateRequest)
       if (request.env_name !== undefined && request.env_name !== null && request.env_name.toLowerCase() !== Ors.envName) {
         return yield* orsError(404, `unknown environment ${JSON.stringify(request.env_name)}`, { field: "env_name" })
@@ -152,41 +174,45 @@ export const layer = HttpRouter.use((router) =>
         if ((request.index as number) < 0 || (request.index as number) >= Ors.tasksPerSplit) return yield* orsError(400, "Invalid index", { field: "index" })
         create = { split: request.split as Task["split"], index: request.index as number }
       }
-      const created = yield* sessions.create(create, sid).pipe(
-        Effect.mapError((e) => (e._tag === "InvalidRequest" && e.field === "episode_id" ? orsError(400, "Session already exists", { field: "X-Session-ID" }) : fromFailure(e)))
+      const created = yield* sessions.create(create, owner, sid).pipe(
+        Effect.mapError((e) => ((e._tag === "InvalidRequest" || e._tag === "Conflict") && e.field === "episode_id" ? orsError(400, "Session already exists", { field: "X-Session-ID" }) : fromFailure(e)))
       )
       return ok({ sid: created.sessionId })
     })))
     yield* router.add("POST", "/ping", route(Effect.gen(function*() {
       const sid = yield* sessionId
-      yield* sessions.info(sid).pipe(Effect.mapError(() => orsError(404, "Active environment not found", { field: "X-Session-ID" })))
+      const owner = yield* ownerOf(sid)
+      yield* sessions.info(sid, owner).pipe(Effect.mapError(() => orsError(404, "Active environment not found", { field: "X-Session-ID" })))
       return ok({ status: "ok" })
     })))
     yield* router.add("POST", "/delete", route(Effect.gen(function*() {
       const sid = yield* sessionId
-      yield* sessions.close(sid)
+      const owner = yield* ownerOf(sid)
+      yield* Effect.mapError(sessions.close(sid, owner), fromFailure)
       return ok({ sid })
     })))
     yield* router.add("POST", "/delete_session", route(Effect.map(sessionId, (sid) => ok({ sid }))))
     yield* router.add("GET", `${env}/task_tools`, route(Effect.gen(function*() {
       const sid = yield* sessionId
-      yield* Effect.mapError(sessions.info(sid), fromFailure)
+      const owner = yield* ownerOf(sid)
+      yield* Effect.mapError(sessions.info(sid, owner), fromFailure)
       return ok(toolList)
     })))
     yield* router.add("GET", `${env}/prompt`, route(Effect.gen(function*() {
       const sid = yield* sessionId
-      const info = yield* Effect.mapError(sessions.info(sid), fromFailure)
+      const owner = yield* ownerOf(sid)
+      const info = yield* Effect.mapError(sessions.info(sid, owner), fromFailure)
       return ok(Ors.promptBlocks(info))
     })))
 
     /** A round of the session as a tool call: the step, and at the end of the episode its score. */
-    const runRound = (sid: string, round: number, name: string, input: JsonObject, usedCallIds: ReadonlyArray<string>) =>
+    const runRound = (sid: string, owner: Owner, round: number, name: string, input: JsonObject, usedCallIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         const wanted = Ors.roundInput(name, input, usedCallIds)
         if (wanted._tag === "error") return { ok: false, error: wanted.error } as const
         if (wanted._tag === "describe") {
-          const { trajectory } = yield* trajectoryOf(sid)
-          const info = yield* Effect.mapError(sessions.info(sid), fromFailure)
+          const { trajectory } = yield* trajectoryOf(sid, owner)
+          const info = yield* Effect.mapError(sessions.info(sid, owner), fromFailure)
           const retrieved = new Set([...(info.next?.tools ?? []), ...trajectory.steps.flatMap((s) => s.searches.flatMap((q) => q.hits.map((h) => h.tool as string)))])
           const spec = library.get(wanted.name)
           if (spec === undefined || !retrieved.has(spec.name)) {
@@ -194,7 +220,7 @@ export const layer = HttpRouter.use((router) =>
           }
           return { ok: true, output: Ors.textOutput(JSON.stringify(spec), { tool: spec.name } as JsonObject) } as const
         }
-        const stepped = yield* Effect.exit(sessions.step(sid, { ...wanted.request, round }))
+        const stepped = yield* Effect.exit(sessions.step(sid, owner, { ...wanted.request, round }))
         if (Exit.isFailure(stepped)) {
           const failure = Cause.findErrorOption(stepped.cause)
           if (Option.isNone(failure)) return yield* Effect.failCause(stepped.cause)
@@ -204,7 +230,7 @@ export const layer = HttpRouter.use((router) =>
         let scored: Score | undefined
         let scoreError: string | undefined
         if (result.done) {
-          const s = yield* Effect.exit(score(sid))
+          const s = yield* Effect.exit(score(sid, owner))
           if (Exit.isSuccess(s)) scored = s.value
           else scoreError = Option.match(Cause.findErrorOption(s.cause), { onNone: () => "scoring failed", onSome: (e) => e.message })
         }
@@ -212,19 +238,19 @@ export const layer = HttpRouter.use((router) =>
       })
 
     /** A past round rebuilt from the log (a reconnect with its task id): the step and its rewards as they were. */
-    const pastRound = (sid: string, round: number) =>
+    const pastRound = (sid: string, owner: Owner, round: number) =>
       Effect.gen(function*() {
-        const { trajectory } = yield* trajectoryOf(sid)
+        const { trajectory } = yield* trajectoryOf(sid, owner)
         const step = trajectory.steps[round]
         if (step === undefined) return { ok: false, error: "unknown task_id" } as const
-        const info = yield* Effect.mapError(sessions.info(sid), fromFailure)
+        const info = yield* Effect.mapError(sessions.info(sid, owner), fromFailure)
         const last = round === trajectory.steps.length - 1
         const done = last && info.done
-        const rewards = yield* Effect.mapError(sessions.stepRewards(sid), fromFailure)
+        const rewards = yield* Effect.mapError(sessions.stepRewards(sid, owner), fromFailure)
         let scored: Score | undefined
         let scoreError: string | undefined
         if (done) {
-          const s = yield* Effect.exit(score(sid))
+          const s = yield* Effect.exit(score(sid, owner))
           if (Exit.isSuccess(s)) scored = s.value
           else scoreError = Option.match(Cause.findErrorOption(s.cause), { onNone: () => "scoring failed", onSome: (e) => e.message })
         }
@@ -241,8 +267,9 @@ export const layer = HttpRouter.use((router) =>
 
     yield* router.add("POST", `${env}/call`, route(Effect.gen(function*() {
       const sid = yield* sessionId
+      const owner = yield* ownerOf(sid)
       const call = yield* body(Ors.ToolCallRequest)
-      const { trajectory } = yield* trajectoryOf(sid)
+      const { trajectory } = yield* trajectoryOf(sid, owner)
       const rounds = trajectory.steps.length
       const usedCallIds = trajectory.steps.flatMap((s) => s.turn?.calls.map((c) => c.id as string) ?? [])
       const asked = call.task_id ?? undefined
@@ -253,7 +280,7 @@ export const layer = HttpRouter.use((router) =>
         events = Stream.make(Ors.sseEvent("error", "unknown task_id"))
       } else {
         const round = askedRound ?? rounds
-        const run = askedRound !== undefined && askedRound < rounds ? pastRound(sid, askedRound) : runRound(sid, round, call.name, call.input, usedCallIds)
+        const run = askedRound !== undefined && askedRound < rounds ? pastRound(sid, owner, askedRound) : runRound(sid, owner, round, call.name, call.input, usedCallIds)
         const result = Stream.fromEffect(run.pipe(
           Effect.map((r) => Ors.resultEvents(JSON.stringify(r))),
           Effect.catchCause((cause) =>

@@ -29,8 +29,12 @@ const toolCallOf = (turn: Turn): { readonly name: string; readonly input: Record
 /** The same episode without its ids and clock readings. */
 const comparable = (t: any): string => canonicalJson(JSON.parse(timeless({ ...t, id: "" })))
 
+/** The caller's client key (docs/service.md, ownership): ORS and native requests act for the same owner. */
+const key = "ors-contract-test-client-key"
+const owned = { "x-client-key": key }
+
 const post = async (url: string, body: unknown) => {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...owned }, body: JSON.stringify(body) })
   return { status: res.status, json: (await res.json()) as any }
 }
 
@@ -71,7 +75,7 @@ layer(server, { timeout: 120_000 })("the Open Reward Standard routes (a client w
   it.effect("whole episodes through ORS alone give the native API's trajectory and rewards: r_step inline, r_step + R_ans when finished", () =>
     Effect.gen(function*() {
       const base = yield* ToolEnvServer.url
-      const ors = OrsClient.client(base, Ors.envName)
+      const ors = OrsClient.client(base, Ors.envName, owned)
       const outcome = yield* Effect.promise(async () => {
         const tasks = await ors.taskRange("test", 0, 6)
         const gold = await (await fetch(`${base}/tasks?split=test&count=6&gold=true`)).json() as { tasks: Array<any> }
@@ -97,7 +101,7 @@ layer(server, { timeout: 120_000 })("the Open Reward Standard routes (a client w
             chunked += called.events.filter((e) => e.event === "chunk").length
             if (called.result?.ok === true && called.result.output.finished) break
           }
-          const orsTrajectory = await (await fetch(`${base}/sessions/${sid}/trajectory`)).json()
+          const orsTrajectory = await (await fetch(`${base}/sessions/${sid}/trajectory`, { headers: owned })).json()
           // the native API, the same task, seed, fault rate and turns (raw text as ORS records it)
           const native = await post(`${base}/sessions`, k === 0 ? { taskId: listed["taskId"], seed, faultRate: 0.3 } : { split: "test", index: which })
           const nid = native.json.sessionId as string
@@ -108,7 +112,7 @@ layer(server, { timeout: 120_000 })("the Open Reward Standard routes (a client w
             if (r.json.done === true) break
           }
           const score = await post(`${base}/sessions/${nid}/score`, {})
-          const nativeTrajectory = await (await fetch(`${base}/sessions/${nid}/trajectory`)).json()
+          const nativeTrajectory = await (await fetch(`${base}/sessions/${nid}/trajectory`, { headers: owned })).json()
           // reconnecting with the task id of a past round answers that round again, from the log
           const again = await ors.call(sid, "search_tools", { queries: [{ query: "anything" }] }, outputs[0]!.taskId)
           const againLast = await ors.call(sid, "answer", { answer: "whatever" }, outputs[outputs.length - 1]!.taskId)

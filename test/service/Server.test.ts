@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 
 const token = "s3cret-token-for-tests"
+const clientKey = "client-key-of-the-server-test"
 const options: ToolEnvServer.ServerOptions = {
   ...ToolEnvServer.defaultOptions,
   worldSize: 2000,
@@ -27,12 +28,12 @@ const client = Effect.gen(function*() {
   const url = yield* ToolEnvServer.url
   return yield* HttpApiClient.make(ToolEnvApi, {
     baseUrl: url,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token))
+    transformClient: HttpClient.mapRequest((r) => r.pipe(HttpClientRequest.bearerToken(token), HttpClientRequest.setHeader("x-client-key", clientKey)))
   })
 })
 
 /** A raw request (bad input goes where the typed client would not let it). */
-const raw = (method: string, path: string, body?: string, headers: Record<string, string> = { authorization: `Bearer ${token}` }) =>
+const raw = (method: string, path: string, body?: string, headers: Record<string, string> = { authorization: `Bearer ${token}`, "x-client-key": clientKey }) =>
   Effect.flatMap(ToolEnvServer.url, (url) =>
     Effect.promise(async () => {
       const res = await fetch(url + path, { method, headers: { "content-type": "application/json", ...headers }, ...(body !== undefined ? { body } : {}) })
