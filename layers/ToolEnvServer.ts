@@ -1,6 +1,6 @@
 /**
  * The ToolEnv HTTP server: the API of src/service over the generated world (or a ToolBench folder), a retriever, the
- * rule judge and a session store (memory, or a shared SQLite file), served by Node's http with the guard in front
+ * rule judge and a session store (memory, a shared SQLite file, or PostgreSQL), served by Node's http with the guard in front
  * (bearer token, body size, nesting depth), OpenAPI at /openapi.json, docs at /docs and Prometheus at /metrics.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -29,6 +29,7 @@ import * as World from "../src/toolenv/world/World.ts"
 import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
 import * as ServerFront from "./ServerFront.ts"
+import * as SessionStorePostgres from "./SessionStorePostgres.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
@@ -56,6 +57,8 @@ export interface ServerOptions {
   readonly allowOrigins?: ReadonlyArray<string>
   /** A SQLite file shared by replicas; absent: the log lives in this process's memory. */
   readonly store?: string
+  /** With a `postgres://` store: the schema of its tables (default `toolenv`) and this replica's pool size (default 8). */
+  readonly postgres?: { readonly schema?: string; readonly pool?: number }
   readonly retriever: RetrieverChoice
   /** Largest request body, bytes. */
   readonly maxBody: number
@@ -197,7 +200,11 @@ const retrievers = (choice: RetrieverChoice) =>
  * accepted connections meanwhile would hold requests it cannot answer.
  */
 export const services = (options: ServerOptions) => {
-  const store = options.store === undefined ? SessionStore.layerMemory() : SessionStoreSqlite.layer(options.store)
+  const store = options.store === undefined
+    ? SessionStore.layerMemory()
+    : SessionStorePostgres.isPostgresUrl(options.store)
+    ? SessionStorePostgres.layer({ url: options.store, ...options.postgres })
+    : SessionStoreSqlite.layer(options.store)
   const sessions = Layer.unwrap(Effect.gen(function*() {
     const library = yield* ToolLibrary
     const { default: name, byName } = yield* Handlers.Retrievers

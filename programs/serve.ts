@@ -1,5 +1,5 @@
 /**
- * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>] ...`: ToolEnv over HTTP
+ * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>|postgres://...] ...`: ToolEnv over HTTP
  * (layers/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -29,7 +29,12 @@ const allowHost = RunConfig.parsedListFlag("allow-host", "a host name (or * for 
   (h) => (h === "*" || hostName.test(h) ? h.toLowerCase() : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
 const allowOrigin = RunConfig.parsedListFlag("allow-origin", "an origin like http://localhost:3000 (or * for any)", "origins whose web pages may use the server (CORS); other pages are refused",
   (o) => (o === "*" ? o : /^https?:\/\/[^/]+$/i.test(o) ? Guard.normalOrigin(o) : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
-const store = Flag.String("store").pipe(Flag.withDescription("SQLite file holding the action log, shared by replicas (default: memory)"), Flag.optional)
+const store = Flag.String("store").pipe(
+  Flag.withDescription("the action log shared by replicas: a SQLite file (one machine) or postgres://user@host/db (several); default: memory"),
+  Flag.optional
+)
+const pgSchema = Flag.String("pg-schema").pipe(Flag.withDescription("with a postgres:// store: the schema of its tables (created when absent)"), Flag.withDefault("toolenv"))
+const pgPool = RunConfig.intFlag("pg-pool", { minimum: 1, maximum: 1000 }, "with a postgres:// store: connections in this process's pool").pipe(Flag.withDefault(8))
 const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("the retriever sessions search with"), Flag.withDefault("bm25"))
 const maxSessions = RunConfig.intFlag("max-sessions", { minimum: 1, maximum: 1_000_000 }, "sessions held in memory at once").pipe(Flag.withDefault(1024))
 const sessionTtl = RunConfig.intFlag("session-ttl", { minimum: 1, maximum: 7 * 86_400 }, "seconds a session may sit idle before it leaves memory").pipe(Flag.withDefault(600))
@@ -44,7 +49,7 @@ const drainTimeout = RunConfig.intFlag("drain-timeout", { minimum: 0, maximum: 3
 const ending: { signal: NodeJS.Signals | undefined; drained: boolean } = { signal: undefined, drained: false }
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout
+  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout, pgSchema, pgPool
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -63,7 +68,7 @@ const serve = Command.make("serve", {
       ...(secret !== undefined ? { token: secret } : {}),
       allowHosts: flags.allowHost,
       allowOrigins: flags.allowOrigin,
-      ...(Option.isSome(flags.store) ? { store: flags.store.value } : {}),
+      ...(Option.isSome(flags.store) ? { store: flags.store.value, postgres: { schema: flags.pgSchema, pool: flags.pgPool } } : {}),
       retriever: flags.retriever,
       maxBody: flags.maxBody,
       maxDepth: flags.maxDepth,
