@@ -32,6 +32,7 @@ import * as ServerFront from "./ServerFront.ts"
 import * as SessionStorePostgres from "./SessionStorePostgres.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
+import * as WorkerCluster from "./WorkerCluster.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
 
 /** Which retriever sessions search with (BM25 is always loaded for `/tools/search`). */
@@ -57,6 +58,8 @@ export interface ServerOptions {
   readonly allowOrigins?: ReadonlyArray<string>
   /** A SQLite file shared by replicas; absent: the log lives in this process's memory. */
   readonly store?: string
+  /** Under `--workers N`: this worker's place (layers/WorkerCluster.ts); absent: a single process. */
+  readonly worker?: WorkerCluster.WorkerPlace
   /** With a `postgres://` store: the schema of its tables (default `toolenv`) and this replica's pool size (default 8). */
   readonly postgres?: { readonly schema?: string; readonly pool?: number }
   readonly retriever: RetrieverChoice
@@ -209,7 +212,9 @@ export const services = (options: ServerOptions) => {
     const library = yield* ToolLibrary
     const { default: name, byName } = yield* Handlers.Retrievers
     const retriever = byName.get(name) as Retriever["Service"]
-    return Sessions.layer({ ...options.sessions, world: worldId(options, library) }).pipe(Layer.provide(Layer.succeed(Retriever, retriever)))
+    const place = options.worker
+    const owns = place === undefined ? {} : { ownsId: (id: string) => WorkerCluster.ownerOf(id, place.workers) === place.index }
+    return Sessions.layer({ ...options.sessions, ...owns, world: worldId(options, library) }).pipe(Layer.provide(Layer.succeed(Retriever, retriever)))
   }))
   const sweeper = Layer.effectDiscard(Effect.gen(function*() {
     const service = yield* Sessions.Sessions
@@ -279,7 +284,11 @@ export const layer = (options: ServerOptions) =>
     const router = http(options).pipe(Layer.provideMerge(HttpRouter.layer))
     const served = Layer.unwrap(Effect.map(HttpRouter.HttpRouter, (r) => HttpServer.serve(r.asHttpEffect())))
     const attached = options.stepFastPath === false ? served : fastPath(server, options).pipe(Layer.provideMerge(served))
-    const ready = Layer.effectDiscard(Effect.sync(() => {
+    const ready = Layer.effectDiscard(Effect.gen(function*() {
+      if (options.worker !== undefined) {
+        const close = WorkerCluster.install(server, options.worker)
+        yield* Effect.addFinalizer(() => Effect.promise(close))
+      }
       if (server.phase === "starting") server.phase = "ready"
     }))
     return ready.pipe(

@@ -9,6 +9,8 @@ import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import * as Otlp from "../layers/Otlp.ts"
 import * as ServerFront from "../layers/ServerFront.ts"
+import * as WorkerCluster from "../layers/WorkerCluster.ts"
+import cluster from "node:cluster"
 import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
@@ -34,6 +36,7 @@ const store = Flag.String("store").pipe(
   Flag.optional
 )
 const pgSchema = Flag.String("pg-schema").pipe(Flag.withDescription("with a postgres:// store: the schema of its tables (created when absent)"), Flag.withDefault("toolenv"))
+const workers = RunConfig.intFlag("workers", { minimum: 1, maximum: 64 }, "server processes on the one port (node cluster), all on the same --store").pipe(Flag.withDefault(1))
 const pgPool = RunConfig.intFlag("pg-pool", { minimum: 1, maximum: 1000 }, "with a postgres:// store: connections in this process's pool").pipe(Flag.withDefault(8))
 const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("the retriever sessions search with"), Flag.withDefault("bm25"))
 const maxSessions = RunConfig.intFlag("max-sessions", { minimum: 1, maximum: 1_000_000 }, "sessions held in memory at once").pipe(Flag.withDefault(1024))
@@ -49,7 +52,7 @@ const drainTimeout = RunConfig.intFlag("drain-timeout", { minimum: 0, maximum: 3
 const ending: { signal: NodeJS.Signals | undefined; drained: boolean } = { signal: undefined, drained: false }
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout, pgSchema, pgPool
+  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout, pgSchema, pgPool, workers
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -59,6 +62,20 @@ const serve = Command.make("serve", {
     if (secret !== undefined && secret.length < 8) {
       return yield* new ConfigError({ field: "--token", value: "", message: "--token must be at least 8 characters" })
     }
+    if (flags.workers > 1 && Option.isNone(flags.store)) {
+      return yield* new ConfigError({ field: "--workers", value: String(flags.workers), message: "--workers needs a shared --store (a SQLite file or postgres://…): every worker reads and writes the same action log" })
+    }
+    if (flags.workers > 1 && cluster.isPrimary) {
+      // the primary builds nothing: it forks the workers, restarts one that dies, and relays SIGTERM
+      const code = yield* Effect.uninterruptible(Effect.promise(() =>
+        WorkerCluster.runPrimary({
+          workers: flags.workers,
+          onReady: (url) => console.log(`toolenv listening on ${url} (${flags.workers} workers)`),
+          log: (line) => console.error(`serve: ${line}`)
+        })))
+      return process.exit(code)
+    }
+    const place = WorkerCluster.placeFromEnv()
     const options: ToolEnvServer.ServerOptions = {
       host: flags.host,
       port: flags.port,
@@ -69,6 +86,7 @@ const serve = Command.make("serve", {
       allowHosts: flags.allowHost,
       allowOrigins: flags.allowOrigin,
       ...(Option.isSome(flags.store) ? { store: flags.store.value, postgres: { schema: flags.pgSchema, pool: flags.pgPool } } : {}),
+      ...(place !== undefined ? { worker: place } : {}),
       retriever: flags.retriever,
       maxBody: flags.maxBody,
       maxDepth: flags.maxDepth,
@@ -84,7 +102,8 @@ const serve = Command.make("serve", {
     yield* Effect.gen(function*() {
       const url = yield* ToolEnvServer.url
       const front = yield* ServerFront.ServerFront
-      yield* Console.log(`toolenv listening on ${url}`)
+      if (place !== undefined && process.send !== undefined) process.send({ type: "ready", url })
+      else yield* Console.log(`toolenv listening on ${url}`)
       // SIGTERM: stop accepting, let the steps in flight finish (at most --drain-timeout), then close the layers
       return yield* Effect.never.pipe(Effect.onInterrupt(() =>
         Effect.flatMap(front.drain(flags.drainTimeout * 1000), (finished) => Effect.sync(() => void (ending.drained = finished)))))

@@ -43,6 +43,11 @@ export interface SessionsConfig {
   readonly faultRate: number
   /** T_max when a session does not name one. */
   readonly maxRounds: number
+  /**
+   * Under `--workers`: whether this process owns a session id (the worker front routes each id to its owner), so a
+   * session this process opens gets an id it owns and its steps find it warm. Absent: every id.
+   */
+  readonly ownsId?: (id: string) => boolean
 }
 
 /** Defaults: 1,024 sessions, 10 minutes idle, 64 actions per turn, 64k characters, 5% faults, T_max 12. */
@@ -432,7 +437,8 @@ export const make = (config: SessionsConfig) =>
       })
 
     const create = Effect.fn("Sessions.create")(function*(request: CreateSession, owner: Owner, wanted?: string) {
-      const id = wanted ?? randomUUID()
+      let id = wanted ?? randomUUID()
+      if (wanted === undefined && config.ownsId !== undefined) while (!config.ownsId(id)) id = randomUUID()
       const task = yield* resolveTask(request, owner)
       const spec: SessionSpec = {
         task,
