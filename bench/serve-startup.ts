@@ -15,7 +15,7 @@ const flags = await BenchFlags.parse("serve-startup", "Starts npm run serve N ti
   starts: RunConfig.intFlag("starts", { minimum: 1, maximum: 10_000 }, "how many starts in a row").pipe(Flag.withDefault(100)),
   worldSize: RunConfig.flags.worldSize.pipe(Flag.withDefault(2000)),
   boundMs: RunConfig.intFlag("bound-ms", { minimum: 100, maximum: 600_000 }, "a request's bound (a safety net: a hung request is one over it)").pipe(Flag.withDefault(20_000)),
-  json: Flag.Boolean("json").pipe(Flag.withDescription("end with one JSON line"))
+  json: Flag.Boolean("json").pipe(Flag.withDescription("end with one JSON line"), Flag.withDefault(false))
 })
 
 const totals = { starts: 0, polls: 0, refused: 0, ok: 0, starting: 0, overBound: 0, errors: 0, other: 0, slowestMs: 0, readyMs: [] as Array<number> }
