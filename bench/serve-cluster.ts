@@ -123,7 +123,12 @@ const rssOf = (pid: number): number => {
 }
 
 // ---- the client ----
-class Down extends Error {}
+/** A request that got no answer; `refused` when nothing listens there any more (a dead replica). */
+class Down extends Error {
+  constructor(message: string, readonly refused: boolean) {
+    super(message)
+  }
+}
 
 interface Answer {
   readonly status: number
@@ -163,9 +168,9 @@ const send = async (base: string, method: string, pathname: string, body?: unkno
           }
           resolve({ status: res.statusCode ?? 0, json, ms: performance.now() - started })
         })
-        res.on("error", (e) => reject(new Down(e.message)))
+        res.on("error", (e) => reject(new Down(e.message, false)))
       })
-      r.on("error", (e) => reject(new Down(e.message)))
+      r.on("error", (e: NodeJS.ErrnoException) => reject(new Down(e.message, e.code === "ECONNREFUSED")))
       r.end(text)
     })
   } finally {
@@ -210,13 +215,15 @@ const run = async (
   }
   /** A request to the episode's replica; a replica that is down is marked and the request goes to another. */
   const call = async (i: number, method: string, pathname: string, body?: unknown): Promise<Answer & { ms: number }> => {
-    for (let attempt = 0; attempt < 5; attempt++) {
+    for (let attempt = 0; attempt < 8; attempt++) {
       const base = pick(i)
       try {
         return await send(base, method, pathname, body)
       } catch (e) {
         if (!(e instanceof Down)) throw e
-        alive[bases.indexOf(base)] = false
+        // refused: the replica is gone; reset (a keep-alive socket closed under the request, a replica dying): again
+        if (e.refused) alive[bases.indexOf(base)] = false
+        else await new Promise((resolve) => setTimeout(resolve, 50 * (attempt + 1)))
       }
     }
     throw new Error(`episode ${i}: no replica answered ${method} ${pathname}`)
