@@ -74,12 +74,19 @@ interface Server {
   readonly port: number
 }
 
+/** Every server started, killed when the bench ends however it ends (no orphan keeps a port and its memory). */
+const children = new Set<ChildProcess>()
+process.on("exit", () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+})
+
 const start = (args: ReadonlyArray<string>): Promise<Server> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "programs/serve.ts", "--port", "0", "--world-size", String(flags.worldSize), "--max-sessions", String(flags.episodes * 2), "--fault-rate", "0.05", ...args], {
       cwd: repoRoot,
       stdio: ["ignore", "pipe", "pipe"]
     })
+    children.add(child)
     let out = ""
     let err = ""
     child.stdout!.setEncoding("utf8").on("data", (c: string) => {
