@@ -42,7 +42,7 @@ describe("npm run serve: start-up and shutdown", () => {
         await exited(probed.child)
       }
     }
-  }, 240_000)
+  }, 1_300_000)
 
   it("SIGTERM stops accepting, lets the step in flight finish, and exits 0", async () => {
     const probed = await probeStart(["--world-size", "2000"], { afterReady: 0 })
@@ -80,5 +80,5 @@ describe("npm run serve: start-up and shutdown", () => {
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL")
     }
-  }, 120_000)
+  }, 700_000)
 })
