@@ -44,7 +44,7 @@ if (pg.url === undefined) {
     beforeAll(async () => {
       const args = ["--port", "0", "--world-size", "2000", "--store", url, "--pg-schema", schema, "--pg-pool", "4"]
       replicas.push(...(await Promise.all([serve(args), serve(args)])))
-    }, 120_000)
+    }, 600_000)
     afterAll(() => {
       for (const r of replicas) r.child.kill("SIGKILL")
       Postgres.dropSchema(url, schema)
@@ -83,7 +83,7 @@ if (pg.url === undefined) {
       } finally {
         await proxy.close()
       }
-    }, 120_000)
+    }, 600_000)
 
     it("an unreachable database or a foreign schema is one line on stderr and a non-zero exit", async () => {
       const down = new URL(url)
@@ -102,6 +102,6 @@ if (pg.url === undefined) {
       } finally {
         Postgres.dropSchema(url, foreign)
       }
-    }, 120_000)
+    }, 600_000)
   })
 }

@@ -69,12 +69,12 @@ describe("npm run serve -- --workers 2", () => {
       if (child.exitCode === null) child.kill("SIGKILL")
       fs.rmSync(dir, { recursive: true, force: true })
     }
-  }, 180_000)
+  }, 900_000)
 
   it("--workers without a shared --store is refused in one line", async () => {
     const r = await spawnProgram("programs/serve.ts", ["--workers", "2", "--world-size", "500"])
     expect(r.code).not.toBe(0)
     expect(r.stderr.trim().split("\n")).toHaveLength(1)
     expect(r.stderr).toMatch(/--workers needs a shared --store/)
-  }, 60_000)
+  }, 300_000)
 })
