@@ -347,7 +347,15 @@ const waitStats = () => new Promise((resolve) => setTimeout(resolve, 1500))
 
 console.log(`bench/serve-cluster: ${flags.episodes} episodes (B = ${B} × G = ${flags.group}), ${episodes.reduce((s, e) => s + e.rounds.length, 0)} steps per run, world of ${flags.worldSize} tools, ${flags.inFlight} requests in flight, balance by ${flags.balance}; load average ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
 
-const results: Record<string, RunResult & { readonly rowsPerStep?: number; readonly lost: number; readonly duplicated: number }> = {}
+type Measured = RunResult & { readonly rowsPerStep?: number; readonly lost: number; readonly duplicated: number }
+/** Each run's results, printed as soon as the run ends (a later failure does not lose them). */
+const results: Record<string, Measured> = new Proxy({} as Record<string, Measured>, {
+  set: (target, name: string, r: Measured) => {
+    target[name] = r
+    console.log(`${name}: ${r.completed}/${flags.episodes} completed, ${r.steps} steps in ${r.seconds.toFixed(1)} s, ${Math.round(r.toolCalls / r.seconds)} tool calls/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS +${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB per 1k sessions, rows/step ${r.rowsPerStep?.toFixed(2) ?? "—"}, lost ${r.lost}, duplicated ${r.duplicated}, 5xx ${r.errors5xx}`)
+    return true
+  }
+})
 try {
   {
     const server = await start([])

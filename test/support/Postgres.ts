@@ -33,7 +33,7 @@ export const psql = (): string => {
 
 /** Runs one SQL statement with psql (for setup and cleanup outside the code under test). */
 export const runSql = (url: string, statement: string): string =>
-  execFileSync(psql(), [url, "-v", "ON_ERROR_STOP=1", "-qAtc", statement], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  execFileSync(psql(), [url, "-v", "ON_ERROR_STOP=1", "-qAtc", statement], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1024 * 1024 * 1024 })
 
 let started: Available | undefined
 
