@@ -30,6 +30,8 @@ const benches: ReadonlyArray<Bench> = [
   { name: "reward-probe", args: [] },
   { name: "judge-linear", args: [] },
   { name: "serve-load", args: [], slow: true },
+  { name: "serve-startup", args: ["--starts", "20"], slow: true },
+  { name: "serve-cluster", args: [], slow: true },
   { name: "learning", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },

@@ -35,10 +35,12 @@ const serve = (args: ReadonlyArray<string>): Promise<{ readonly child: ChildProc
     child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)))
   })
 
+const clientKey = "serve-test-client-key-0001"
 const post = async (url: string, body: unknown): Promise<{ status: number; json: any }> => {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-client-key": clientKey }, body: JSON.stringify(body) })
   return { status: res.status, json: await res.json() }
 }
+const get = async (url: string): Promise<any> => (await fetch(url, { headers: { "x-client-key": clientKey } })).json()
 
 const dir = mkdtempSync(path.join(tmpdir(), "paraagent-serve-"))
 const store = path.join(dir, "sessions.sqlite")
@@ -68,7 +70,7 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
         expect(r.status).toBe(200)
         if (r.json.done === true) break
       }
-      const served = await (await fetch(`${proxy.url}/sessions/${id}/trajectory`)).json() as Trajectory
+      const served = await get(`${proxy.url}/sessions/${id}/trajectory`) as Trajectory
       // both replicas served steps of it
       expect(new Set(proxy.served).size).toBe(2)
 
@@ -87,7 +89,7 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
       const turn = { turn: { searches: [{ slot: "s1", query: "weather" }], calls: [] } }
       const race = await Promise.all(replicas.map((r) => post(`${r.url}/sessions/${sid}/step`, { ...turn, round: 0 })))
       expect(race.map((r) => r.status).sort()).toEqual([200, 409])
-      const after = await (await fetch(`${replicas[1]!.url}/sessions/${sid}`)).json() as { rounds: number }
+      const after = await get(`${replicas[1]!.url}/sessions/${sid}`) as { rounds: number }
       expect(after.rounds).toBe(1)
     } finally {
       await proxy.close()

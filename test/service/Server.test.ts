@@ -18,6 +18,7 @@ import { join } from "node:path"
 import { repoRoot } from "../../src/io/DataPath.ts"
 
 const token = "s3cret-token-for-tests"
+const clientKey = "client-key-of-the-server-test"
 const options: ToolEnvServer.ServerOptions = {
   ...ToolEnvServer.defaultOptions,
   worldSize: 2000,
@@ -30,12 +31,12 @@ const client = Effect.gen(function*() {
   const url = yield* ToolEnvServer.url
   return yield* HttpApiClient.make(ToolEnvApi, {
     baseUrl: url,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token))
+    transformClient: HttpClient.mapRequest((r) => r.pipe(HttpClientRequest.bearerToken(token), HttpClientRequest.setHeader("x-client-key", clientKey)))
   })
 })
 
 /** A raw request (bad input goes where the typed client would not let it). */
-const raw = (method: string, path: string, body?: string, headers: Record<string, string> = { authorization: `Bearer ${token}` }) =>
+const raw = (method: string, path: string, body?: string, headers: Record<string, string> = { authorization: `Bearer ${token}`, "x-client-key": clientKey }) =>
   Effect.flatMap(ToolEnvServer.url, (url) =>
     Effect.promise(async () => {
       const res = await fetch(url + path, { method, headers: { "content-type": "application/json", ...headers }, ...(body !== undefined ? { body } : {}) })
