@@ -742,7 +742,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
 }
 
 /** Arguments with every `$ref` replaced by the value it points at (for a validity feature; unresolved refs stay). */
-const resolvePreview = (args: JsonObject, outputs: ReadonlyMap<string, Json>): JsonObject => {
+export const resolvePreview = (args: JsonObject, outputs: ReadonlyMap<string, Json>): JsonObject => {
   const out: Record<string, Json> = {}
   for (const [k, v] of Object.entries(args)) {
     if (v !== null && typeof v === "object" && !Array.isArray(v) && typeof (v as JsonObject)["$ref"] === "string") {
