@@ -34,16 +34,21 @@ const flags = await BenchFlags.parse("ceiling", "the student-space oracle's Pass
 const options = Pipeline.defaults
 const app = App.layer({ tasks: { holdoutTools: true } })
 
-/** Why a failed oracle rollout failed, first cause first. */
-const causeOf = (task: Task, t: Trajectory): string => {
+/** Why a failed oracle rollout failed, first cause first (a gold call counts as served by an equivalent tool). */
+const causeOf = (task: Task, t: Trajectory, serves: (gold: string, tool: string) => boolean): string => {
   const retrieved = new Set(t.steps.flatMap((s) => s.searches.flatMap((q) => q.hits.map((h) => h.tool as string))))
   const called = new Set(t.steps.flatMap((s) => s.observations.filter((o) => o.attempts > 0).map((o) => o.tool as string)))
   const ok = new Set(t.steps.flatMap((s) => s.observations.filter((o) => o.outcome._tag === "ok").map((o) => o.tool as string)))
-  if (task.gold.some((g) => !retrieved.has(g.tool))) return "a gold tool never retrieved"
-  if (task.gold.some((g) => !called.has(g.tool))) return "a gold tool retrieved, never called (no matching filling)"
-  if (task.gold.some((g) => !ok.has(g.tool))) return "a gold call failed"
+  const some = (set: ReadonlySet<string>, gold: string) => [...set].some((tool) => serves(gold, tool))
+  const first = task.gold.find((g) => !some(ok, g.tool))
+  if (first !== undefined) {
+    const hop = first.deps.length > 0 ? "a second-hop" : "an anchor"
+    if (!some(retrieved, first.tool)) return `${hop} gold call: no serving tool retrieved`
+    if (!some(called, first.tool)) return `${hop} gold call: a serving tool retrieved, no serving filling`
+    return `${hop} gold call: called, never successful`
+  }
   const answer = (t.answer ?? "").toLowerCase()
-  if (task.facts.some((f) => !answer.includes(f.value.toLowerCase()))) return "a gold fact not stated (not among the candidates)"
+  if (task.facts.some((f) => !answer.includes(f.value.toLowerCase()))) return "every gold call served; a gold fact not stated (not among the candidates)"
   return `every fact stated, judged ${t.verdict?.quality ?? "-"}/${t.verdict?.faithfulness ?? "-"}/${t.verdict?.utility ?? "-"}`
 }
 
@@ -53,8 +58,14 @@ const program = Effect.gen(function*() {
   const retriever = yield* Retriever
   const world = yield* GeneratedWorld
   const tasks = yield* source.sample({ split: flags.split, count: flags.tasks, levels: options.levels, seed: options.taskSeed })
+  const equivalence = flags.equivalents ? StudentOracle.worldEquivalence(world.ops) : StudentOracle.sameToolOnly
+  const serves = (gold: string, tool: string) => {
+    const a = library.get(gold)
+    const b = library.get(tool)
+    return a !== undefined && b !== undefined && equivalence(a, b) !== undefined
+  }
   const oracle = yield* Rollout.make({}).pipe(
-    Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), StudentOracle.layer(flags.equivalents ? StudentOracle.worldEquivalence(world.ops) : StudentOracle.sameToolOnly).pipe(
+    Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), StudentOracle.layer(equivalence).pipe(
       Layer.provide(Layer.merge(Layer.succeed(Retriever, retriever), Layer.succeed(ToolLibrary, library)))
     )))
   )
@@ -74,7 +85,7 @@ const program = Effect.gen(function*() {
     byLevel.set(task.level, [cell[0] + (o.success ? 1 : 0), cell[1] + 1])
     if (o.success) pass++
     else {
-      const c = causeOf(task, t)
+      const c = causeOf(task, t, serves)
       causes.set(c, (causes.get(c) ?? 0) + 1)
     }
   })

@@ -31,7 +31,21 @@ const typeFits = (schema: JsonSchema, value: string, kind: Literal["kind"]): boo
   if (schema.type === "number") return /^-?\d+(\.\d+)?$/.test(value)
   if (schema.type === "boolean" || schema.type === "array" || schema.type === "object") return false
   if (schema.format === "date") return /^\d{4}-\d{2}-\d{2}$/.test(value)
-  return kind === "quoted" || schema.type === undefined
+  return kind === "quoted" || kind === "labelled" || schema.type === undefined
+}
+
+/**
+ * The value a parenthesised item without a colon gives a parameter: the item after the parameter's description or
+ * name (`applicant name Julia Madsen` → `Julia Madsen` for a parameter described "Applicant name"); undefined when
+ * the item does not start with either.
+ */
+const phraseValue = (item: string, name: string, schema: JsonSchema): string | undefined => {
+  const lower = item.toLowerCase()
+  for (const label of [schema.description ?? "", name.replace(/[_-]+/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2")]) {
+    const l = label.toLowerCase().replace(/\s*\(.*\)\s*$/, "").trim()
+    if (l.length > 0 && lower.startsWith(`${l} `)) return item.slice(l.length + 1).trim()
+  }
+  return undefined
 }
 
 
@@ -73,7 +87,13 @@ const valueOptions = (
   const want = paramTokens(name, schema)
   const out: Array<ValueOption> = []
   const entity = schema["x-entity"]
-  for (const lit of literals) {
+  for (const given of literals) {
+    let lit = given
+    if (given.kind === "phrase") {
+      const value = phraseValue(given.value, name, schema)
+      if (value === undefined) continue
+      lit = { ...given, value, kind: "labelled", label: want }
+    }
     if (!typeFits(schema, lit.value, lit.kind)) continue
     if (schema.enum !== undefined && !schema.enum.some((e) => String(e) === lit.value)) continue
     const base = cover(lit.label, want)

@@ -37,7 +37,16 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       itemsSeen.add(item)
       display.add(li)
     })
+    // the leaves most likely asked for first (the clause's words in the key, the first items' display fields, the
+    // items the clause counts), then in payload order: a detail record's late fields are not cut by the per-call bound
+    const priority = all.map((leaf, li) => {
+      const index = leaf.path.find((p): p is number => typeof p === "number")
+      const counted = index === undefined || index < count
+      return ((leafCover[li] as number) > 0 && counted ? 2 : 0) + (display.has(li) && counted ? 2 : 0) + (counted ? 1 : 0)
+    })
+    const chosen = new Set(all.map((_, li) => li).sort((a, b) => (priority[b] as number) - (priority[a] as number) || a - b).slice(0, options.factsPerCall))
     for (const [li, leaf] of all.entries()) {
+      if (!chosen.has(li)) continue
       if (taken >= options.factsPerCall || facts.length >= options.factsTotal) break
       const key = String(leaf.path[leaf.path.length - 1] ?? "")
       const value = String(leaf.value)

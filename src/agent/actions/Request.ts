@@ -45,21 +45,94 @@ export const clauseQueries = (clause: string): { readonly bare: string; readonly
 /** A literal value written in a clause, with the words just before it (what it is). */
 export interface Literal {
   readonly value: string
-  readonly kind: "quoted" | "number" | "date"
+  /**
+   * `quoted` a quoted string; `number`, `date` bare ones; `labelled` a `label: value` pair in parentheses (its label is
+   * the words before the colon); `phrase` an item in parentheses with no colon (`applicant name Julia Madsen`: which
+   * words are the label is read against each parameter's description, `Calls.valueOptions`).
+   */
+  readonly kind: "quoted" | "number" | "date" | "labelled" | "phrase"
   readonly label: ReadonlySet<string>
   readonly clause: number
 }
 
 const numberWords: Readonly<Record<string, number>> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 }
 
-/** Quoted strings, bare ISO dates (`2024-04-13`, what `format: date` parameters take) and bare numbers of every clause. */
+/** The words a range's first and last value carry ("between A and B": A is the start, B the end). */
+const rangeStart = "start first from since begin earliest minimum min"
+const rangeEnd = "end last until latest maximum max"
+
+/** The parenthesised parts of a clause (nesting kept inside: "(Height (cm): 171)" is one part). */
+const parenthesised = (clause: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  let depth = 0
+  let from = -1
+  for (let i = 0; i < clause.length; i++) {
+    if (clause[i] === "(") {
+      if (depth === 0) from = i + 1
+      depth++
+    } else if (clause[i] === ")" && depth > 0) {
+      depth--
+      if (depth === 0) out.push(clause.slice(from, i))
+    }
+  }
+  return out
+}
+
+/** The items of a parenthesised part, split at the commas outside nested parentheses and quotes. */
+const items = (part: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  let depth = 0
+  let quoted = false
+  let from = 0
+  for (let i = 0; i < part.length; i++) {
+    const c = part[i]
+    if (c === "\"") quoted = !quoted
+    else if (!quoted && c === "(") depth++
+    else if (!quoted && c === ")") depth--
+    else if (!quoted && depth === 0 && c === ",") {
+      out.push(part.slice(from, i).trim())
+      from = i + 1
+    }
+  }
+  out.push(part.slice(from).trim())
+  return out.filter((x) => x.length > 0)
+}
+
+/**
+ * Quoted strings, bare ISO dates (`2024-04-13`, what `format: date` parameters take) and bare numbers of every
+ * clause, each with the words before it ("between A and B" adds the words of a range's start to A and of its end to
+ * B); and the unquoted values in parentheses: `label: value` pairs, and items without a colon (`phrase`).
+ */
 export const literalsOf = (clauses: ReadonlyArray<string>): ReadonlyArray<Literal> => {
   const out: Array<Literal> = []
   clauses.forEach((clause, index) => {
+    let rangeOpen = false
     for (const m of clause.matchAll(/"([^"]+)"|(?<![\w.-])(\d{4}-\d{2}-\d{2})(?![\w-])|(?<![\w.-])(-?\d+(?:\.\d+)?)(?![\w-])/g)) {
       const before = clause.slice(0, m.index).split(/\s+/).slice(-4).join(" ")
       const value = m[1] ?? m[2] ?? m[3] ?? ""
-      out.push({ value, kind: m[1] !== undefined ? "quoted" : m[2] !== undefined ? "date" : "number", label: tokens(before), clause: index })
+      const previous = (clause.slice(0, m.index).trim().split(/\s+/).at(-1) ?? "").toLowerCase()
+      let extra = ""
+      if (m[2] !== undefined && /^(between|from|since)$/.test(previous)) {
+        extra = rangeStart
+        rangeOpen = true
+      } else if (m[2] !== undefined && rangeOpen && /^(and|to|until)$/.test(previous)) {
+        extra = rangeEnd
+        rangeOpen = false
+      }
+      const label = extra.length > 0 ? new Set([...tokens(before), ...tokens(extra)]) : tokens(before)
+      out.push({ value, kind: m[1] !== undefined ? "quoted" : m[2] !== undefined ? "date" : "number", label, clause: index })
+    }
+    for (const part of parenthesised(clause)) {
+      for (const item of items(part)) {
+        const colon = item.lastIndexOf(": ")
+        if (colon > 0) {
+          const value = item.slice(colon + 2).replace(/^"|"$/g, "").trim()
+          if (value.length === 0 || out.some((l) => l.clause === index && l.value === value && l.kind !== "labelled" && l.kind !== "phrase" && /^-?\d/.test(value))) continue
+          out.push({ value, kind: "labelled", label: tokens(item.slice(0, colon)), clause: index })
+        } else if (/\s/.test(item) && !item.includes("\"")) {
+          out.push({ value: item, kind: "phrase", label: tokens(item), clause: index })
+        }
+      }
     }
   })
   return out

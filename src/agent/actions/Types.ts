@@ -33,14 +33,14 @@ export interface SpaceOptions {
 }
 
 /** Defaults of the embedded policy. */
-export const defaultSpaceOptions: SpaceOptions = { fillingsPerTool: 3, factsPerCall: 12, factsTotal: 40, itemsPerArray: 5 }
+export const defaultSpaceOptions: SpaceOptions = { fillingsPerTool: 3, factsPerCall: 12, factsTotal: 60, itemsPerArray: 5 }
 
 /** A search candidate: a capability clause of the request (or a re-search for a missing input). */
 export interface SearchCandidate {
   readonly slot: string
   readonly query: string
   readonly clause: number
-  readonly reason: "clause" | "missing_input"
+  readonly reason: "clause" | "phrase" | "entity_hop" | "provider" | "missing_input"
 }
 
 /** Where one argument value came from. */
