@@ -34,18 +34,23 @@ const flags = await BenchFlags.parse("ceiling", "the student-space oracle's Pass
 const options = Pipeline.defaults
 const app = App.layer({ tasks: { holdoutTools: true } })
 
-/** Why a failed oracle rollout failed, first cause first (a gold call counts as served by an equivalent tool). */
-const causeOf = (task: Task, t: Trajectory, serves: (gold: string, tool: string) => boolean): string => {
+/** Why a failed oracle rollout failed, first cause first: the first gold call no call served (the oracle's own progress), else the answer. */
+const causeOf = (task: Task, t: Trajectory, world: StudentOracle.OracleWorld): string => {
+  const serves = (gold: string, tool: string) => {
+    const a = world.lookup(gold)
+    const b = world.lookup(tool)
+    return a !== undefined && b !== undefined && world.equivalent(a, b) !== undefined
+  }
   const retrieved = new Set(t.steps.flatMap((s) => s.searches.flatMap((q) => q.hits.map((h) => h.tool as string))))
   const called = new Set(t.steps.flatMap((s) => s.observations.filter((o) => o.attempts > 0).map((o) => o.tool as string)))
-  const ok = new Set(t.steps.flatMap((s) => s.observations.filter((o) => o.outcome._tag === "ok").map((o) => o.tool as string)))
-  const some = (set: ReadonlySet<string>, gold: string) => [...set].some((tool) => serves(gold, tool))
-  const first = task.gold.find((g) => !some(ok, g.tool))
+  const state = StudentOracle.progress(task, t.steps, world)
+  const first = state.open[0]
   if (first !== undefined) {
     const hop = first.deps.length > 0 ? "a second-hop" : "an anchor"
-    if (!some(retrieved, first.tool)) return `${hop} gold call: no serving tool retrieved`
-    if (!some(called, first.tool)) return `${hop} gold call: a serving tool retrieved, no serving filling`
-    return `${hop} gold call: called, never successful`
+    if (!state.ready.includes(first)) return `${hop} gold call: its input's call not served`
+    if (![...retrieved].some((tool) => serves(first.tool, tool))) return `${hop} gold call: no serving tool retrieved`
+    if (![...called].some((tool) => serves(first.tool, tool))) return `${hop} gold call: a serving tool retrieved, no serving filling`
+    return `${hop} gold call: a serving tool called, no call served it (arguments or a failure)`
   }
   const answer = (t.answer ?? "").toLowerCase()
   if (task.facts.some((f) => !answer.includes(f.value.toLowerCase()))) return "every gold call served; a gold fact not stated (not among the candidates)"
@@ -59,11 +64,7 @@ const program = Effect.gen(function*() {
   const world = yield* GeneratedWorld
   const tasks = yield* source.sample({ split: flags.split, count: flags.tasks, levels: options.levels, seed: options.taskSeed })
   const equivalence = flags.equivalents ? StudentOracle.worldEquivalence(world.ops) : StudentOracle.sameToolOnly
-  const serves = (gold: string, tool: string) => {
-    const a = library.get(gold)
-    const b = library.get(tool)
-    return a !== undefined && b !== undefined && equivalence(a, b) !== undefined
-  }
+  const oracleWorld: StudentOracle.OracleWorld = { lookup: (name) => library.get(name), equivalent: equivalence }
   const oracle = yield* Rollout.make({}).pipe(
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), StudentOracle.layer(equivalence).pipe(
       Layer.provide(Layer.merge(Layer.succeed(Retriever, retriever), Layer.succeed(ToolLibrary, library)))
@@ -85,7 +86,7 @@ const program = Effect.gen(function*() {
     byLevel.set(task.level, [cell[0] + (o.success ? 1 : 0), cell[1] + 1])
     if (o.success) pass++
     else {
-      const c = causeOf(task, t, serves)
+      const c = causeOf(task, t, oracleWorld)
       causes.set(c, (causes.get(c) ?? 0) + 1)
     }
   })

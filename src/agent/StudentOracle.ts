@@ -34,10 +34,12 @@ export const sameToolOnly: Equivalence = (gold, candidate) =>
   gold.name === candidate.name ? new Map(Object.keys(gold.parameters.properties).map((p) => [p, p])) : undefined
 
 /**
- * Equivalent providers of the generated world: the same operation on the same entity type (kind, type, metric,
- * relation, utility or action), with a parameter of the same role and attribute for each of the gold tool's and
+ * Equivalent providers of the generated world: the same operation on the same entity type (kind — a name search and
+ * an exact-name look-up are one — type, metric, relation, utility or action), with a parameter of the same role and attribute for each of the gold tool's and
  * each required one of the candidate's.
  */
+const family = (kind: Op["kind"]): string => (kind === "lookup" ? "search" : kind)
+
 export const worldEquivalence = (ops: ReadonlyMap<string, Op>): Equivalence => {
   const memo = new Map<string, ReadonlyMap<string, string> | undefined>()
   const paramKey = (p: Op["params"][number]) => `${p.role}|${p.key ?? ""}|${p.refType ?? ""}`
@@ -48,8 +50,8 @@ export const worldEquivalence = (ops: ReadonlyMap<string, Op>): Equivalence => {
     const a = ops.get(gold.name)
     const b = ops.get(candidate.name)
     let out: Map<string, string> | undefined
-    if (a !== undefined && b !== undefined && a.kind === b.kind && a.type === b.type && a.metric === b.metric && a.utility === b.utility &&
-      a.action === b.action && a.relation?.name === b.relation?.name && a.result === b.result) {
+    if (a !== undefined && b !== undefined && family(a.kind) === family(b.kind) && a.type === b.type && a.metric === b.metric && a.utility === b.utility &&
+      a.action === b.action && a.relation?.name === b.relation?.name && (a.result === b.result || family(a.kind) === "search")) {
       out = new Map()
       const byKey = new Map(b.params.map((p) => [paramKey(p), p.name]))
       for (const p of a.params) {
@@ -170,24 +172,55 @@ const resolveGold = (
   return out
 }
 
-/** Whether a call (tool, resolved arguments) serves a gold call: an equivalent tool whose arguments for the decisive gold parameters equal the gold's. */
+/**
+ * The entity attributes a gold call must return: those of its gold facts and of the fields later gold calls read
+ * through `$ref`s (unannotated fields are not required: their key differs across providers).
+ */
+const neededEntities = (gold: GoldCall, task: Task, goldSpec: ToolSpec): ReadonlyArray<string> => {
+  const paths: Array<ReadonlyArray<string>> = task.facts.filter((f) => f.call === gold.id).map((f) => f.path.split("."))
+  for (const later of task.gold) {
+    for (const v of Object.values(later.arguments)) {
+      if (!Refs.isRef(v as Json)) continue
+      const parsed = Refs.parseRef((v as { $ref: string }).$ref)
+      if (parsed.ok && parsed.target.call === gold.id) paths.push(parsed.target.path)
+    }
+  }
+  return paths.flatMap((path) => {
+    const e = schemaAt(goldSpec.response, path)?.["x-entity"]
+    return e === undefined ? [] : [e]
+  })
+}
+
+/**
+ * Whether a call (tool, resolved arguments) serves a gold call: an equivalent tool that returns the attributes the
+ * gold call's facts and dependents read, called with the gold's decisive arguments.
+ */
 const serves = (
   gold: GoldCall,
   tool: ToolSpec | undefined,
   args: JsonObject,
   want: Readonly<Record<string, Json | undefined>>,
   keys: ReadonlyArray<string>,
-  world: OracleWorld
+  world: OracleWorld,
+  task: Task
 ): boolean => {
   const goldSpec = world.lookup(gold.tool)
   if (tool === undefined) return false
   if (goldSpec === undefined) return tool.name === gold.tool && keys.every((k) => same(args[k], want[k]))
-  const map = world.equivalent(goldSpec, tool)
-  if (map === undefined) return false
+  if (!servesTool(gold, goldSpec, tool, world, task)) return false
+  const map = world.equivalent(goldSpec, tool) as ReadonlyMap<string, string>
   return keys.every((k) => {
     const q = map.get(k)
     return q !== undefined && same(args[q], want[k])
   })
+}
+
+/** Whether a tool can serve a gold call whatever its arguments: equivalent, and returning the attributes needed. */
+const servesTool = (gold: GoldCall, goldSpec: ToolSpec, tool: ToolSpec, world: OracleWorld, task: Task): boolean => {
+  if (world.equivalent(goldSpec, tool) === undefined) return false
+  if (tool.name === goldSpec.name) return true
+  const has = new Set(entityPaths(tool.response).map(([, e]) => e))
+  return neededEntities(gold, task, goldSpec).every((e) => has.has(e))
 }
 
 /** Which gold calls the history completed: a successful call serving the gold call (its deps completed first). */
@@ -201,7 +234,7 @@ export const progress = (task: Task, history: ReadonlyArray<Step>, world: Oracle
     if (!gold.deps.every((d) => completedBy.has(d))) continue
     const keys = decisiveArgs(gold, task, world.lookup(gold.tool))
     const want = resolveGold(gold, keys, completedBy, h.outputs, world, task)
-    const hit = successes.find((o) => !used.has(o.callId) && serves(gold, world.lookup(o.tool), o.arguments, want, keys, world))
+    const hit = successes.find((o) => !used.has(o.callId) && serves(gold, world.lookup(o.tool), o.arguments, want, keys, world, task))
     if (hit !== undefined) {
       completedBy.set(gold.id, { id: hit.callId, tool: hit.tool })
       used.add(hit.callId)
@@ -217,7 +250,8 @@ export const factMatches = (fact: ActionSpace.FactCandidate, factTool: ToolSpec 
   const goldPath = gold.path.split(".")
   const a = schemaAt(goldTool?.response, goldPath)?.["x-entity"]
   const b = schemaAt(factTool?.response, fact.path)?.["x-entity"]
-  return (a !== undefined && a === b) || String(fact.path.at(-1)) === goldPath.at(-1)
+  // unannotated fields (a statistic, a computed value) are named differently by each provider: the value decides
+  return (a !== undefined && a === b) || String(fact.path.at(-1)) === goldPath.at(-1) || (a === undefined && b === undefined && gold.value.length >= 3)
 }
 
 /** How the oracle decided (for diagnostics and the DAgger report). */
@@ -267,7 +301,7 @@ export const choose = (
       const hit = ranked.find(({ c, i }) => {
         if (rows.includes(slotOf(callK).start + i)) return false
         const resolved = ActionSpace.resolvePreview(c.arguments, h.outputs)
-        return serves(gold, c.tool, resolved, want, keys, world) && !settled.has(callKey(c.tool.name, resolved))
+        return serves(gold, c.tool, resolved, want, keys, world, task) && !settled.has(callKey(c.tool.name, resolved))
       })
       if (hit !== undefined) rows.push(slotOf(callK).start + hit.i)
     }
@@ -282,13 +316,13 @@ export const choose = (
       if (spec === undefined || h.retrieved.has(tool)) return []
       return state.open.filter((g) => {
         const goldSpec = world.lookup(g.tool)
-        return goldSpec === undefined ? g.tool === tool : world.equivalent(goldSpec, spec) !== undefined
+        return goldSpec === undefined ? g.tool === tool : servesTool(g, goldSpec, spec, world, task)
       }).map((g) => g.id as string)
     }
     const covered = new Set(state.open.filter((g) => [...h.retrieved].some((t) => {
       const spec = world.lookup(t)
       const goldSpec = world.lookup(g.tool)
-      return spec !== undefined && goldSpec !== undefined && world.equivalent(goldSpec, spec) !== undefined
+      return spec !== undefined && goldSpec !== undefined && servesTool(g, goldSpec, spec, world, task)
     })).map((g) => g.id as string))
     const asked = new Set(context.history.flatMap((s) => s.searches.map((q) => q.query)))
     const rows: Array<number> = []
