@@ -10,7 +10,9 @@ import { callId, toolName } from "../domain/Ids.ts"
 import type { CallId } from "../domain/Ids.ts"
 import type { Plan } from "../domain/Plan.ts"
 import type { Turn } from "../domain/Turn.ts"
-import { callKey } from "../math/CanonicalJson.ts"
+import type { Json, JsonObject } from "../domain/Json.ts"
+import { callKey, canonicalJson } from "../math/CanonicalJson.ts"
+import * as Refs from "../protocol/Refs.ts"
 import { hash32 } from "../math/Random.ts"
 import type { Choice, KindSlot, Layout } from "../math/TurnDistribution.ts"
 import { callCandidates } from "./actions/Calls.ts"
@@ -42,6 +44,10 @@ export interface Space {
   /** The first call id a new call may take (`c<n>`), and the ids already used. */
   readonly usedCallIds: ReadonlyArray<CallId>
   readonly clauses: ReadonlyArray<string>
+  /** The successful calls so far with the calls their `$ref`s read: the nodes a call turn's plan builds on. */
+  readonly priorCalls: ReadonlyArray<{ readonly id: CallId; readonly tool: string; readonly deps: ReadonlyArray<CallId> }>
+  /** The request (the clauses joined), for reading which argument values it determines. */
+  readonly request: string
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -107,7 +113,41 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
     calls: kinds.includes("call") ? calls : [],
     facts,
     usedCallIds: history.callIds,
-    clauses
+    clauses,
+    priorCalls: context.history.flatMap((step) =>
+      step.observations.filter((o) => o.outcome._tag === "ok").map((o) => ({ id: o.callId, tool: o.tool as string, deps: o.refs }))
+    ),
+    request: context.request
+  }
+}
+
+/** The call ids a call's arguments read through `$ref`s. */
+const refDeps = (args: JsonObject): ReadonlyArray<CallId> =>
+  [...new Set(Refs.collectRefs(args).flatMap((site) => (site._tag === "Ref" ? [site.target.call] : [])))]
+
+/**
+ * The plan of a call turn: its calls with the deps their `$ref`s imply, and the earlier calls they build on (and
+ * those calls' own inputs), so the DAG it declares is the one the calls follow.
+ */
+const callPlan = (space: Space, calls: ReadonlyArray<ToolCall>, candidates: ReadonlyArray<CallCandidate>): Plan => {
+  const prior = new Map(space.priorCalls.map((c) => [c.id as string, c]))
+  const needed: Array<string> = []
+  const visit = (id: CallId): void => {
+    const c = prior.get(id)
+    if (c === undefined || needed.includes(id)) return
+    c.deps.forEach(visit)
+    needed.push(id)
+  }
+  const deps = calls.map((c) => refDeps(c.arguments).filter((d) => prior.has(d)))
+  deps.flat().forEach(visit)
+  return {
+    nodes: [
+      ...needed.map((id) => {
+        const c = prior.get(id) as Space["priorCalls"][number]
+        return { id: c.id, tool: toolName(c.tool), slot: c.tool, deps: c.deps.filter((d) => needed.includes(d)) }
+      }),
+      ...calls.map((c, i) => ({ id: c.id, tool: c.tool, slot: space.clauses[candidates[i]?.clause ?? -1] ?? c.tool, deps: deps[i] as ReadonlyArray<CallId> }))
+    ]
   }
 }
 
@@ -154,9 +194,7 @@ export const toTurn = (space: Space, choice: Choice): Turn => {
       const candidates = picked.map((i) => space.calls[i] as CallCandidate)
       const ids = freshIds(space.usedCallIds, candidates.length)
       const calls: Array<ToolCall> = candidates.map((c, i) => ({ id: ids[i] as CallId, tool: toolName(c.tool.name), arguments: c.arguments }))
-      const plan: Plan | undefined = choice.plan
-        ? { nodes: calls.map((c, i) => ({ id: c.id, tool: c.tool, slot: space.clauses[candidates[i]?.clause ?? -1] ?? c.tool, deps: [] })) }
-        : undefined
+      const plan: Plan | undefined = choice.plan ? callPlan(space, calls, candidates) : undefined
       return {
         think: `Running ${calls.length} independent call(s).`,
         ...(plan !== undefined ? { plan } : {}),
@@ -169,6 +207,17 @@ export const toTurn = (space: Space, choice: Choice): Turn => {
       return { think: "Answering from the observations.", searches: [], calls: [], answer: renderAnswer(facts) }
     }
   }
+}
+
+/**
+ * Whether a candidate's arguments are a recorded call's arguments without some optional ones whose values the request
+ * does not state.
+ */
+const sameBarUndetermined = (candidate: CallCandidate, args: JsonObject, request: string): boolean => {
+  const extra = Object.keys(args).filter((k) => !(k in candidate.arguments))
+  if (extra.length === 0) return false
+  if (!Object.entries(candidate.arguments).every(([k, v]) => canonicalJson(v) === canonicalJson(args[k] as Json))) return false
+  return extra.every((k) => !candidate.tool.parameters.required.includes(k) && !Refs.isRef(args[k] as Json) && !request.includes(String(args[k])))
 }
 
 /** How a recorded turn maps onto the space: the choice, and what of the turn the space cannot express. */
@@ -236,7 +285,9 @@ export const project = (space: Space, turn: Turn): Projection => {
   const rows = new Set<number>()
   for (const call of turn.calls) {
     const key = callKey(call.tool, call.arguments)
-    const i = space.calls.findIndex((c) => c.tool.name === call.tool && callKey(c.tool.name, c.arguments) === key)
+    let i = space.calls.findIndex((c) => c.tool.name === call.tool && callKey(c.tool.name, c.arguments) === key)
+    // a candidate that leaves out optional arguments the request does not determine (a page size) is the same call
+    if (i < 0) i = space.calls.findIndex((c) => c.tool.name === call.tool && sameBarUndetermined(c, call.arguments, space.request))
     if (i < 0 || rows.has(slot.start + i)) dropped.push(`call:${call.tool}`)
     else rows.add(slot.start + i)
   }
