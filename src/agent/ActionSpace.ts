@@ -257,11 +257,12 @@ export const project = (space: Space, turn: Turn): Projection => {
     const rows = new Set<number>()
     for (const s of turn.searches) {
       const q = tokens(s.query)
-      let best = -1
-      let bestScore = 0.5
+      // the candidate with the very query first; else the one whose words the query covers best (not taken yet)
+      let best = space.searches.findIndex((c, i) => c.query === s.query && !rows.has(slot.start + i))
+      let bestScore = best >= 0 ? Infinity : 0.5
       space.searches.forEach((c, i) => {
         const score = cover(q, tokens(c.query))
-        if (score >= bestScore && (best < 0 || score > bestScore)) {
+        if (score >= bestScore && (best < 0 || score > bestScore) && !rows.has(slot.start + i)) {
           best = i
           bestScore = score
         }

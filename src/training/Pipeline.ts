@@ -4,13 +4,14 @@
  * +SFT & RL (GRPO) / +SFT & RL (ours) over several seeds, and the trained policy under each paradigm. Every stage
  * lands in the run store as it finishes, so `--resume` continues after a crash without redoing finished work.
  */
-import { Effect, Layer, Ref, Schema } from "effect"
+import { Effect, Layer, Option, Ref, Schema } from "effect"
 import type { Json } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import type { Level, Task } from "../domain/Task.ts"
 import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import { Policy } from "../agent/Policy.ts"
+import * as StudentOracle from "../agent/StudentOracle.ts"
 import * as Teacher from "../agent/Teacher.ts"
 import * as Evaluation from "../math/Evaluation.ts"
 import type * as PolicyGradient from "../math/PolicyGradient.ts"
@@ -26,6 +27,8 @@ import * as Rollout from "../runtime/Rollout.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
 import { TaskSource } from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../toolenv/world/World.ts"
+import * as Dagger from "./Dagger.ts"
 import { RunStore } from "./RunStore.ts"
 import type { RunStoreError } from "./RunStore.ts"
 import * as Trainer from "./Trainer.ts"
@@ -50,6 +53,11 @@ export interface PipelineOptions {
    */
   readonly teacherFirstQuery: "documentation" | "request"
   readonly sftEpochs: number
+  /**
+   * DAgger rounds after SFT on the teacher (`Dagger.run`: the student rolled out, its states labelled by the
+   * student-space oracle, the aggregate cloned); 0 keeps SFT on the teacher's demonstrations only.
+   */
+  readonly daggerRounds: number
   readonly rlIterations: number
   readonly rlTasksPerIteration: number
   readonly group: number
@@ -69,6 +77,7 @@ export const defaults: PipelineOptions = {
   teacherMistakeRate: 0.1,
   teacherFirstQuery: "request",
   sftEpochs: 10,
+  daggerRounds: 3,
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
@@ -113,6 +122,11 @@ export type LevelTable = Readonly<Record<string, Readonly<Record<keyof CellMetri
 /** `summary.json`. */
 export interface Summary {
   readonly ablation: Readonly<Record<Model, LevelTable>>
+  /**
+   * The student-space oracle (`StudentOracle`: privileged, choosing among the learned policy's own candidates with
+   * the gold task) on the same held-out tasks and rollout seeds: the action space's ceiling. Never a learned model.
+   */
+  readonly ceiling?: LevelTable
   readonly paradigms: Readonly<Record<string, LevelTable>>
   readonly training: {
     readonly demonstrations: number
@@ -185,6 +199,7 @@ export const renderAblation = (summary: Summary): string => {
     }
   }
   for (const model of models) table(modelLabels[model], summary.ablation[model])
+  if (summary.ceiling !== undefined) table("Ceiling (student-space oracle, privileged)", summary.ceiling)
   const paradigmRows: Array<string> = []
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
     const m = levels["Avg"] as Record<keyof CellMetrics, MeanSd>
@@ -271,6 +286,11 @@ const prepare = (runId: string, options: PipelineOptions) =>
         return out
       })
 
+    // the oracle's equivalent providers: the generated world's operations when the world is there
+    const world = yield* Effect.serviceOption(GeneratedWorld)
+    const equivalent = Option.isSome(world) ? StudentOracle.worldEquivalence(world.value.ops) : StudentOracle.sameToolOnly
+    const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(equivalent).pipe(Layer.provide(base)))))
+
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>) =>
       Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))))
 
@@ -286,7 +306,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
       return trajectories.map((trajectory, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory }))
     })
 
-    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations }
+    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations }
   })
 
 /**
@@ -294,7 +314,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
  * seeds), and the held-out evaluation of the four rows and of the trained policy under each paradigm.
  */
 export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number) {
-  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations: demonstrate } = yield* prepare(runId, options)
+  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations: demonstrate } = yield* prepare(runId, options)
   const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError | PipelineError) => new PipelineError({ stage, message: e.message })
   const demonstrations = yield* demonstrate
   const stages: Array<Report.Stage> = []
@@ -336,6 +356,30 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     sft = yield* Ref.get(cell)
     yield* store.putCheckpoint(runId, sftStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(sftStage)))
     yield* store.markStage(runId, sftStage, toJson(sftReport)).pipe(Effect.mapError(fail(sftStage)))
+  }
+  // --- DAgger from the SFT checkpoint: the student's states labelled by the student-space oracle (a stored one is read back)
+  if (options.daggerRounds > 0) {
+    const daggerStage = `dagger/seed${seed}`
+    const stored = yield* store.latestCheckpoint(runId, daggerStage).pipe(Effect.mapError(fail(daggerStage)))
+    const done = yield* store.stageResult(runId, daggerStage).pipe(Effect.mapError(fail(daggerStage)))
+    if (stored !== undefined && done !== undefined) {
+      sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(stored.params) }, version: (stored.state as { version: number }).version }
+    } else {
+      yield* Ref.set(cell, sft)
+      const t0 = Date.now()
+      const report = yield* Dagger.run(trainTasks, demonstrations, { rounds: options.daggerRounds, seed, equivalent, concurrency: options.concurrency, progress: options.progress }).pipe(
+        Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell))),
+        Effect.mapError(fail(daggerStage))
+      )
+      sft = yield* Ref.get(cell)
+      yield* store.putCheckpoint(runId, daggerStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(daggerStage)))
+      yield* store.markStage(runId, daggerStage, toJson(report)).pipe(Effect.mapError(fail(daggerStage)))
+      stages.push({
+        name: `DAgger (seed ${seed})`,
+        durationMs: Date.now() - t0,
+        detail: `${report.rounds.length} rounds: ${report.rounds.map((r) => `${r.labelled} states labelled by the oracle`).join(", ")}; aggregate ${report.rounds.at(-1)?.aggregate ?? report.coldStart} (cold start ${report.coldStart} projected teacher steps)`
+      })
+    }
   }
   stages.push({
     name: `SFT (seed ${seed})`,
@@ -390,6 +434,20 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       timeline = result.trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
     }
   }
+  // --- the ceiling: the student-space oracle on the same tasks and rollout seeds (privileged; scores no learned model)
+  {
+    const t0 = Date.now()
+    const oracle = yield* oracleRollout
+    const stage = `eval/ceiling/seed${seed}/ParaAct`
+    const trajectories = yield* rolloutStage(stage, oracle, testTasks, "ParaAct", (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage).pipe(Effect.mapError(fail("eval ceiling")))
+    const byLevel: Record<string, CellMetrics> = {}
+    for (const level of options.levels) {
+      const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
+      byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+    }
+    cells["ceiling"] = byLevel
+    stages.push({ name: `evaluate the ceiling (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct, the student-space oracle (privileged)` })
+  }
   const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
   for (const paradigm of options.paradigms) {
     if (paradigm === "ParaAct") continue
@@ -440,8 +498,10 @@ export const run = Effect.fn("Pipeline.run")(function*(
   const collect = (key: string) => results.map((r) => r.cells[key] as Record<string, CellMetrics>)
   const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(collect(m), options.levels)])) as Record<Model, LevelTable>
   const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(collect(`paradigm:${p}`), options.levels)]))
+  const ceiling = results.every((r) => r.cells["ceiling"] !== undefined) ? overSeeds(collect("ceiling"), options.levels) : undefined
   const summary: Summary = {
     ablation,
+    ...(ceiling !== undefined ? { ceiling } : {}),
     paradigms,
     training: {
       demonstrations: demonstrations.length,
