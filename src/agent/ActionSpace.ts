@@ -59,6 +59,42 @@ type RowType = typeof rowTypes[number]
 /** Width of a feature row. */
 export const width = rowTypes.length + contextWidth + candidateWidth
 
+/**
+ * What each column of a feature row means, and the bounds of the enumeration: a model is trained on one schema and
+ * is wrong on another of the same width. `revision` is bumped whenever a column's meaning or an enumerator changes;
+ * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/PolicyScorerOnnx.ts`).
+ */
+export const featureSchema = {
+  revision: 2,
+  rowTypes,
+  context: [
+    "round / T_max", "last round", "controller Need", "controller May", "controller No", "controller Answer", "clauses covered", "clauses searched",
+    "last step: a success", "last step: a transient failure", "last step: a hard failure", "last step searched", "last step called", "tools seen / 12",
+    "successes / 6", "a plan in force", "clauses / 4", "one action a round (ReAct, DFSDT)", "Explore-then-Execute", "first round or malformed last"
+  ],
+  search: [
+    "clause searched (/2)", "clause succeeded", "clause attempted", "clause has a literal", "clause position", "a re-search", "after a success",
+    "the whole clause", "a phrase of the clause", "an entity hop", "a provider's endpoints", "clause met a 400/404", "query covers the clause",
+    "query asked before", "search <noun> by name"
+  ],
+  call: [
+    "rank 1", "rank 2", "rank 3", "retrieval score", "tool words cover the clause", "required filled", "required (/4)", "literal share", "ref share",
+    "enum/default share", "mean match", "min match", "arguments valid", "settled before", "failed transiently before", "tool failed hard",
+    "clause succeeded", "tool succeeded", "filling variant", "found by a re-search", "no clause", "no required parameter", "clause has a literal",
+    "an id given a literal", "literals of another clause"
+  ],
+  fact: [
+    "key path covers the clause", "key path covers the request", "id-like key", "name-like key", "number", "item index (/4)", "within the count asked",
+    "depth (/5)", "echo of the request", "in a list", "output consumed by a $ref", "length (/60)", "rank among the call's facts", "own key covers the clause",
+    "own key inside the clause", "best key of the call", "yes/no", "clause covered by the key", "own key inside the request", "clause asks a list",
+    "a counted item's display field", "the attribute asked", "display field"
+  ],
+  options: defaultSpaceOptions
+} as const
+
+/** A short hash of {@link featureSchema} (FNV-style `hash32` of its JSON, hex): what a checkpoint records and the loader checks. */
+export const featureSchemaHash: string = hash32(JSON.stringify(featureSchema)).toString(16).padStart(8, "0")
+
 /** Builds a round's action space from the policy's context. */
 export const build = (context: SpaceContext, options: SpaceOptions = defaultSpaceOptions): Space => {
   const r = read(context)
