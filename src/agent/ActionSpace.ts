@@ -56,8 +56,13 @@ export interface Space {
 const rowTypes = ["kind:search", "kind:call", "kind:answer", "plan", "search", "call", "fact"] as const
 type RowType = typeof rowTypes[number]
 
-/** Width of a feature row. */
-export const width = rowTypes.length + contextWidth + candidateWidth
+/**
+ * Width of a feature row: row type, context, the row's own candidate block, and the set summary — the mean and the
+ * max of the candidate blocks of the set the row is scored against (a DeepSets summary with an identity encoder: a
+ * kind row and the plan row see what is on offer, a search or call candidate sees its kind's others, a fact the other
+ * facts of its clause), so no row is scored blind to the rest.
+ */
+export const width = rowTypes.length + contextWidth + 3 * candidateWidth
 
 /**
  * What each column of a feature row means, and the bounds of the enumeration: a model is trained on one schema and
@@ -65,7 +70,8 @@ export const width = rowTypes.length + contextWidth + candidateWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 2,
+  revision: 3,
+  summary: "mean and max of the candidate blocks of the row's set: a kind's candidates (kind row, its candidates), all candidates (plan row), the facts of the row's clause (a fact)",
   rowTypes,
   context: [
     "round / T_max", "last round", "controller Need", "controller May", "controller No", "controller Answer", "clauses covered", "clauses searched",
@@ -140,6 +146,38 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
   slots.forEach((slot, i) => {
     const kind = kinds[i] as Kind
     groups[kind].forEach((f, j) => put(slot.start + j, typeOf[kind], f))
+  })
+  // the set summaries: mean and max of the candidate blocks of each row's set
+  const summaryAt = rowTypes.length + contextWidth + candidateWidth
+  const summarise = (row: number, set: ReadonlyArray<Float64Array>): void => {
+    if (set.length === 0) return
+    const base = row * width + summaryAt
+    for (let c = 0; c < candidateWidth; c++) {
+      let sum = 0
+      let max = -Infinity
+      for (const f of set) {
+        const v = f[c] as number
+        sum += v
+        if (v > max) max = v
+      }
+      features[base + c] = sum / set.length
+      features[base + candidateWidth + c] = max
+    }
+  }
+  const everything = kinds.flatMap((kind) => [...groups[kind]])
+  summarise(planRow, everything)
+  const factClause = (j: number) => facts[j]?.clause ?? -1
+  slots.forEach((slot, i) => {
+    const kind = kinds[i] as Kind
+    const set = groups[kind]
+    summarise(slot.row, set)
+    if (kind !== "answer") {
+      for (let j = 0; j < set.length; j++) summarise(slot.start + j, set)
+      return
+    }
+    const byClause = new Map<number, Array<Float64Array>>()
+    set.forEach((f, j) => byClause.set(factClause(j), [...(byClause.get(factClause(j)) ?? []), f]))
+    for (let j = 0; j < set.length; j++) summarise(slot.start + j, byClause.get(factClause(j)) ?? [])
   })
   return {
     layout: { kinds: slots, planRow, rows },

@@ -138,7 +138,8 @@ describe("ActionSpace.build on real contexts", () => {
   it.effect("offers yes/no leaves as facts, and marks one display field per list item", () =>
     Effect.gen(function*() {
       const d = yield* data
-      const offset = ActionSpace.width - 28
+      // the candidate block follows the row type and the context (the set summary comes after it)
+      const offset = ActionSpace.width - 3 * 28
       let booleans = 0
       let displays = 0
       for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {

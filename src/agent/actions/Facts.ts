@@ -78,7 +78,7 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[20] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
       f[21] = count <= 1 && f[15] === 1 && f[13] > 0 ? 1 : 0
       f[22] = display.has(li) ? 1 : 0
-      facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value })
+      facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value, clause })
       factFeatures.push(f)
       taken++
     }

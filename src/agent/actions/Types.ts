@@ -61,9 +61,9 @@ export interface FactCandidate {
   readonly path: ReadonlyArray<string | number>
   readonly label: string
   readonly value: string
+  /** The request clause the fact's call served (-1: none); facts compete within a clause. */
+  readonly clause?: number
 }
-
-/** A round's action space. */
 
 /** Width of the context block and of the candidate block of a feature row. */
 export const contextWidth = 20
