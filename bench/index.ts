@@ -30,6 +30,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "reward-probe", args: [] },
   { name: "serve-load", args: [], slow: true },
   { name: "learning", args: [] },
+  { name: "ceiling", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },
   { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },
