@@ -99,6 +99,9 @@ export const modelLabels: Readonly<Record<Model, string>> = {
   Ours: "+SFT & RL (ours)"
 }
 
+/** The ceiling's row label in the tables (the student-space oracle: privileged, not a learned model). */
+export const ceilingLabel = "Ceiling (student-space oracle, privileged)"
+
 /** One evaluation cell's metrics (per level or the average). */
 export interface CellMetrics {
   readonly pass1: number
@@ -199,7 +202,7 @@ export const renderAblation = (summary: Summary): string => {
     }
   }
   for (const model of models) table(modelLabels[model], summary.ablation[model])
-  if (summary.ceiling !== undefined) table("Ceiling (student-space oracle, privileged)", summary.ceiling)
+  if (summary.ceiling !== undefined) table(ceilingLabel, summary.ceiling)
   const paradigmRows: Array<string> = []
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
     const m = levels["Avg"] as Record<keyof CellMetrics, MeanSd>
@@ -521,7 +524,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
       seed: r.seed,
       points: x.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy }))
     }))),
-    ablation: Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])),
+    ablation: { ...Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])), ...(ceiling !== undefined ? { [ceilingLabel]: ceiling } : {}) },
     paradigms,
     stages: [...stages, ...results.flatMap((r) => r.stages)],
     ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
