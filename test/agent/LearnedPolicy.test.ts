@@ -124,7 +124,7 @@ describe("LearnedPolicy log-probabilities", () => {
       assert.isAbove(handChecked, 20)
       for (const c of ["none", "subset", "subset of several", "several chosen", "plan emitted", "plan withheld", "three kinds"]) assert.isTrue(covered.has(c), c)
       console.log(`log-prob exactness: ${steps} steps, max |recorded − rescored| = ${maxDelta.toExponential(2)}; ${handChecked} checked by hand`)
-    }), { timeout: 60_000 })
+    }), { timeout: 240_000 })
 
   it.effect("new weights change rescore (not the recorded behaviour log-prob); a tampered context is a PolicyError", () =>
     Effect.gen(function*() {

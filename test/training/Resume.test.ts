@@ -194,10 +194,10 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
   it("two uninterrupted runs of one configuration (one on a single thread, one with a worker): byte-identical table.md, equal summaries and stores", () => {
     expect(runs.a.code, runs.a.stderr).toBe(0)
     expect(runs.c.code, runs.c.stderr).toBe(0)
-    expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(26)
+    expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(30)
     expectSameRun(snapshot(dirC), runs.aBefore)
-    // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows, 3 other paradigms
-    expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 + 3))
+    // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows, the ceiling, 3 other paradigms
+    expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 + 1 + 3))
   })
 
   it("SIGKILL during RL, then --resume: A's table, summary and store, finished stages not redone", () => {
@@ -206,7 +206,7 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     expect(killed.signal, killed.stderr).toBe("SIGKILL")
     expect(killed.line).toMatch(killLine)
     expect(atKill.integrity).toBe("ok")
-    expect(atKill.finished.map((f) => f.split(" ")[0])).toStrictEqual(["rl/grpo/seed1", "sft/seed1"])
+    expect(atKill.finished.map((f) => f.split(" ")[0])).toStrictEqual(["dagger/seed1", "rl/grpo/seed1", "sft/seed1"])
     const checkpointed = atKill.checkpoints.filter((c) => c.startsWith("rl/paraagent/seed1@")).map((c) => Number(c.split(/[@ ]/)[1]))
     expect(checkpointed.length).toBeGreaterThan(0)
 

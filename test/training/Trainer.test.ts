@@ -89,7 +89,7 @@ describe("Trainer.sft", () => {
       const none = yield* Effect.flip(trainer.sft([], { epochs: 1 }))
       assert.strictEqual(none._tag, "TrainerError")
       assert.strictEqual(none.stage, "sft")
-    }).pipe(Effect.provide(trainerLayer)), { timeout: 60_000 })
+    }).pipe(Effect.provide(trainerLayer)), { timeout: 240_000 })
 })
 
 describe("Trainer.rl", () => {
