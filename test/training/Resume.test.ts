@@ -12,8 +12,8 @@ import { join } from "node:path"
 import { spawnKilled, spawnProgram } from "../support/Spawn.ts"
 
 const main = "programs/main.ts"
-/** The tiny pipeline: 2 seeds, 40 training tasks, 3 RL iterations of 4 tasks × G=2, 18 held-out tasks (~20 s alone). */
-const tiny = ["--seeds", "1,2", "--train-tasks", "40", "--tasks", "6", "--rl-iterations", "3", "--rl-tasks", "4", "--group", "2", "--sft-epochs", "3", "--world-size", "5000", "--workers", "1"]
+/** The tiny pipeline: 2 seeds, 40 training tasks, 1 DAgger round, 3 RL iterations of 4 tasks × G=2, 18 held-out tasks (~20 s alone). */
+const tiny = ["--seeds", "1,2", "--train-tasks", "40", "--tasks", "6", "--rl-iterations", "3", "--rl-tasks", "4", "--group", "2", "--sft-epochs", "3", "--dagger-rounds", "1", "--world-size", "5000", "--workers", "1"]
 
 const root = mkdtempSync(join(tmpdir(), "paraagent-resume-"))
 const dirA = join(root, "a")
