@@ -33,6 +33,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "serve-startup", args: ["--starts", "20"], slow: true },
   { name: "serve-cluster", args: [], slow: true },
   { name: "learning", args: [] },
+  { name: "ceiling", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },
   { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },

@@ -59,6 +59,8 @@ const PipelineRecord = Schema.Struct({
   // absent in a run stored before the option existed, which phrased first searches from the documentation
   teacherFirstQuery: Schema.optionalKey(Schema.Literals(["documentation", "request"])),
   sftEpochs: Schema.Int,
+  // absent in a run stored before DAgger existed (SFT on the teacher only)
+  daggerRounds: Schema.optionalKey(Schema.Int),
   rlIterations: Schema.Int,
   rlTasksPerIteration: Schema.Int,
   group: Schema.Int,
@@ -81,6 +83,7 @@ const command = Command.make(
     levels: flags.levels.pipe(withDefault("levels", Level.literals)),
     paradigms: flags.paradigms.pipe(withDefault("paradigms", Paradigm.literals)),
     sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(withDefault("sft-epochs", Pipeline.defaults.sftEpochs)),
+    daggerRounds: intFlag("dagger-rounds", { minimum: 0, maximum: 100 }, "DAgger rounds after SFT (0: SFT on the teacher's demonstrations only)").pipe(withDefault("dagger-rounds", Pipeline.defaults.daggerRounds)),
     rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(withDefault("rl-iterations", Pipeline.defaults.rlIterations)),
     rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(withDefault("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
     group: flags.group.pipe(withDefault("group", Pipeline.defaults.group)),
@@ -108,6 +111,7 @@ const command = Command.make(
       teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
       teacherFirstQuery: Pipeline.defaults.teacherFirstQuery,
       sftEpochs: given.sftEpochs,
+      daggerRounds: given.daggerRounds,
       rlIterations: given.rlIterations,
       rlTasksPerIteration: given.rlTasks,
       group: given.group,
@@ -146,7 +150,7 @@ const command = Command.make(
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
       }
-      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", progress: true }
+      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", daggerRounds: record.daggerRounds ?? 0, progress: true }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
         ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }

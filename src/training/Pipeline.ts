@@ -4,13 +4,14 @@
  * +SFT & RL (GRPO) / +SFT & RL (ours) over several seeds, and the trained policy under each paradigm. Every stage
  * lands in the run store as it finishes, so `--resume` continues after a crash without redoing finished work.
  */
-import { Effect, Layer, Ref, Schema } from "effect"
+import { Effect, Layer, Option, Ref, Schema } from "effect"
 import type { Json } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import type { Level, Task } from "../domain/Task.ts"
 import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import { Policy } from "../agent/Policy.ts"
+import * as StudentOracle from "../agent/StudentOracle.ts"
 import * as Teacher from "../agent/Teacher.ts"
 import * as Evaluation from "../math/Evaluation.ts"
 import type * as PolicyGradient from "../math/PolicyGradient.ts"
@@ -27,6 +28,8 @@ import * as Rollout from "../runtime/Rollout.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
 import { TaskSource } from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../toolenv/world/World.ts"
+import * as Dagger from "./Dagger.ts"
 import { RunStore } from "./RunStore.ts"
 import type { RunStoreError } from "./RunStore.ts"
 import * as Trainer from "./Trainer.ts"
@@ -51,6 +54,11 @@ export interface PipelineOptions {
    */
   readonly teacherFirstQuery: "documentation" | "request"
   readonly sftEpochs: number
+  /**
+   * DAgger rounds after SFT on the teacher (`Dagger.run`: the student rolled out, its states labelled by the
+   * student-space oracle, the aggregate cloned); 0 keeps SFT on the teacher's demonstrations only.
+   */
+  readonly daggerRounds: number
   readonly rlIterations: number
   readonly rlTasksPerIteration: number
   readonly group: number
@@ -70,6 +78,7 @@ export const defaults: PipelineOptions = {
   teacherMistakeRate: 0.1,
   teacherFirstQuery: "request",
   sftEpochs: 10,
+  daggerRounds: 3,
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
@@ -90,6 +99,9 @@ export const modelLabels: Readonly<Record<Model, string>> = {
   GRPO: "+SFT & RL (GRPO)",
   Ours: "+SFT & RL (ours)"
 }
+
+/** The ceiling's row label in the tables (the student-space oracle: privileged, not a learned model). */
+export const ceilingLabel = "Ceiling (student-space oracle, privileged)"
 
 /** One evaluation cell's metrics (per level or the average). */
 export interface CellMetrics {
@@ -114,6 +126,11 @@ export type LevelTable = Readonly<Record<string, Readonly<Record<keyof CellMetri
 /** `summary.json`. */
 export interface Summary {
   readonly ablation: Readonly<Record<Model, LevelTable>>
+  /**
+   * The student-space oracle (`StudentOracle`: privileged, choosing among the learned policy's own candidates with
+   * the gold task) on the same held-out tasks and rollout seeds: the action space's ceiling. Never a learned model.
+   */
+  readonly ceiling?: LevelTable
   readonly paradigms: Readonly<Record<string, LevelTable>>
   readonly training: {
     readonly demonstrations: number
@@ -186,6 +203,7 @@ export const renderAblation = (summary: Summary): string => {
     }
   }
   for (const model of models) table(modelLabels[model], summary.ablation[model])
+  if (summary.ceiling !== undefined) table(ceilingLabel, summary.ceiling)
   const paradigmRows: Array<string> = []
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
     const m = levels["Avg"] as Record<keyof CellMetrics, MeanSd>
@@ -273,6 +291,11 @@ const prepare = (runId: string, options: PipelineOptions) =>
         return out
       })
 
+    // the oracle's equivalent providers: the generated world's operations when the world is there
+    const world = yield* Effect.serviceOption(GeneratedWorld)
+    const equivalent = Option.isSome(world) ? StudentOracle.worldEquivalence(world.value.ops) : StudentOracle.sameToolOnly
+    const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(equivalent).pipe(Layer.provide(base)))))
+
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>) =>
       Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))))
 
@@ -288,7 +311,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
       return trajectories.map((trajectory, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory }))
     })
 
-    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations }
+    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations }
   })
 
 /**
@@ -296,7 +319,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
  * seeds), and the held-out evaluation of the four rows and of the trained policy under each paradigm.
  */
 export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number, plan?: PlanTracker) {
-  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations: demonstrate } = yield* prepare(runId, options)
+  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations: demonstrate } = yield* prepare(runId, options)
   const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError | PipelineError) => new PipelineError({ stage, message: e.message })
   // the demonstrations were made (or read back) by `run` before the seeds: here they are only read back, with no bar
   const demonstrations = yield* demonstrate(false)
@@ -346,6 +369,32 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     yield* store.markStage(runId, sftStage, toJson(sftReport)).pipe(Effect.mapError(fail(sftStage)))
   }
   yield* track.finish(sftStage, storedSft !== undefined && sftDone !== undefined)
+  // --- DAgger from the SFT checkpoint: the student's states labelled by the student-space oracle (a stored one is read back)
+  if (options.daggerRounds > 0) {
+    const daggerStage = `dagger/seed${seed}`
+    const stored = yield* store.latestCheckpoint(runId, daggerStage).pipe(Effect.mapError(fail(daggerStage)))
+    const done = yield* store.stageResult(runId, daggerStage).pipe(Effect.mapError(fail(daggerStage)))
+    yield* track.start(daggerStage, `${options.daggerRounds} rounds over ${trainTasks.length} training tasks`)
+    if (stored !== undefined && done !== undefined) {
+      sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(stored.params) }, version: (stored.state as { version: number }).version }
+    } else {
+      yield* Ref.set(cell, sft)
+      const t0 = Date.now()
+      const report = yield* Dagger.run(trainTasks, demonstrations, { rounds: options.daggerRounds, seed, equivalent, concurrency: options.concurrency, progress: options.progress }).pipe(
+        Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell))),
+        Effect.mapError(fail(daggerStage))
+      )
+      sft = yield* Ref.get(cell)
+      yield* store.putCheckpoint(runId, daggerStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(daggerStage)))
+      yield* store.markStage(runId, daggerStage, toJson(report)).pipe(Effect.mapError(fail(daggerStage)))
+      stages.push({
+        name: `DAgger (seed ${seed})`,
+        durationMs: Date.now() - t0,
+        detail: `${report.rounds.length} rounds: ${report.rounds.map((r) => `${r.labelled} states labelled by the oracle`).join(", ")}; aggregate ${report.rounds.at(-1)?.aggregate ?? report.coldStart} (cold start ${report.coldStart} projected teacher steps)`
+      })
+    }
+    yield* track.finish(daggerStage, stored !== undefined && done !== undefined)
+  }
   stages.push({
     name: `SFT (seed ${seed})`,
     durationMs: sftReport.durationMs,
@@ -401,6 +450,22 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       cells["paradigm:ParaAct"] = result.cells
       timeline = result.trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
     }
+  }
+  // --- the ceiling: the student-space oracle on the same tasks and rollout seeds (privileged; scores no learned model)
+  {
+    const t0 = Date.now()
+    const oracle = yield* oracleRollout
+    const stage = `eval/ceiling/seed${seed}/ParaAct`
+    yield* track.start(stage, `${testTasks.length} held-out tasks, the student-space oracle`)
+    const trajectories = yield* rolloutStage(stage, oracle, testTasks, "ParaAct", (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage).pipe(Effect.mapError(fail("eval ceiling")))
+    const byLevel: Record<string, CellMetrics> = {}
+    for (const level of options.levels) {
+      const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
+      byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+    }
+    cells["ceiling"] = byLevel
+    yield* track.finish(stage, false)
+    stages.push({ name: `evaluate the ceiling (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct, the student-space oracle (privileged)` })
   }
   const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
   for (const paradigm of options.paradigms) {
@@ -463,8 +528,10 @@ export const run = Effect.fn("Pipeline.run")(function*(
   const collect = (key: string) => results.map((r) => r.cells[key] as Record<string, CellMetrics>)
   const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(collect(m), options.levels)])) as Record<Model, LevelTable>
   const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(collect(`paradigm:${p}`), options.levels)]))
+  const ceiling = results.every((r) => r.cells["ceiling"] !== undefined) ? overSeeds(collect("ceiling"), options.levels) : undefined
   const summary: Summary = {
     ablation,
+    ...(ceiling !== undefined ? { ceiling } : {}),
     paradigms,
     training: {
       demonstrations: demonstrations.length,
@@ -484,7 +551,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
       seed: r.seed,
       points: x.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy }))
     }))),
-    ablation: Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])),
+    ablation: { ...Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])), ...(ceiling !== undefined ? { [ceilingLabel]: ceiling } : {}) },
     modelNames: Object.fromEntries(options.estimators.map((e) => [e, modelLabels[estimatorModel(e)]])),
     paradigms,
     stages: [...stages, ...results.flatMap((r) => r.stages)],
@@ -588,9 +655,10 @@ const noPlan: PlanTracker = { start: () => Effect.void, finish: () => Effect.voi
  * A unit's first-guess cost per kind of stage, relative to one evaluation rollout of the learned policy — measured on
  * a one-seed run of this pipeline (80 training tasks, 30 held-out tasks per level, 3 RL iterations of 8 tasks × G=4;
  * 2026-12-03, 2 cores): a teacher rollout costs ~1.5 of them, an RL rollout with its share of the update ~2.3, an SFT
- * epoch over one demonstration ~0.12. Each kind's own measured rate replaces its guess once a stage of it has run.
+ * epoch over one demonstration ~0.12; a DAgger round over one training task (the student's rollout, the oracle's labels
+ * with their searches, and its share of the cloning) is guessed at ~3. Each kind's own measured rate replaces its guess once a stage of it has run.
  */
-export const stageWeights = { demonstrations: 1.5, sft: 0.12, rl: 2.3, eval: 1 } as const
+export const stageWeights = { demonstrations: 1.5, sft: 0.12, dagger: 3, rl: 2.3, eval: 1 } as const
 
 /**
  * The stages of a run in the order they run — the demonstrations, then per seed SFT, RL per estimator, the four
@@ -600,6 +668,9 @@ export const plannedStages = (options: PipelineOptions, perSeed: boolean): Reado
   const testTasks = options.testTasksPerLevel * options.levels.length
   const seedStages = (seed: number) => [
     { key: `sft/seed${seed}`, name: `SFT, seed ${seed}`, kind: "sft", units: options.trainTasks * options.sftEpochs, weight: stageWeights.sft },
+    ...(options.daggerRounds > 0
+      ? [{ key: `dagger/seed${seed}`, name: `DAgger, seed ${seed}`, kind: "dagger", units: options.daggerRounds * options.trainTasks, weight: stageWeights.dagger }]
+      : []),
     ...options.estimators.map((e) => ({
       key: `rl/${e}/seed${seed}`,
       name: `RL to ${modelLabels[estimatorModel(e)]} (estimator ${e}), seed ${seed}`,
@@ -614,6 +685,7 @@ export const plannedStages = (options: PipelineOptions, perSeed: boolean): Reado
       units: testTasks,
       weight: stageWeights.eval
     })),
+    { key: `eval/ceiling/seed${seed}/ParaAct`, name: `evaluate the ceiling, seed ${seed}`, kind: "eval", units: testTasks, weight: stageWeights.eval },
     ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({
       key: `eval/Ours/seed${seed}/${p}`,
       name: `evaluate ours under ${p}, seed ${seed}`,

@@ -16,6 +16,7 @@ import { rng } from "../../src/math/Random.ts"
 import type { Rng } from "../../src/math/Random.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
 import * as ParaAct from "../../src/protocol/ParaAct.ts"
+import * as Refs from "../../src/protocol/Refs.ts"
 import { appLayer, contextOf, rollouts, sampleTasks } from "../support/LearnedWorld.ts"
 
 describe("clausesOf / literalsOf", () => {
@@ -137,7 +138,8 @@ describe("ActionSpace.build on real contexts", () => {
   it.effect("offers yes/no leaves as facts, and marks one display field per list item", () =>
     Effect.gen(function*() {
       const d = yield* data
-      const offset = ActionSpace.width - 28
+      // the candidate block follows the row type and the context (the set summary comes after it)
+      const offset = ActionSpace.width - 3 * 28
       let booleans = 0
       let displays = 0
       for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
@@ -230,7 +232,16 @@ describe("ActionSpace.build on real contexts", () => {
           for (const c of turn.calls) assert.isTrue(seenTools.has(c.tool), `call of ${c.tool}, which the context has not seen`)
           if (turn.plan !== undefined) {
             assert.strictEqual(PlanDag.validate(turn.plan)._tag, "Valid")
-            if (turn.calls.length > 0) assert.deepStrictEqual(turn.plan.nodes.map((n) => n.id), turn.calls.map((c) => c.id))
+            if (turn.calls.length > 0) {
+              // the turn's calls come last, each declaring the calls its $refs read; the nodes before are earlier calls
+              const nodes = turn.plan.nodes
+              assert.deepStrictEqual(nodes.slice(nodes.length - turn.calls.length).map((n) => n.id), turn.calls.map((c) => c.id))
+              for (const [i, c] of turn.calls.entries()) {
+                const reads = [...new Set(Refs.collectRefs(c.arguments).flatMap((site) => (site._tag === "Ref" ? [site.target.call as string] : [])))]
+                assert.sameMembers([...nodes[nodes.length - turn.calls.length + i]!.deps], reads)
+              }
+              for (const n of nodes.slice(0, nodes.length - turn.calls.length)) assert.include(used as ReadonlyArray<string>, n.id)
+            }
           }
         }
       }
@@ -314,6 +325,8 @@ describe("ActionSpace.project", () => {
       calls: [],
       facts: values.map((value, i) => ({ callId: callId("c1"), path: ["items", i], label: "items", value })),
       usedCallIds: [callId("c1")],
+      priorCalls: [],
+      request: "",
       clauses: ["x"]
     }
     assert.isUndefined(TurnDistribution.validate(space.layout))
@@ -347,6 +360,8 @@ describe("ActionSpace.project", () => {
       calls: [],
       facts: facts.map((f) => ({ callId: callId("c1"), path: f.path, label: f.path.join(" "), value: f.value })),
       usedCallIds: [callId("c1")],
+      priorCalls: [],
+      request: "",
       clauses: ["x"]
     }
     const chosen = (answer: string) =>
@@ -400,7 +415,12 @@ describe("ActionSpace.project", () => {
         assert.strictEqual(replay.plan !== undefined, turn.plan !== undefined && space.layout.kinds[projection.choice.kind]!.plan)
         if (share === "whole") {
           assert.strictEqual(actionCount(replay), actionCount(turn))
-          assert.sameMembers(replay.calls.map((c) => callKey(c.tool, c.arguments)), turn.calls.map((c) => callKey(c.tool, c.arguments)))
+          // the replay leaves out the optional arguments the request does not determine (a page size), and only those
+          const undetermined = (c: { readonly tool: string; readonly arguments: Record<string, unknown> }) => {
+            const spec = context.tools.find((t) => t.name === c.tool)
+            return Object.fromEntries(Object.entries(c.arguments).filter(([k, v]) => spec === undefined || spec.parameters.required.includes(k) || (typeof v === "object" && v !== null) || task.request.includes(String(v))))
+          }
+          assert.sameMembers(replay.calls.map((c) => callKey(c.tool, c.arguments)), turn.calls.map((c) => callKey(c.tool, undetermined(c))))
         }
       }
       assert.strictEqual(counts.whole + counts.partly + counts.none, steps.length)
