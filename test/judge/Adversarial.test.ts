@@ -1,58 +1,27 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as RuleJudge from "../../src/judge/RuleJudge.ts"
 import * as Text from "../../src/judge/FactTokens.ts"
-import { fullEvidence, makeTrajectory, pattern, scorerTask } from "./fixtures.ts"
+import { adversarialAnswers, fullEvidence, makeTrajectory, pattern, scorerTask } from "./fixtures.ts"
 
-/**
- * The requirement (issues 13, 24): a 1 MB answer is judged in ≤ 1 s — measured side by side in
- * `npx tsx bench/judge-adversarial.ts` (docs/reward.md). Here the bound is only a safety net against a quadratic
- * regression (which took 87 s), ten times the target, so a slow shared machine cannot fail it.
- */
-const BOUND_MS = 10_000
-const MB = 1 << 20
-const fill = (unit: string): string => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB)
-
-/** Inputs that made the old extractor backtrack (capital runs) or rebuild the string once per token (many tokens). */
-const adversarial: ReadonlyArray<readonly [string, string]> = [
-  ["a capital run", fill("A")],
-  ["capital words", fill("AB ")],
-  ["dotted capitals", fill("A.")],
-  ["a digit run", fill("7")],
-  ["digits with separators", fill("1.2,")],
-  ["a quote run", fill("\"")],
-  ["single quotes", fill("'a")],
-  ["backticks", fill("`x")],
-  ["ids", fill("A-1-")],
-  ["dates", fill("2024-03-05 ")],
-  ["month dates", fill("March 5, 2024 ")],
-  ["list markers", fill("1.\n")],
-  ["bold labels", fill("**Top Scorer:** ")],
-  ["one long blank between two capitals", `A${" ".repeat(MB - 2)}B`],
-  ["mixed", fill("Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 12:30 A.B-C 42km ")]
-]
-
-describe("rule judge: 1 MB adversarial answers in linear time (issues 13, 24)", () => {
-  for (const [name, answer] of adversarial) {
-    it(`${name}: judged within ${BOUND_MS} ms, and never the top verdict`, () => {
-      const trajectory = makeTrajectory(scorerTask, [[fullEvidence()]], answer)
-      const start = performance.now()
-      const verdict = RuleJudge.judgeRule(scorerTask, trajectory)
-      const ms = performance.now() - start
-      console.log(`judge 1 MB ${name}: ${ms.toFixed(0)} ms`)
-      assert.isBelow(ms, BOUND_MS)
+// The time each takes, and how it grows with the input, is measured by bench/judge-linear.ts (issue 13: a 1 MB answer
+// in ≤ 1 s): a test never fails on the clock. A quadratic extractor would not finish these 1 MB inputs at all, which
+// the suite's safety bound catches as a hang.
+describe("rule judge: 1 MB adversarial answers (issues 13, 24)", () => {
+  for (const [name, answer] of adversarialAnswers) {
+    it(`${name}: judged, and never the top verdict`, () => {
+      const verdict = RuleJudge.judgeRule(scorerTask, makeTrajectory(scorerTask, [[fullEvidence()]], answer))
       assert.notStrictEqual(pattern(verdict), "111", verdict.rationale)
       assert.notStrictEqual(verdict.quality, "YES")
     })
   }
 
-  // Growth is measured side by side in bench/judge-adversarial.ts (no timed ratio here: a load spike on a shared machine
-  // failed it, 71× against 64). What keeps the cost flat is checked exactly: extraction reads only its bounded head, so
-  // 16× the input gives the same tokens as the head alone.
+  // What keeps the cost flat is checked exactly, not timed: extraction reads only its bounded head, so 16× the input
+  // gives the same tokens as the head alone.
   it("the extraction reads a bounded head: 64 KB and 1 MB of the same text give the tokens of its first MAX_EXTRACTED_CHARS", () => {
     for (const unit of ["A", "AB ", "Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 "]) {
       const head = Text.extractFactTokens(unit.repeat(Math.ceil(Text.MAX_EXTRACTED_CHARS / unit.length)).slice(0, Text.MAX_EXTRACTED_CHARS))
       assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil(64 * 1024 / unit.length))), head, unit)
-      assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil(MB / unit.length))), head, unit)
+      assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil((1 << 20) / unit.length))), head, unit)
     }
   })
 
