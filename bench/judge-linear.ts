@@ -48,15 +48,20 @@ for (const [name, answer] of adversarialAnswers) {
   console.log(`| ${name} | ${ms.toFixed(1)} | ${(ms / honest).toFixed(0)} | ${(ms / targetMs).toFixed(2)} | ${small.toFixed(1)} | ${growth.toFixed(2)} |`)
 }
 
-const extract = (n: number) => () => {
-  Text.extractFactTokens("A".repeat(n))
-  Text.extractFactTokens("AB ".repeat(Math.floor(n / 3)))
+// the inputs are built before the clock starts: only the extraction is timed
+const extract = (n: number) => {
+  const capitals = "A".repeat(n)
+  const words = "AB ".repeat(Math.floor(n / 3))
+  return () => {
+    Text.extractFactTokens(capitals)
+    Text.extractFactTokens(words)
+  }
 }
 best(extract(4_000))
 const small = best(extract(64 * 1024))
 const large = best(extract(1024 * 1024))
 const worst = rows.reduce((w, r) => (r.ms > w.ms ? r : w))
 const growth = Math.max(...rows.map((r) => r.ms / Math.max(r.small, 0.01)))
-console.log(`\nextraction 64 KiB ${small.toFixed(1)} ms, 1 MiB ${large.toFixed(1)} ms: 16× the input took ${(large / Math.max(small, 0.01)).toFixed(1)}× the time (linear 16×, quadratic 256×)`)
+console.log(`\nextraction 64 KiB ${small.toFixed(1)} ms, 1 MiB ${large.toFixed(1)} ms: 16× the input took ${(large / Math.max(small, 0.01)).toFixed(1)}× the time (it reads a bounded head: flat; linear 16×, quadratic 256×)`)
 console.log(`worst 1 MB answer: ${worst.name} ${worst.ms.toFixed(0)} ms: ratio ${(worst.ms / targetMs).toFixed(2)} of the 1 s target; largest 64 KB → 1 MB growth of a judged case ${growth.toFixed(1)}×`)
 if (flags.json) console.log(JSON.stringify({ honestMs: honest, cases: rows, worst: { name: worst.name, ms: worst.ms }, growth, extraction: { smallMs: small, largeMs: large } }))

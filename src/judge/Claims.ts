@@ -190,12 +190,15 @@ const collapse = (text: string): string =>
     .join("\n")
     .replace(/(?<=[^\s:|])( ?):\n(?!\|)/g, "$1: ")
 
-/** Markdown that is layout: emphasis markers, heading marks, list bullets and numbers at a line start, table rules. */
+/**
+ * Markdown that is layout: emphasis markers, heading marks, list bullets and numbers at a line start, table rules. A
+ * list number is layout only when the item has content on its line: a line that is only "52." states 52.
+ */
 const dropLayout = (text: string): string =>
   text
     .replace(/\*\*|__/g, "")
     .replace(/^[ \t]*#{1,6}[ \t]+/gm, "")
-    .replace(/^[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+/gm, "")
+    .replace(/^[ \t]*(?:[-*•+]|\d{1,2}[.)])[ \t]+(?=\S)/gm, "")
 
 const WORD = /[\p{L}\p{N}]+/gu
 

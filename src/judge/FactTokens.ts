@@ -237,7 +237,7 @@ const TIME = /(?<![\p{L}\p{N}_:])\d{1,2}:\d{2}(?::\d{2})?(?![\p{L}\p{N}_:])/gu
 // A list marker at the start of a line ("1." / "2)") is layout, not a claim.
 // Line-anchored patterns take only spaces and tabs before their marker, never newlines, and have one way to split
 // them, so each line start costs that line's length at most (masking leaves long blank runs).
-const LIST_MARKER = /^([ \t]*)\d{1,2}[.)](?=\s)/gm
+const LIST_MARKER = /^([ \t]*)\d{1,2}[.)](?=[ \t]+\S)/gm
 const HEADING = /^[ \t]*#{1,6}[ \t].*$/gm
 // Bold labels only: "- **Top Scorer:**" names a field, while a plain "Klay Thompson: 22" line names a player.
 const LABEL = /^([ \t]*(?:(?:[-*•+]|\d{1,2}[.)])[ \t]*)?\*\*)([^:\n*]{1,40}?)(:\*\*|\*\*:)/gm

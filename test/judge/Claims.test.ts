@@ -67,6 +67,15 @@ describe("segments: a claim is a label bound to a value", () => {
     assert.deepStrictEqual(claims("points:\n  31"), [["claim", "points:", "31"]])
   })
 
+  it("a list number is layout only before an item on its line: a line that is only \"52.\" states 52 (found by the variant property)", () => {
+    const spans = (text: string) => Claims.read(text).spans.map((s) => `${s.kind}:${s.text}`)
+    assert.deepStrictEqual(spans("52. \n"), ["number:52"])
+    assert.deepStrictEqual(spans("\n\u00ad\n \u00ad 5\u00ad2.\u00ad  \u00ad\n\n\u00ad"), ["number:52"])
+    assert.deepStrictEqual(spans("52.\n17."), ["number:52", "number:17"])
+    assert.deepStrictEqual(spans("1. Paris\n2. Rome"), ["entity:Paris", "entity:Rome"])
+    assert.strictEqual(pattern(RuleJudge.judgeRule(scorerTask, makeTrajectory(scorerTask, [[fullEvidence()]], `1. ${honest}`))), "111")
+  })
+
   it("words longer than the limit are kept as residue spans, and text past the read limit is counted unread", () => {
     const long = "x".repeat(Claims.MAX_READ_CHARS)
     const reading = Claims.read(`points: ${"7".repeat(150)} ${long}`)

@@ -211,7 +211,12 @@ describe("reward hacking: variants drawn by fast-check over the real rollouts", 
           assert.strictEqual(pattern, "111", where)
         }
       }),
-      { numRuns: 1_000 }
+      {
+        numRuns: 1_000,
+        // found by the property (run 508 of seed -1937271189): the values-only answer "52." with soft hyphens and
+        // padding read as an empty list item — a list number is layout only before an item on its line
+        examples: [[39, { rewrite: { _tag: "Same" }, layout: "values", unicode: "soft-hyphen", spacing: "padded", numerals: "ascii", seed: 0 }]]
+      }
     )
     console.log(`variants: ${applied} of 1000 drawn applied, ${legitimate} legitimate variants of a top honest answer`)
     assert.isAbove(applied, 600)
