@@ -111,7 +111,11 @@ export const StepAdvantage = Schema.Struct({
   traj: Schema.Finite,
   phase: Schema.Finite,
   step: Schema.Finite,
-  combined: Schema.Finite
+  combined: Schema.Finite,
+  /** Per-action credit **[ours]** (estimators that give it): each call's, then each search's advantage, in turn order. */
+  actions: Schema.optionalKey(Schema.Array(Schema.Finite)),
+  /** The plan bit's advantage (per-action credit; the step's combined advantage when it made no plan decision). */
+  plan: Schema.optionalKey(Schema.Finite)
 })
 /** The per-step advantage. */
 export type StepAdvantage = typeof StepAdvantage.Type

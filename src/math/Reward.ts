@@ -288,6 +288,10 @@ export interface TrajectoryScore {
   readonly stepPhase: ReadonlyArray<number>
   readonly answer: AnswerReward
   readonly masked: boolean
+  /** Per step, the attributable actions' rewards and pools (calls, then searches), when credit was assigned (src/math/Credit.ts). */
+  readonly actions?: ReadonlyArray<ReadonlyArray<{ readonly reward: number; readonly pool: number }>>
+  /** Per step, r_plan of its plan decision and its pool (the controller state), when credit was assigned. */
+  readonly plans?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
 }
 
 /** Scores a trajectory from its facts. The trajectory-level reward is R_ans. */
