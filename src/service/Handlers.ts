@@ -8,9 +8,9 @@ import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
 import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
+import * as Estimators from "../eval/Estimators.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
-import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
@@ -127,6 +127,9 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const judge = yield* Judge
     const library = yield* ToolLibrary
     const deps = (from: string, to: string) => library.graph.kind(from, to)
+    // the registry and the equivalence of the layer's context: an estimator a program registered is served here
+    const registry = yield* Estimators.current
+    const equivalent = yield* Scoring.equivalence
     return handlers
       .handle("score", ({ params }) =>
         counted(Effect.gen(function*() {
@@ -134,7 +137,7 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
           if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${params.id} is still running (${info.rounds} rounds): score it once it is done` })
           const { trajectory, task } = yield* sessions.trajectory(params.id)
           const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
-          const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
+          const score = Scoring.rewardsOf(task, { ...trajectory, verdict }, { deps, equivalent, reward: Reward.defaultRewardConfig })
           return {
             sessionId: params.id,
             verdict,
@@ -148,6 +151,7 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
           const group = yield* groupOf(sessions, payload)
           const estimator = payload.estimator ?? Scoring.defaultOptions.estimator
           const scored = yield* Scoring.scoreGroup(group.task, group.trajectories, { ...Scoring.defaultOptions, estimator }).pipe(
+            Effect.provideService(Estimators.Estimators, registry),
             Effect.provideService(Judge, judge),
             Effect.provideService(ToolLibrary, library),
             Effect.mapError((e) =>
