@@ -56,6 +56,11 @@ const PipelineRecord = Schema.Struct({
   rlTasksPerIteration: Schema.Int,
   group: Schema.Int,
   estimators: Schema.Array(Schema.String),
+  // absent in a run stored before these options existed: the defaults
+  dynamicSampling: Schema.optionalKey(Schema.Struct({ filter: Schema.Literals(["off", "outcome"]), rounds: Schema.Int })),
+  credit: Schema.optionalKey(Schema.Literals(["turn", "action"])),
+  evalRollouts: Schema.optionalKey(Schema.Int),
+  evalSampled: Schema.optionalKey(Schema.Int),
   concurrency: Schema.Int,
   worldSeed: Schema.Int,
   worldSize: Schema.Int
@@ -77,6 +82,8 @@ const command = Command.make(
     rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(Flag.withDefault(Pipeline.defaults.rlIterations)),
     rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(Flag.withDefault(Pipeline.defaults.rlTasksPerIteration)),
     group: flags.group.pipe(Flag.withDefault(Pipeline.defaults.group)),
+    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(Flag.withDefault(Pipeline.defaults.evalRollouts)),
+    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(Flag.withDefault(Pipeline.defaults.evalSampled)),
     worldSeed: flags.worldSeed.pipe(Flag.withDefault(7)),
     worldSize: flags.worldSize.pipe(Flag.withDefault(50_011)),
     concurrency: flags.concurrency.pipe(Flag.withDefault(Pipeline.defaults.concurrency)),
@@ -103,6 +110,10 @@ const command = Command.make(
       rlTasksPerIteration: given.rlTasks,
       group: given.group,
       estimators: Pipeline.defaults.estimators,
+      dynamicSampling: Pipeline.defaults.dynamicSampling,
+      credit: Pipeline.defaults.credit,
+      evalRollouts: given.evalRollouts,
+      evalSampled: given.evalSampled,
       concurrency: given.concurrency,
       worldSeed: given.worldSeed,
       worldSize: given.worldSize
@@ -135,7 +146,16 @@ const command = Command.make(
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })
       }
-      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", progress: true }
+      const options: Pipeline.PipelineOptions = {
+        ...Pipeline.defaults,
+        ...record,
+        teacherFirstQuery: record.teacherFirstQuery ?? "documentation",
+        dynamicSampling: record.dynamicSampling ?? Pipeline.defaults.dynamicSampling,
+        credit: record.credit ?? Pipeline.defaults.credit,
+        evalRollouts: record.evalRollouts ?? Pipeline.defaults.evalRollouts,
+        evalSampled: record.evalSampled ?? Pipeline.defaults.evalSampled,
+        progress: true
+      }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
         ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }
@@ -163,7 +183,7 @@ const command = Command.make(
       maxRounds: 12
     })
     if (Result.isSuccess(demos)) yield* folder.writeText("demonstrations.jsonl", demos.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-    const experience = Exports.experience(result.experience, { estimator: "paraagent" })
+    const experience = Exports.experience(result.experience, { estimator: Pipeline.oursEstimator(options) ?? "paraagent" })
     if (Result.isSuccess(experience)) yield* folder.writeText("experience.jsonl", experience.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
     const avg = result.summary.ablation.Ours["Avg"]
     const modelProvenance = {
