@@ -86,6 +86,9 @@ const viewStore = (file: string): StoreView => {
 interface SummaryFile {
   readonly ablation: unknown
   readonly paradigms: unknown
+  readonly sampled: unknown
+  readonly paired: unknown
+  readonly pairedLevels: unknown
   readonly training: { readonly demonstrations: number; readonly kept: number; readonly sft: unknown; readonly rl: unknown }
   readonly run: unknown
 }
@@ -116,6 +119,9 @@ const expectSameRun = (got: Snapshot, want: Snapshot) => {
   expect(got.table.equals(want.table), `${got.dir}/table.md differs from ${want.dir}/table.md`).toBe(true)
   expect(got.summary.ablation).toStrictEqual(want.summary.ablation)
   expect(got.summary.paradigms).toStrictEqual(want.summary.paradigms)
+  expect(got.summary.sampled).toStrictEqual(want.summary.sampled)
+  expect(got.summary.paired).toStrictEqual(want.summary.paired)
+  expect(got.summary.pairedLevels).toStrictEqual(want.summary.pairedLevels)
   expect(got.summary.training.rl).toStrictEqual(want.summary.training.rl)
   expect(withoutTimings(got.summary.training)).toStrictEqual(withoutTimings(want.summary.training))
   expect(got.summary.run).toStrictEqual(want.summary.run)
@@ -194,10 +200,11 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
   it("two uninterrupted runs of one configuration (one on a single thread, one with a worker): byte-identical table.md, equal summaries and stores", () => {
     expect(runs.a.code, runs.a.stderr).toBe(0)
     expect(runs.c.code, runs.c.stderr).toBe(0)
-    expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(26)
+    // Table 2 (title, head, 16 rows), Table 1 (title, head, 4 paradigms × I2 / I3 / Avg), the paired differences (title, head, 4 pairs)
+    expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(19 + 15 + 7)
     expectSameRun(snapshot(dirC), runs.aBefore)
-    // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows, 3 other paradigms
-    expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 + 3))
+    // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows greedy and sampled, 3 other paradigms
+    expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 * 2 + 3))
   })
 
   it("SIGKILL during RL, then --resume: A's table, summary and store, finished stages not redone", () => {
