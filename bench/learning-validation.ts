@@ -7,7 +7,7 @@
  * model Pass@1 (greedy, sampled), Path, Path≈, rounds, where the failures fall and, for RL, the groups trained and
  * skipped; then the paired differences over (seed, task) with bootstrap 95% intervals.
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
- * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|off] [--rounds 1]
+ * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--first-query request|documentation] [--json]`.
  */
@@ -43,7 +43,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   rlIterations: Flag.Int("rl-iterations").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 1000 })), Flag.withDescription("RL iterations"), Flag.withDefault(Pipeline.defaults.rlIterations)),
   rlTasks: Flag.Int("rl-tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 1000 })), Flag.withDescription("tasks per RL iteration"), Flag.withDefault(Pipeline.defaults.rlTasksPerIteration)),
   group: Flag.Int("group").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 64 })), Flag.withDescription("rollouts per RL task (G)"), Flag.withDefault(Pipeline.defaults.group)),
-  dynamic: Flag.Literals("dynamic", ["outcome", "off"]).pipe(Flag.withDescription("dynamic sampling: train only on groups whose outcomes differ"), Flag.withDefault(Pipeline.defaults.dynamicSampling.filter)),
+  dynamic: Flag.Literals("dynamic", ["outcome", "signal", "off"]).pipe(Flag.withDescription("dynamic sampling: train only on groups whose outcomes differ (outcome) or that carry any advantage (signal)"), Flag.withDefault(Pipeline.defaults.dynamicSampling.filter)),
   rounds: Flag.Int("rounds").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 8 })), Flag.withDescription("dynamic sampling: draws of tasks per iteration at most"), Flag.withDefault(Pipeline.defaults.dynamicSampling.rounds)),
   credit: Flag.Literals("credit", ["action", "turn"]).pipe(Flag.withDescription("per-factor credit, or one advantage on the whole turn"), Flag.withDefault(Pipeline.defaults.credit)),
   entropy: Flag.Literals("entropy", ["normalised", "sum"]).pipe(Flag.withDescription("the entropy bonus"), Flag.withDefault(Trainer.defaultRl.ppo.entropy ?? "sum")),

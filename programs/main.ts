@@ -57,7 +57,7 @@ const PipelineRecord = Schema.Struct({
   group: Schema.Int,
   estimators: Schema.Array(Schema.String),
   // absent in a run stored before these options existed: the defaults
-  dynamicSampling: Schema.optionalKey(Schema.Struct({ filter: Schema.Literals(["off", "outcome"]), rounds: Schema.Int })),
+  dynamicSampling: Schema.optionalKey(Schema.Struct({ filter: Schema.Literals(["off", "outcome", "signal"]), rounds: Schema.Int })),
   credit: Schema.optionalKey(Schema.Literals(["turn", "action"])),
   evalRollouts: Schema.optionalKey(Schema.Int),
   evalSampled: Schema.optionalKey(Schema.Int),

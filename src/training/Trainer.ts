@@ -55,6 +55,17 @@ export const outcomesDiffer = (group: ReadonlyArray<Trajectory>, tolerance: numb
   return max - min > 0 && max - min >= tolerance
 }
 
+/** Whether a scored group carries any advantage: a step, action or plan advantage that is not 0 (dynamic sampling's `signal`). */
+export const carriesSignal = (group: ReadonlyArray<Trajectory>): boolean =>
+  group.some((t) => t.steps.some((s) => {
+    const a = s.advantage
+    return a !== undefined && (a.combined !== 0 || (a.plan !== undefined && a.plan !== 0) || (a.actions ?? []).some((x) => x !== 0))
+  }))
+
+/** Whether dynamic sampling trains on a group. */
+export const keepsGroup = (filter: DynamicSampling["filter"], group: ReadonlyArray<Trajectory>, tolerance: number): boolean =>
+  filter === "off" ? true : filter === "signal" ? carriesSignal(group) : outcomesDiffer(group, tolerance)
+
 /**
  * The advantage of each factor of a step's turn: a chosen candidate gets its own action's advantage when the step
  * carries per-action advantages (the turn's calls, then its searches, in the order the candidates were chosen), the
@@ -116,11 +127,13 @@ export interface SftReport {
 
 /**
  * Dynamic sampling **[ours]** (after DAPO): `outcome` trains only on groups whose outcomes differ (their R_ans spread
- * by at least the advantage tolerance) and counts the others as skipped; up to `rounds` draws of `tasksPerIteration`
- * tasks are rolled out per iteration until `tasksPerIteration` groups differ. `off` trains on every group.
+ * by at least the advantage tolerance); `signal` on groups where the estimator gave any step, action or plan a
+ * non-zero advantage (for `grpo` the same groups as `outcome`; for the decoupled estimators also groups whose answers
+ * or phases differ while their R_ans does not). The others are counted as skipped; up to `rounds` draws of
+ * `tasksPerIteration` tasks are rolled out per iteration until `tasksPerIteration` groups pass. `off` trains on every group.
  */
 export interface DynamicSampling {
-  readonly filter: "off" | "outcome"
+  readonly filter: "off" | "outcome" | "signal"
   readonly rounds: number
 }
 
@@ -373,10 +386,10 @@ export const make = Effect.gen(function*() {
             return scored
           }), { concurrency: options.concurrency })
         groups.push(...batch)
-        informative += batch.filter((group) => outcomesDiffer(group, options.reward.advantage.tolerance)).length
+        informative += batch.filter((group) => keepsGroup(options.dynamicSampling.filter, group, options.reward.advantage.tolerance)).length
         if (options.dynamicSampling.filter === "off" || informative >= per) break
       }
-      const trained = options.dynamicSampling.filter === "off" ? groups : groups.filter((group) => outcomesDiffer(group, options.reward.advantage.tolerance))
+      const trained = groups.filter((group) => keepsGroup(options.dynamicSampling.filter, group, options.reward.advantage.tolerance))
 
       // the batch: every recorded step of the trained groups, rebuilt, with its behaviour log-prob and advantage(s)
       const samples: Array<Sample> = []

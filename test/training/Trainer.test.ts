@@ -170,6 +170,20 @@ describe("Trainer.rl: dynamic sampling", () => {
     assert.isFalse(Trainer.outcomesDiffer([], 0.02))
   })
 
+  it("carriesSignal / keepsGroup: `signal` keeps a group whose R_ans is equal when some step, action or plan advantage is not 0", () => {
+    const t = (rAns: number, advantage: Record<string, unknown>) =>
+      ({ answerReward: { pattern: "011", rAns }, steps: [{ advantage: { traj: 0, phase: 0, step: 0, combined: 0, ...advantage } }] }) as unknown as Trajectory
+    const flat = [t(0.5, {}), t(0.5, {})]
+    const answers = [t(0.5, { step: 1, combined: 0.25 }), t(0.5, { step: -1, combined: -0.25 })]
+    const action = [t(0.5, { actions: [0, 0.3] }), t(0.5, { plan: 0 })]
+    for (const [group, signal] of [[flat, false], [answers, true], [action, true]] as const) {
+      assert.strictEqual(Trainer.carriesSignal(group), signal)
+      assert.strictEqual(Trainer.keepsGroup("signal", group, 0.02), signal)
+      assert.isFalse(Trainer.keepsGroup("outcome", group, 0.02))
+      assert.isTrue(Trainer.keepsGroup("off", group, 0.02))
+    }
+  })
+
   it.effect("trains only on the groups whose outcomes differ, counts the others as skipped, and draws again (up to `rounds`) when too few differ", () =>
     Effect.gen(function*() {
       yield* Ref.set(cell, start)
