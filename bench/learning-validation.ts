@@ -54,6 +54,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   actionCoverage: weight("action-coverage", "weight of the coverage term in a call's and a search's own reward", credit.actionCoverage),
   answerStep: weight("answer-step", "weight of the judge-count F1 in the answer step", credit.answerStep),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery)),
+  sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
+  backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false))
 })
 const seeds = flags.seeds.split(",").map((s) => Number(s.trim()))
@@ -117,10 +119,10 @@ const program = Effect.gen(function*() {
     Effect.gen(function*() {
       yield* Ref.set(cell, weights)
       const g = yield* scored(greedy, validation, `val-${seed}`, flags.rollouts)
-      const s = yield* scored(sampling, validation, `val-${seed}`, flags.rollouts)
+      const s = flags.sampled ? yield* scored(sampling, validation, `val-${seed}`, flags.rollouts) : []
       const outcomes = g.map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
       const cellG = Evaluation.aggregate(outcomes)
-      const cellS = Evaluation.aggregate(s.map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t))))
+      const cellS = flags.sampled ? Evaluation.aggregate(s.map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t)))) : { pass1: NaN }
       let noSuccess = 0
       let notObserved = 0
       let notStated = 0
@@ -157,8 +159,10 @@ const program = Effect.gen(function*() {
     const sft = yield* trainer.sft(demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { epochs: options.sftEpochs, seed })
     const sftWeights = yield* Ref.get(cell)
     console.log(`seed ${seed}: SFT on ${sft.steps} demonstration steps (${sft.projectedWhole} whole, ${sft.projectedPartly} in part, ${sft.unprojected} not expressible)`)
-    models["Backbone"] = yield* evaluate("Backbone", backbone, seed)
-    console.log(models["Backbone"].line)
+    if (flags.backbone) {
+      models["Backbone"] = yield* evaluate("Backbone", backbone, seed)
+      console.log(models["Backbone"].line)
+    }
     models["SFT"] = yield* evaluate("SFT", sftWeights, seed)
     console.log(models["SFT"].line)
     for (const estimator of estimators) {
@@ -180,17 +184,19 @@ const program = Effect.gen(function*() {
       const final = yield* Ref.get(cell)
       const { groups, skipped } = skippedOf(report)
       const curve = report.metrics.map((m) => m.pass1)
+      const last = report.metrics[report.metrics.length - 1]
       rlStats.push({ seed, estimator, groups, skipped, curve })
       models[estimator] = yield* evaluate(estimator, final, seed)
-      console.log(`${models[estimator].line}; RL groups trained ${groups - skipped}/${groups} (${skipped} skipped); training Pass@1 per iteration ${curve.map((p) => (100 * p).toFixed(0)).join(" ")}`)
+      console.log(`${models[estimator].line}; RL groups trained ${groups - skipped}/${groups} (${skipped} skipped); training Pass@1 per iteration ${curve.map((p) => (100 * p).toFixed(0)).join(" ")}; ` +
+        `last iteration KL ${last?.kl.toExponential(2)}, clip ${((last?.clipFraction ?? NaN) * 100).toFixed(1)}%, entropy ${last?.entropy.toFixed(3)}`)
     }
     bySeed.push(models)
   }
 
   // paired differences over (seed, task), in points, with the bootstrap 95% interval (seeds and tasks resampled)
-  const rows = ["Backbone", "SFT", ...estimators]
+  const rows = [...(flags.backbone ? ["Backbone"] : []), "SFT", ...estimators]
   const pairs: Array<readonly [string, string]> = [
-    ["SFT", "Backbone"],
+    ...(flags.backbone ? [["SFT", "Backbone"] as const] : []),
     ...estimators.map((e) => [e, "SFT"] as const),
     ...estimators.flatMap((a, i) => estimators.slice(i + 1).map((b) => [b, a] as const))
   ]
