@@ -82,7 +82,8 @@ export const defaults: PipelineOptions = {
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
-  estimators: ["grpo", "paraagent"],
+  // ours: the decoupled advantages with phases pooled by kind and per-action credit (docs/reward.md §7, §11)
+  estimators: ["grpo", "paraagent_credit"],
   dynamicSampling: Trainer.defaultRl.dynamicSampling,
   credit: Trainer.defaultRl.credit,
   evalRollouts: 2,
