@@ -56,6 +56,10 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery)),
   sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
   backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
+  evalSplit: Flag.Literals("eval-split", ["validation", "train"]).pipe(
+    Flag.withDescription("where the models are evaluated: the validation split (its own providers), or fresh tasks of the training split that RL never drew (the training providers: does what RL learned hold on new tasks of the same tools?)"),
+    Flag.withDefault("validation")
+  ),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false))
 })
 const seeds = flags.seeds.split(",").map((s) => Number(s.trim()))
@@ -94,7 +98,15 @@ const program = Effect.gen(function*() {
   const library = yield* ToolLibrary
   const equivalent = yield* Scoring.equivalence
   const trainTasks = yield* source.sample({ split: "train", count: options.trainTasks, levels: options.levels, seed: options.taskSeed })
-  const validation = yield* source.sample({ split: "validation", count: flags.tasks, levels: options.levels, seed: options.taskSeed })
+  const validation = flags.evalSplit === "validation"
+    ? yield* source.sample({ split: "validation", count: flags.tasks, levels: options.levels, seed: options.taskSeed })
+    : yield* Effect.map(
+      source.sample({ split: "train", count: flags.tasks + trainTasks.length, levels: options.levels, seed: options.taskSeed + 1000 }),
+      (drawn) => {
+        const pool = new Set(trainTasks.map((t) => t.id as string))
+        return drawn.filter((t) => !pool.has(t.id)).slice(0, flags.tasks)
+      }
+    )
   const teacher = yield* Rollout.make({}).pipe(
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
@@ -108,7 +120,7 @@ const program = Effect.gen(function*() {
       Effect.flatMap(rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(0, salt, task.id) & 0x3fffffff, size }), (g) => Scoring.scoreGroup(task, g, scoring)), { concurrency: 8 })
   const demos = (yield* scored(teacher, trainTasks, "demo", 1)).map((g) => g[0] as Trajectory)
   const teacherPass = demos.filter((t, i) => Evaluation.outcomeOf(trainTasks[i] as Task, t).success).length
-  console.log(`${trainTasks.length} training tasks, ${validation.length} validation tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; ` +
+  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
   console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
     `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}; credit weights ${JSON.stringify(reward.credit)}`)
