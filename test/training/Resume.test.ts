@@ -194,7 +194,7 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
   // ~100 s of CPU over 8 processes: ~60 s of wall time on 2 idle cores, twice that on a crowded machine
   beforeAll(async () => {
     runs = await runAll()
-  }, 300_000)
+  }, 1_800_000)
   afterAll(() => rmSync(root, { recursive: true, force: true }))
 
   it("two uninterrupted runs of one configuration (one on a single thread, one with a worker): byte-identical table.md, equal summaries and stores", () => {
