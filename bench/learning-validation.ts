@@ -5,11 +5,13 @@
  * every model evaluated on held-out validation tasks (providers of the validation split): greedy decoding with
  * `--rollouts` environment seeds per task (the pipeline's protocol) and sampled decoding beside it. Prints per seed and
  * model Pass@1 (greedy, sampled), Path, Path≈, rounds, where the failures fall and, for RL, the groups trained and
- * skipped; then the paired differences over (seed, task) with bootstrap 95% intervals.
+ * skipped; then the paired differences over (seed, task) with bootstrap 95% intervals. Also the teacher-forced
+ * exact-turn accuracy (greedy turn = the label) on the training demonstrations and on the teacher's demonstrations of
+ * the validation tasks, after SFT and after DAgger (`--dagger` rounds; RL starts from the DAgger checkpoint).
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
- * [--action-coverage 0.5] [--answer-step 1] [--first-query request|documentation] [--json]`.
+ * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--first-query request|documentation] [--json]`.
  */
 import { Effect, Layer, Ref } from "effect"
 import { Flag } from "effect/cli"
@@ -30,6 +32,9 @@ import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Pipeline from "../src/training/Pipeline.ts"
 import * as Trainer from "../src/training/Trainer.ts"
+import * as Dagger from "../src/training/Dagger.ts"
+import * as StudentOracle from "../src/agent/StudentOracle.ts"
+import { GeneratedWorld } from "../src/toolenv/world/World.ts"
 
 const weight = (name: string, description: string, fallback: number) =>
   Flag.Finite(name).pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 1 })), Flag.withDescription(description), Flag.withDefault(fallback))
@@ -53,6 +58,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   stepCoverage: weight("step-coverage", "weight of the coverage term in R_step", credit.stepCoverage),
   actionCoverage: weight("action-coverage", "weight of the coverage term in a call's and a search's own reward", credit.actionCoverage),
   answerStep: weight("answer-step", "weight of the judge-count F1 in the answer step", credit.answerStep),
+  dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT (0: SFT on the teacher only)"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
+  rl: Flag.Boolean("rl").pipe(Flag.withDescription("run RL after SFT (each estimator)"), Flag.withDefault(true)),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery)),
   sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
   backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
@@ -119,6 +126,16 @@ const program = Effect.gen(function*() {
     Effect.forEach(tasks, (task) =>
       Effect.flatMap(rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(0, salt, task.id) & 0x3fffffff, size }), (g) => Scoring.scoreGroup(task, g, scoring)), { concurrency: 8 })
   const demos = (yield* scored(teacher, trainTasks, "demo", 1)).map((g) => g[0] as Trajectory)
+  const validationDemos = (yield* scored(teacher, validation, "val-demo", 1)).map((g) => g[0] as Trajectory)
+  const maxRounds = Rollout.defaultConfig.maxRounds
+  const world = yield* GeneratedWorld
+  const oracleEquivalent = StudentOracle.worldEquivalence(world.ops)
+  const kept = (ts: ReadonlyArray<Trajectory>, tasks: ReadonlyArray<Task>) =>
+    Dagger.projectedDemonstrations(ts.flatMap((trajectory, i) => (Trainer.keeps("pass", trajectory) ? [{ task: tasks[i] as Task, trajectory }] : [])), maxRounds, (n) => library.get(n))
+  const trainStates = kept(demos, trainTasks)
+  const validationStates = kept(validationDemos, validation)
+  const accuracy = (w: LearnedPolicy.Weights) =>
+    `teacher-forced exact-turn accuracy: training ${(100 * Dagger.exactTurnAccuracy(w.params, trainStates)).toFixed(1)}% of ${trainStates.length}, validation ${(100 * Dagger.exactTurnAccuracy(w.params, validationStates)).toFixed(1)}% of ${validationStates.length}`
   const teacherPass = demos.filter((t, i) => Evaluation.outcomeOf(trainTasks[i] as Task, t).success).length
   console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
@@ -176,9 +193,18 @@ const program = Effect.gen(function*() {
       console.log(models["Backbone"].line)
     }
     models["SFT"] = yield* evaluate("SFT", sftWeights, seed)
-    console.log(models["SFT"].line)
-    for (const estimator of estimators) {
-      yield* Ref.set(cell, sftWeights)
+    console.log(`${models["SFT"].line}; ${accuracy(sftWeights)}`)
+    // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
+    let cloned = sftWeights
+    if (flags.dagger > 0) {
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      cloned = yield* Ref.get(cell)
+      console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
+      models["SFT"] = yield* evaluate("DAgger", cloned, seed)
+      console.log(`${models["SFT"].line}; ${accuracy(cloned)}`)
+    }
+    for (const estimator of flags.rl ? estimators : []) {
+      yield* Ref.set(cell, cloned)
       const report = yield* trainer.rl(trainTasks, {
         estimator,
         iterations: flags.rlIterations,
@@ -186,7 +212,7 @@ const program = Effect.gen(function*() {
         group: flags.group,
         seed,
         concurrency: options.concurrency,
-        reference: sftWeights,
+        reference: cloned,
         reward,
         credit: flags.credit,
         dynamicSampling: { filter: flags.dynamic, rounds: flags.rounds },

@@ -76,7 +76,8 @@ const url = await new Promise<string>((resolve, reject) => {
 })
 const rssMb = (): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? 0) / 1024
 
-const json = { "content-type": "application/json" }
+// one client key for the whole load (sessions belong to the key that opened them)
+const json = { "content-type": "application/json", "x-client-key": "serve-load-bench-client-key" }
 type Ctx = Record<string, unknown>
 const requests: Array<autocannon.Request> = [
   {
@@ -90,7 +91,7 @@ const requests: Array<autocannon.Request> = [
     method: "POST", headers: json,
     setupRequest: (req: Readonly<Record<string, unknown>>, context: Ctx) => ({ ...req, path: `/sessions/${String(context["sid"])}/step`, body: JSON.stringify(callTurn(r + 1)) })
   })),
-  { method: "DELETE", setupRequest: (req: Readonly<Record<string, unknown>>, context: Ctx) => ({ ...req, path: `/sessions/${String(context["sid"])}` }) }
+  { method: "DELETE", headers: { "x-client-key": json["x-client-key"] }, setupRequest: (req: Readonly<Record<string, unknown>>, context: Ctx) => ({ ...req, path: `/sessions/${String(context["sid"])}` }) }
 ]
 
 // warm-up (JIT, the engine's compiled tools), then the measured run

@@ -1,13 +1,14 @@
 /**
- * The hot route of the ToolEnv server, `POST /sessions/{id}/step`, answered at the node level: the same guard (bearer
- * token, body size, nesting depth), the same `StepRequest` schema and the same `Sessions.step`, without the router,
- * the middleware stack and the handler's fiber plumbing. Anything it does not serve itself reaches the framework.
+ * The hot route of the ToolEnv server, `POST /sessions/{id}/step`, answered at the node level: the same guard (Host,
+ * Origin, Content-Type, bearer token, body size, nesting depth), the same client key, the same `StepRequest` schema
+ * and the same `Sessions.step`, without the router, the middleware stack and the handler's fiber plumbing. Anything it
+ * does not serve itself reaches the framework.
  */
 import { Cause, Effect, Exit, Fiber, Metric, Schema, SchemaAST } from "effect"
 import type { Context, Scope } from "effect"
 import { IncomingMessage, Server } from "node:http"
 import type { ServerResponse } from "node:http"
-import { AtCapacity, InvalidRequest, NotFound, StepConflict, StepRequest, WrongWorld } from "../src/service/Api.ts"
+import { InvalidRequest, NotFound, StepConflict, StepRequest, StoreFailure, WrongWorld } from "../src/service/Api.ts"
 import * as Guard from "../src/service/Guard.ts"
 import * as Metrics from "../src/service/ServiceMetrics.ts"
 import type { SessionFailure, Sessions } from "../src/service/Sessions.ts"
@@ -15,6 +16,8 @@ import type { SessionFailure, Sessions } from "../src/service/Sessions.ts"
 /** What the fast path needs from the server's options. */
 export interface FastPathOptions {
   readonly token?: string
+  /** The network checks of the framework's guard (Host, Origin, Content-Type). */
+  readonly network: Guard.NetworkPolicy
   readonly maxBody: number
   readonly maxDepth: number
 }
@@ -47,7 +50,7 @@ const plainStepPath = /^\/sessions\/([A-Za-z0-9._~-]{1,200})\/step$/
 const textDecoder = new TextDecoder()
 
 /** The errors `Sessions.step` refuses with, as the endpoint declares them (status from each class's `httpApiStatus`). */
-const failures = [InvalidRequest, NotFound, StepConflict, WrongWorld, AtCapacity] as const
+const failures = [InvalidRequest, NotFound, StepConflict, WrongWorld, StoreFailure] as const
 const statusOf = new Map<string, number>(failures.map((e) => [e.identifier, Number(SchemaAST.resolve(e.ast)?.["httpApiStatus"])]))
 const encodeFailure = Schema.encodeSync(Schema.Union(failures))
 
@@ -64,7 +67,7 @@ const parseJson = (text: string): { readonly value: unknown } | undefined => {
  * A request whose body was read here, handed to the framework as Node would have: same socket, method, URL, headers
  * and bytes, so its answer (a schema problem, a 413, a malformed body) is the framework's own.
  */
-const replayed = (request: IncomingMessage, body: Buffer): IncomingMessage => {
+export const replayed = (request: IncomingMessage, body: Buffer): IncomingMessage => {
   const copy = new IncomingMessage(request.socket)
   copy.method = request.method as string
   copy.url = request.url as string
@@ -101,11 +104,11 @@ export const make = (
   const decode = Schema.decodeUnknownExit(StepRequest)
   const run = Effect.runForkWith(context)
 
-  const step = (id: string, payload: StepRequest, response: ServerResponse) => {
+  const step = (id: string, owner: string, payload: StepRequest, response: ServerResponse) => {
     const fiber = Fiber.runIn(run(Metric.update(Metrics.fastPathSteps, 1).pipe(
-      Effect.andThen(sessions.step(id, payload)),
+      Effect.andThen(sessions.step(id, owner, payload)),
       Effect.tapError((e: SessionFailure) => Metrics.countError(e._tag)),
-      // a defect (a broken store) is a bare 500, as the framework answers it, and logged as it logs it
+      // a defect is a bare 500, as the framework answers it, and logged as it logs it (a store failure is a typed 500)
       Effect.tapDefect((defect) => Effect.logError("POST /sessions/{id}/step failed", defect))
     )), scope)
     fiber.addObserver((exit) => {
@@ -128,12 +131,16 @@ export const make = (
     const matched = plainStepPath.exec(request.url ?? "")
     if (matched === null) return false
     const headers = request.headers
+    // a page's request (any Origin: the framework adds CORS answers) and anything the network checks refuse go to
+    // the framework, which answers them
+    if (headers["origin"] !== undefined || Guard.admit("POST", headers, options.network) !== undefined) return false
     if (check !== undefined && !check(headers["authorization"])) return false
-    const contentType = headers["content-type"]
-    if (contentType !== undefined && contentType !== "application/json") return false
+    if (headers["content-type"] !== "application/json") return false
     const declared = headers["content-length"]
     if (declared === undefined || !(Number(declared) <= options.maxBody)) return false
     const id = matched[1] as string
+    const key = headers[Guard.clientKeyHeader]
+    const owner = typeof key === "string" && Guard.isClientKey(key) ? Guard.ownerOf(key) : Guard.noOwner
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
@@ -142,7 +149,7 @@ export const make = (
       const json = text === "" || Guard.nestingDepth(text, options.maxDepth) > options.maxDepth ? undefined : parseJson(text)
       const decoded = json === undefined ? undefined : decode(json.value)
       if (decoded === undefined || Exit.isFailure(decoded)) return framework(replayed(request, body), response)
-      step(id, decoded.value, response)
+      step(id, owner, decoded.value, response)
     })
     return true
   }

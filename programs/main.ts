@@ -8,6 +8,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import { createHash } from "node:crypto"
 import * as path from "node:path"
 import * as App from "../layers/App.ts"
 import * as PipelineWorkers from "../layers/PipelineWorkers.ts"
@@ -17,9 +18,11 @@ import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import * as Report from "../src/eval/Report.ts"
+import * as TrajectoryBrowser from "../src/eval/TrajectoryBrowser.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
+import * as Progress from "../src/io/Progress.ts"
 import * as Provenance from "../src/io/Provenance.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Exports from "../src/training/Exports.ts"
@@ -27,6 +30,10 @@ import * as Pipeline from "../src/training/Pipeline.ts"
 import { RunStore } from "../src/training/RunStore.ts"
 
 const { flags, intFlag } = RunConfig
+/** `--help` shows each flag's default. */
+const { shown, withDefault } = Cli.defaults()
+/** The default run folder's pattern, as `--help` shows it. */
+const defaultOut = "runs/<UTC date-time>-pipeline"
 
 const seedsFlag = Flag.String("seeds").pipe(
   Flag.withDescription("training seeds, comma-separated (each: its own initialisation, SFT and RL runs)"),
@@ -52,6 +59,8 @@ const PipelineRecord = Schema.Struct({
   // absent in a run stored before the option existed, which phrased first searches from the documentation
   teacherFirstQuery: Schema.optionalKey(Schema.Literals(["documentation", "request"])),
   sftEpochs: Schema.Int,
+  // absent in a run stored before DAgger existed (SFT on the teacher only)
+  daggerRounds: Schema.optionalKey(Schema.Int),
   rlIterations: Schema.Int,
   rlTasksPerIteration: Schema.Int,
   group: Schema.Int,
@@ -73,22 +82,23 @@ const command = Command.make(
   "paraagent",
   {
     seeds: seedsFlag.pipe(Flag.optional),
-    taskSeed: flags.seed.pipe(Flag.withDefault(Pipeline.defaults.taskSeed)),
-    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(Flag.withDefault(Pipeline.defaults.trainTasks)),
-    tasks: flags.tasks.pipe(Flag.withDefault(Pipeline.defaults.testTasksPerLevel)),
-    levels: flags.levels.pipe(Flag.withDefault(Level.literals)),
-    paradigms: flags.paradigms.pipe(Flag.withDefault(Paradigm.literals)),
-    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(Flag.withDefault(Pipeline.defaults.sftEpochs)),
-    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(Flag.withDefault(Pipeline.defaults.rlIterations)),
-    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(Flag.withDefault(Pipeline.defaults.rlTasksPerIteration)),
-    group: flags.group.pipe(Flag.withDefault(Pipeline.defaults.group)),
-    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(Flag.withDefault(Pipeline.defaults.evalRollouts)),
-    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(Flag.withDefault(Pipeline.defaults.evalSampled)),
-    worldSeed: flags.worldSeed.pipe(Flag.withDefault(7)),
-    worldSize: flags.worldSize.pipe(Flag.withDefault(50_011)),
-    concurrency: flags.concurrency.pipe(Flag.withDefault(Pipeline.defaults.concurrency)),
-    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1, the default: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(Flag.withDefault(1)),
-    out: flags.out.pipe(Flag.optional),
+    taskSeed: flags.seed.pipe(withDefault("seed", Pipeline.defaults.taskSeed)),
+    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(withDefault("train-tasks", Pipeline.defaults.trainTasks)),
+    tasks: flags.tasks.pipe(withDefault("tasks", Pipeline.defaults.testTasksPerLevel)),
+    levels: flags.levels.pipe(withDefault("levels", Level.literals)),
+    paradigms: flags.paradigms.pipe(withDefault("paradigms", Paradigm.literals)),
+    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(withDefault("sft-epochs", Pipeline.defaults.sftEpochs)),
+    daggerRounds: intFlag("dagger-rounds", { minimum: 0, maximum: 100 }, "DAgger rounds after SFT (0: SFT on the teacher's demonstrations only)").pipe(withDefault("dagger-rounds", Pipeline.defaults.daggerRounds)),
+    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(withDefault("rl-iterations", Pipeline.defaults.rlIterations)),
+    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(withDefault("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
+    group: flags.group.pipe(withDefault("group", Pipeline.defaults.group)),
+    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(withDefault("eval-rollouts", Pipeline.defaults.evalRollouts)),
+    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(withDefault("eval-sampled", Pipeline.defaults.evalSampled)),
+    worldSeed: flags.worldSeed.pipe(withDefault("world-seed", 7)),
+    worldSize: flags.worldSize.pipe(withDefault("world-size", 50_011)),
+    concurrency: flags.concurrency.pipe(withDefault("concurrency", Pipeline.defaults.concurrency)),
+    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(withDefault("workers", 1)),
+    out: flags.out.pipe(Flag.withDescription("run folder, refused when it holds files"), Flag.optional),
     resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
     ship: Flag.String("ship").pipe(Flag.withDescription("also write the trained model (ONNX + metadata) to this folder, e.g. models"), Flag.optional)
   },
@@ -96,6 +106,8 @@ const command = Command.make(
     const provenance = yield* Provenance.read
     const resuming = Option.isSome(given.resume)
     const dir = Option.isSome(given.resume) ? given.resume.value : Option.getOrElse(given.out, () => `runs/${new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z")}-pipeline`)
+    const commandLine = Provenance.commandLine()
+    const started = Date.now()
     const fresh: PipelineRecord = {
       seeds: Option.getOrElse(given.seeds, () => Pipeline.defaults.seeds),
       taskSeed: given.taskSeed,
@@ -106,6 +118,7 @@ const command = Command.make(
       teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
       teacherFirstQuery: Pipeline.defaults.teacherFirstQuery,
       sftEpochs: given.sftEpochs,
+      daggerRounds: given.daggerRounds,
       rlIterations: given.rlIterations,
       rlTasksPerIteration: given.rlTasks,
       group: given.group,
@@ -132,6 +145,8 @@ const command = Command.make(
     const folder = yield* RunFolder.make(dir).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: cannot create the run folder (${e.message})` }))
     )
+    // announced at once, so a person can watch it fill: config.json and run.sqlite now, the tables and report at the end
+    yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     const program = Effect.gen(function*() {
       const store = yield* RunStore
       const runId = "pipeline"
@@ -143,13 +158,14 @@ const command = Command.make(
         if (Result.isFailure(decoded)) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the stored configuration does not decode` })
         record = decoded.success
       } else {
-        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance })))
-        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })
+        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
+        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
       }
       const options: Pipeline.PipelineOptions = {
         ...Pipeline.defaults,
         ...record,
         teacherFirstQuery: record.teacherFirstQuery ?? "documentation",
+        daggerRounds: record.daggerRounds ?? 0,
         dynamicSampling: record.dynamicSampling ?? Pipeline.defaults.dynamicSampling,
         credit: record.credit ?? Pipeline.defaults.credit,
         evalRollouts: record.evalRollouts ?? Pipeline.defaults.evalRollouts,
@@ -164,18 +180,21 @@ const command = Command.make(
         Effect.provide(App.layer({ world: { seed: record.worldSeed, size: record.worldSize }, tasks: { holdoutTools: true } }))
       )
       yield* store.setStatus(runId, "done")
-      return { result, options }
+      const heldOut = yield* Pipeline.heldOutEntries(runId, options, result.testTasks)
+      return { result, options, heldOut }
     })
-    const { result, options } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
+    const { result, options, heldOut } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
 
     // outputs: tables, summary, report, exports, the trained model
     const table = Pipeline.renderAblation(result.summary)
-    const commandLine = `npm start -- ${resuming ? `--resume ${dir}` : `--out ${dir}`}`
-    const reportInput: Report.ReportInput = { title: "ParaAgent: the embedded pipeline", command: commandLine, ...result.report }
+    const reportInput: Report.ReportInput = { title: "ParaAgent: the embedded pipeline", command: commandLine, ...result.report, browser: "trajectories.html" }
     yield* folder.writeText("table.md", `${table}\n`)
     yield* folder.writeJson("summary.json", result.summary)
+    yield* folder.writeText("rl-metrics.csv", Pipeline.metricsCsv(result.summary.training.rl))
     yield* folder.writeText("report.md", Report.renderMarkdown(reportInput))
     yield* folder.writeText("report.html", Report.renderHtml(reportInput))
+    const sha256 = (text: string) => createHash("sha256").update(text).digest("base64")
+    yield* folder.writeText("trajectories.html", TrajectoryBrowser.renderBrowser("ParaAgent: every held-out trajectory of the run", heldOut, sha256))
     const demos = Exports.demonstrations(result.demonstrations.map((d) => d.trajectory), {
       mode: "text",
       tasks: result.demonstrations.map((d) => d.task),
@@ -187,7 +206,7 @@ const command = Command.make(
     if (Result.isSuccess(experience)) yield* folder.writeText("experience.jsonl", experience.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
     const avg = result.summary.ablation.Ours["Avg"]
     const modelProvenance = {
-      command: "npm start -- --ship models",
+      command: commandLine,
       seed: options.seeds[0] ?? 1,
       commit: provenance.commit,
       version: result.shipped.version,
@@ -195,6 +214,7 @@ const command = Command.make(
     }
     yield* PolicyScorerOnnx.saveModel(path.join(dir, "model"), result.shipped.params, modelProvenance)
     if (Option.isSome(given.ship)) yield* PolicyScorerOnnx.saveModel(given.ship.value, result.shipped.params, modelProvenance)
+    yield* Console.error(`paraagent: done in ${Progress.humanDuration(Date.now() - started)}; outputs in ${path.resolve(folder.dir)}`)
     yield* Console.log(table)
     yield* Console.log(folder.dir)
   })
@@ -202,7 +222,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("paraagent"),
-  Cli.run("paraagent", "0.1.0"),
+  Cli.run("paraagent", Provenance.packageVersion(), new Map([...shown, ["seeds", Pipeline.defaults.seeds.join(",")], ["out", defaultOut]])),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain
 )

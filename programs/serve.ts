@@ -1,17 +1,21 @@
 /**
- * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>] ...`: ToolEnv over HTTP
+ * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>|postgres://...] ...`: ToolEnv over HTTP
  * (layers/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Option } from "effect"
+import { Cause, Console, Effect, Exit, Option, Runtime } from "effect"
 import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import * as Otlp from "../layers/Otlp.ts"
+import * as ServerFront from "../layers/ServerFront.ts"
+import * as WorkerCluster from "../layers/WorkerCluster.ts"
+import cluster from "node:cluster"
 import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Cli from "../src/io/Cli.ts"
+import * as Guard from "../src/service/Guard.ts"
 
 const port = RunConfig.intFlag("port", { minimum: 0, maximum: 65_535 }, "TCP port; 0 picks a free one").pipe(Flag.withDefault(8765))
 const host = Flag.String("host").pipe(Flag.withDescription("interface to listen on (loopback unless told otherwise)"), Flag.withDefault("127.0.0.1"))
@@ -22,7 +26,18 @@ const token = Flag.String("token").pipe(
   Flag.withDescription("bearer token required on every route but /health (else $PARAAGENT_SERVER_TOKEN; none: no auth)"),
   Flag.optional
 )
-const store = Flag.String("store").pipe(Flag.withDescription("SQLite file holding the action log, shared by replicas (default: memory)"), Flag.optional)
+const hostName = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i
+const allowHost = RunConfig.parsedListFlag("allow-host", "a host name (or * for any)", "host names requests may name in Host besides IP literals, localhost and --host (DNS-rebinding guard)",
+  (h) => (h === "*" || hostName.test(h) ? h.toLowerCase() : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
+const allowOrigin = RunConfig.parsedListFlag("allow-origin", "an origin like http://localhost:3000 (or * for any)", "origins whose web pages may use the server (CORS); other pages are refused",
+  (o) => (o === "*" ? o : /^https?:\/\/[^/]+$/i.test(o) ? Guard.normalOrigin(o) : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
+const store = Flag.String("store").pipe(
+  Flag.withDescription("the action log shared by replicas: a SQLite file (one machine) or postgres://user@host/db (several); default: memory"),
+  Flag.optional
+)
+const pgSchema = Flag.String("pg-schema").pipe(Flag.withDescription("with a postgres:// store: the schema of its tables (created when absent)"), Flag.withDefault("toolenv"))
+const workers = RunConfig.intFlag("workers", { minimum: 1, maximum: 64 }, "server processes on the one port (node cluster), all on the same --store").pipe(Flag.withDefault(1))
+const pgPool = RunConfig.intFlag("pg-pool", { minimum: 1, maximum: 1000 }, "with a postgres:// store: connections in this process's pool").pipe(Flag.withDefault(8))
 const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("the retriever sessions search with"), Flag.withDefault("bm25"))
 const maxSessions = RunConfig.intFlag("max-sessions", { minimum: 1, maximum: 1_000_000 }, "sessions held in memory at once").pipe(Flag.withDefault(1024))
 const sessionTtl = RunConfig.intFlag("session-ttl", { minimum: 1, maximum: 7 * 86_400 }, "seconds a session may sit idle before it leaves memory").pipe(Flag.withDefault(600))
@@ -31,9 +46,13 @@ const maxDepth = RunConfig.intFlag("max-depth", { minimum: 4, maximum: 1000 }, "
 const maxActions = RunConfig.intFlag("max-actions", { minimum: 1, maximum: 10_000 }, "searches + calls one turn may carry").pipe(Flag.withDefault(64))
 const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
 const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "transient-fault probability per call when a session names none").pipe(Flag.withDefault(0.05))
+const drainTimeout = RunConfig.intFlag("drain-timeout", { minimum: 0, maximum: 3600 }, "seconds SIGTERM waits for in-flight requests before exiting 143").pipe(Flag.withDefault(20))
+
+/** How the process ends: set by the drain a SIGTERM (or SIGINT) starts. */
+const ending: { signal: NodeJS.Signals | undefined; drained: boolean } = { signal: undefined, drained: false }
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
+  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout, pgSchema, pgPool, workers
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -43,6 +62,20 @@ const serve = Command.make("serve", {
     if (secret !== undefined && secret.length < 8) {
       return yield* new ConfigError({ field: "--token", value: "", message: "--token must be at least 8 characters" })
     }
+    if (flags.workers > 1 && Option.isNone(flags.store)) {
+      return yield* new ConfigError({ field: "--workers", value: String(flags.workers), message: "--workers needs a shared --store (a SQLite file or postgres://…): every worker reads and writes the same action log" })
+    }
+    if (flags.workers > 1 && cluster.isPrimary) {
+      // the primary builds nothing: it forks the workers, restarts one that dies, and relays SIGTERM
+      const code = yield* Effect.uninterruptible(Effect.promise(() =>
+        WorkerCluster.runPrimary({
+          workers: flags.workers,
+          onReady: (url) => console.log(`toolenv listening on ${url} (${flags.workers} workers)`),
+          log: (line) => console.error(`serve: ${line}`)
+        })))
+      return process.exit(code)
+    }
+    const place = WorkerCluster.placeFromEnv()
     const options: ToolEnvServer.ServerOptions = {
       host: flags.host,
       port: flags.port,
@@ -50,7 +83,10 @@ const serve = Command.make("serve", {
       worldSeed: flags.worldSeed,
       worldSize: flags.worldSize,
       ...(secret !== undefined ? { token: secret } : {}),
-      ...(Option.isSome(flags.store) ? { store: flags.store.value } : {}),
+      allowHosts: flags.allowHost,
+      allowOrigins: flags.allowOrigin,
+      ...(Option.isSome(flags.store) ? { store: flags.store.value, postgres: { schema: flags.pgSchema, pool: flags.pgPool } } : {}),
+      ...(place !== undefined ? { worker: place } : {}),
       retriever: flags.retriever,
       maxBody: flags.maxBody,
       maxDepth: flags.maxDepth,
@@ -65,14 +101,34 @@ const serve = Command.make("serve", {
     }
     yield* Effect.gen(function*() {
       const url = yield* ToolEnvServer.url
-      yield* Console.log(`toolenv listening on ${url}`)
-      return yield* Effect.never
+      const front = yield* ServerFront.ServerFront
+      if (place !== undefined && process.send !== undefined) process.send({ type: "ready", url })
+      else yield* Console.log(`toolenv listening on ${url}`)
+      // SIGTERM: stop accepting, let the steps in flight finish (at most --drain-timeout), then close the layers
+      return yield* Effect.never.pipe(Effect.onInterrupt(() =>
+        Effect.flatMap(front.drain(flags.drainTimeout * 1000), (finished) => Effect.sync(() => void (ending.drained = finished)))))
     }).pipe(Effect.provide(ToolEnvServer.layer(options)))
   })).pipe(Command.withDescription("Serve ToolEnv over HTTP: tools, retrieval, tasks, sessions, scoring, OpenEnv, /metrics, /openapi.json, /docs"))
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    // a second signal while draining ends the process at once
+    if (ending.signal !== undefined) process.exit(signal === "SIGINT" ? 130 : 143)
+    ending.signal = signal
+  })
+}
+
+/** Exit 0 after a graceful drain; 143 (SIGTERM) or 130 (SIGINT) when in-flight requests outlived --drain-timeout. */
+const teardown: Runtime.Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) && ending.signal !== undefined) {
+    return onExit(ending.drained ? 0 : ending.signal === "SIGINT" ? 130 : 143)
+  }
+  Runtime.defaultTeardown(exit, onExit)
+}
 
 serve.pipe(
   Otlp.traced("serve"),
   Cli.run("serve", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  (program) => NodeRuntime.runMain(program, { teardown })
 )

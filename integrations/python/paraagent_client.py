@@ -8,6 +8,8 @@ HTTP status, its tag (NotFound, InvalidRequest, StepConflict, ...) and the field
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -43,14 +45,20 @@ def _error_of(status: int, text: str) -> ToolEnvError:
 
 
 class ToolEnvClient:
-    """One server (or a load balancer over replicas): `base_url` like http://127.0.0.1:8765."""
+    """One server (or a load balancer over replicas): `base_url` like http://127.0.0.1:8765.
 
-    def __init__(self, base_url: str, token: Optional[str] = None, timeout: float = 60.0) -> None:
+    Every session belongs to the client key that opened it (sent as `X-Client-Key` on every request): `client_key`,
+    else $PARAAGENT_CLIENT_KEY, else a random key made for this client. Two clients with different keys cannot see or
+    step each other's sessions; share a key (pass the same `client_key`) between processes that share sessions.
+    """
+
+    def __init__(self, base_url: str, token: Optional[str] = None, timeout: float = 60.0, client_key: Optional[str] = None) -> None:
         self.base_url = base_url.rstrip("/")
         self._token = token
+        self._client_key = client_key or os.environ.get("PARAAGENT_CLIENT_KEY") or secrets.token_urlsafe(24)
         self.timeout = timeout
 
-    def __repr__(self) -> str:  # the token stays out of reprs and logs
+    def __repr__(self) -> str:  # the token and the client key stay out of reprs and logs
         return f"ToolEnvClient({self.base_url!r}, token={'set' if self._token else 'none'})"
 
     def _request(self, method: str, path: str, body: Any = None, query: Optional[Dict[str, Any]] = None) -> Any:
@@ -60,7 +68,7 @@ class ToolEnvClient:
             if pairs:
                 url += "?" + urllib.parse.urlencode(pairs)
         data = None if body is None else json.dumps(body).encode("utf-8")
-        headers = {"accept": "application/json"}
+        headers = {"accept": "application/json", "x-client-key": self._client_key}
         if data is not None:
             headers["content-type"] = "application/json"
         if self._token:

@@ -107,6 +107,22 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual((e.exception.status, e.exception.tag), (401, "Unauthorized"))
         self.assertNotIn("python-client-test-token", repr(c))
 
+    def test_sessions_belong_to_their_client(self) -> None:
+        c = self.client
+        other = ToolEnvClient(c.base_url, token=c._token, client_key="another-client-key-" + "x" * 8)
+        s = c.create_session(seed=4)
+        for call in (lambda: other.session(s["sessionId"]), lambda: other.step(s["sessionId"], text="<answer>x</answer>"),
+                     lambda: other.close(s["sessionId"])):
+            with self.assertRaises(ToolEnvError) as e:
+                call()
+            self.assertEqual((e.exception.status, e.exception.tag), (404, "NotFound"))
+        # OpenEnv without episode_id: each client steps its own last reset
+        mine = c.reset(seed=5)["observation"]["episode_id"]
+        theirs = other.reset(seed=6)["observation"]["episode_id"]
+        self.assertEqual(c.state()["episode_id"], mine)
+        self.assertEqual(other.state()["episode_id"], theirs)
+        self.assertEqual(c.session(s["sessionId"])["rounds"], 0)
+
 
 if __name__ == "__main__":
     unittest.main()

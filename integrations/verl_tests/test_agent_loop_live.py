@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import secrets
 import subprocess
 import signal
 import time
@@ -67,6 +68,10 @@ class LiveServerTest(unittest.TestCase):
         if url is None:
             cls.process, url = start_server(["--world-size", "2000", "--fault-rate", "0"])
         cls.url = url
+        # the loop's sessions belong to its client key: this test reads them with the same key, shared the documented
+        # way (PARAAGENT_CLIENT_KEY), as a trainer's processes that share sessions would
+        cls.saved_key = os.environ.get("PARAAGENT_CLIENT_KEY")
+        os.environ["PARAAGENT_CLIENT_KEY"] = "agent-loop-live-test-" + secrets.token_urlsafe(12)
         cls.client = ToolEnvClient(url, os.environ.get("PARAAGENT_SERVER_TOKEN"), 30)
         world = cls.client.health()["world"]
         m = re.match(r"generated:seed=(\d+):size=(\d+)$", world)
@@ -91,6 +96,10 @@ class LiveServerTest(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
+        if cls.saved_key is None:
+            os.environ.pop("PARAAGENT_CLIENT_KEY", None)
+        else:
+            os.environ["PARAAGENT_CLIENT_KEY"] = cls.saved_key
         if cls.process is not None:
             stop_server(cls.process)
 

@@ -176,6 +176,32 @@ export const intFlag = (name: string, range: Range, description: string) =>
 export const numberFlag = (name: string, range: Range, description: string) =>
   Flag.Finite(name).pipe(Flag.withSchema(FiniteIn(range)), Flag.withDescription(`${description} (${shown(range)})`))
 
+/**
+ * The items of a comma-separated flag value, each trimmed; undefined when an item is empty (`a,,b`, `a,`, `,`, ``):
+ * an empty element is a typo, never a default.
+ */
+export const commaItems = (text: string): ReadonlyArray<string> | undefined => {
+  const items = text.split(",").map((s) => s.trim())
+  return items.some((s) => s === "") ? undefined : items
+}
+
+/** A comma-separated list flag whose every item `parse` accepts (undefined: refused); empty items are refused. */
+export const parsedListFlag = <A>(name: string, expected: string, description: string, parse: (item: string) => A | undefined) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(`${description}, comma-separated`),
+    Flag.mapEffect((text) => {
+      const items = commaItems(text)
+      if (items === undefined) return Effect.fail(new CliError.InvalidValue({ option: name, value: text, expected: `${expected}, comma-separated, with no empty item`, kind: "flag" }))
+      const parsed: Array<A> = []
+      for (const item of items) {
+        const value = parse(item)
+        if (value === undefined) return Effect.fail(new CliError.InvalidValue({ option: name, value: item, expected, kind: "flag" }))
+        parsed.push(value)
+      }
+      return Effect.succeed(parsed as ReadonlyArray<A>)
+    })
+  )
+
 /** A comma-separated list of literals; an unknown or missing item is an invalid value of the flag. */
 export const listFlag = <const L extends string>(name: string, known: ReadonlyArray<L>, description: string) =>
   Flag.String(name).pipe(

@@ -5,6 +5,7 @@
 import { Effect, Option, Schema } from "effect"
 import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
+import * as StudentOracle from "../agent/StudentOracle.ts"
 import * as Telemetry from "../io/Telemetry.ts"
 import { Judge } from "../judge/Judge.ts"
 import * as Advantage from "../math/Advantage.ts"
@@ -29,12 +30,24 @@ export interface ScoringOptions {
 }
 
 /**
- * Which tools can stand in for a gold tool in this environment: equivalent providers over the generated world's
- * operations when the context holds it, else the exact tool only.
+ * Which tools can stand in for a gold tool in this environment, by name: the generated world's equivalent providers
+ * (`StudentOracle.worldEquivalence`: the same operation on the same entity type, with compatible parameters — the
+ * rule of the ceiling and of DAgger's labels) when the context holds the world, else the exact tool only.
  */
 export const equivalence: Effect.Effect<Equivalence.Equivalent> = Effect.map(
   Effect.serviceOption(GeneratedWorld),
-  Option.match({ onNone: () => Equivalence.exact, onSome: (world) => Equivalence.fromOperations(world.ops) })
+  Option.match({
+    onNone: () => Equivalence.exact,
+    onSome: (world): Equivalence.Equivalent => {
+      const oracle = StudentOracle.worldEquivalence(world.ops)
+      return (gold, tool) => {
+        if (gold === tool) return true
+        const a = world.library.get(gold)
+        const b = world.library.get(tool)
+        return a !== undefined && b !== undefined && oracle(a, b) !== undefined
+      }
+    }
+  })
 )
 
 /** The gold needs of a task as the credit terms read them: one per gold call, with the environment's equivalence. */

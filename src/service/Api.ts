@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { Json, JsonObject } from "../domain/Json.ts"
+import { packageVersion } from "../io/Provenance.ts"
 import { GoldCall, GoldFact, Level, Split, Task } from "../domain/Task.ts"
 import { ToolSpec } from "../domain/Tool.ts"
 import {
@@ -22,6 +23,7 @@ import {
   Verdict
 } from "../domain/Trajectory.ts"
 import { Turn } from "../domain/Turn.ts"
+import { Phase } from "./Readiness.ts"
 
 // ---- errors: each names the field (or the part of the request) that was wrong ----
 
@@ -69,10 +71,41 @@ export class ScoringFailed extends Schema.TaggedError<ScoringFailed>()("ScoringF
   message: Schema.String
 }, { httpApiStatus: 422 }) {}
 
+/**
+ * The session log failed: a row that does not decode, or the store could not be read or written. The server logs the
+ * cause (with the file); the answer names the session or task it was about, never an empty 500.
+ */
+export class StoreFailure extends Schema.TaggedError<StoreFailure>()("StoreFailure", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 500 }) {}
+
+/** An id already held: an open session of that id, or a posted task of another client. */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 409 }) {}
+
 /** Missing or wrong bearer token (every route but `/health` when the server has a token). */
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
   message: Schema.String
 }, { httpApiStatus: 401 }) {}
+
+/** A request a browser page could have sent: a `Host` not this server's (DNS rebinding) or a foreign `Origin`. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 403 }) {}
+
+/** A request body not sent as `application/json`. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  field: Schema.String,
+  value: Schema.String,
+  message: Schema.String
+}, { httpApiStatus: 415 }) {}
 
 /** A body over the server's size limit, or nested deeper than it accepts. */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
@@ -91,8 +124,19 @@ const TaskIndex = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, ma
 const SeedInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(200)))
 
-/** `/health`: liveness, the world this replica serves, and its live sessions. */
-export const Health = Schema.Struct({ status: Schema.Literal("healthy"), world: Schema.String, sessions: Schema.Number })
+/**
+ * `/health`: liveness, the phase (`ready`, or `draining` after SIGTERM), the world this replica serves, and its live
+ * sessions. While the server is starting, `/health` is a 503 `{"status": "starting"}` answered by the server's front.
+ */
+export const Health = Schema.Struct({
+  status: Schema.Literal("healthy"),
+  state: Schema.Literals(["ready", "draining"]),
+  world: Schema.String,
+  sessions: Schema.Number
+})
+
+/** `/ready`: 200 `{"status": "ready"}`; 503 with `starting` or `draining` (answered by the server's front). */
+export const Ready = Schema.Struct({ status: Phase })
 
 /** One line of the tool list. */
 export const ToolSummary = Schema.Struct({ name: Schema.String, category: Schema.String, description: Schema.String })
@@ -186,7 +230,12 @@ export const SessionInfo = Schema.Struct({
   done: Schema.Boolean,
   stop: Schema.optionalKey(StopReason),
   answer: Schema.optionalKey(Schema.String),
-  next: Schema.optionalKey(NextRound)
+  next: Schema.optionalKey(NextRound),
+  /**
+   * The client key the server issued with this session, in the answer of a create sent without `X-Client-Key` only:
+   * send it as `X-Client-Key` on every later request for the session (it is stored only as a digest).
+   */
+  clientKey: Schema.optionalKey(Schema.String)
 })
 /** An episode's identity and where it is. */
 export type SessionInfo = typeof SessionInfo.Type
@@ -286,9 +335,10 @@ export const OpenEnvState = Schema.Struct({
 
 // ---- the API ----
 
-/** Liveness (no token needed). */
+/** Liveness and readiness (no token needed). */
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
-  HttpApiEndpoint.get("health", "/health", { success: Health })
+  HttpApiEndpoint.get("health", "/health", { success: Health }),
+  HttpApiEndpoint.get("ready", "/ready", { success: Ready })
 ) {}
 
 /** The tool library and retrieval. */
@@ -318,9 +368,9 @@ export class TasksGroup extends HttpApiGroup.make("tasks").add(
     params: { id: Schema.String },
     query: { gold: Schema.optionalKey(Schema.Literals(["true", "false"])) },
     success: TaskView,
-    error: [NotFound, InvalidRequest]
+    error: [NotFound, InvalidRequest, StoreFailure]
   }),
-  HttpApiEndpoint.post("post", "/tasks", { payload: PostedTask, success: TaskView, error: InvalidRequest })
+  HttpApiEndpoint.post("post", "/tasks", { payload: PostedTask, success: TaskView, error: [InvalidRequest, Conflict, StoreFailure] })
 ).annotateMerge(OpenApi.annotations({ title: "Tasks", description: "Tasks by split and level; post your own" })) {}
 
 /** Episodes stepped one whole round at a time. */
@@ -328,25 +378,25 @@ export class SessionsGroup extends HttpApiGroup.make("sessions").add(
   HttpApiEndpoint.post("create", "/sessions", {
     payload: CreateSession,
     success: SessionInfo,
-    error: [InvalidRequest, NotFound, AtCapacity]
+    error: [InvalidRequest, NotFound, AtCapacity, Conflict, StoreFailure]
   }),
   HttpApiEndpoint.post("step", "/sessions/:id/step", {
     params: { id: Schema.String },
     payload: StepRequest,
     success: StepResponse,
-    error: [InvalidRequest, NotFound, StepConflict, WrongWorld, AtCapacity]
+    error: [InvalidRequest, NotFound, StepConflict, WrongWorld, StoreFailure]
   }),
   HttpApiEndpoint.get("get", "/sessions/:id", {
     params: { id: Schema.String },
     success: SessionInfo,
-    error: [NotFound, WrongWorld, AtCapacity]
+    error: [NotFound, WrongWorld, StepConflict, StoreFailure]
   }),
   HttpApiEndpoint.get("trajectory", "/sessions/:id/trajectory", {
     params: { id: Schema.String },
     success: Trajectory,
-    error: [NotFound, WrongWorld, AtCapacity]
+    error: [NotFound, WrongWorld, StepConflict, StoreFailure]
   }),
-  HttpApiEndpoint.delete("close", "/sessions/:id", { params: { id: Schema.String }, success: Closed, error: NotFound })
+  HttpApiEndpoint.delete("close", "/sessions/:id", { params: { id: Schema.String }, success: Closed, error: [NotFound, StoreFailure] })
 ).annotateMerge(OpenApi.annotations({ title: "Sessions", description: "Episodes: create, step a whole turn, trajectory, close" })) {}
 
 /** Judge, rewards and group advantages. */
@@ -354,27 +404,27 @@ export class ScoringGroup extends HttpApiGroup.make("scoring").add(
   HttpApiEndpoint.post("score", "/sessions/:id/score", {
     params: { id: Schema.String },
     success: Score,
-    error: [NotFound, ScoringFailed, WrongWorld, AtCapacity]
+    error: [NotFound, ScoringFailed, WrongWorld, StepConflict, StoreFailure]
   }),
   HttpApiEndpoint.post("advantages", "/advantages", {
     payload: AdvantageRequest,
     success: AdvantageResponse,
-    error: [InvalidRequest, NotFound, ScoringFailed, WrongWorld, AtCapacity]
+    error: [InvalidRequest, NotFound, ScoringFailed, WrongWorld, StepConflict, StoreFailure]
   })
 ).annotateMerge(OpenApi.annotations({ title: "Scoring", description: "Judge a finished session; advantages of a GRPO group" })) {}
 
 /** The OpenEnv adapter over the same sessions. */
 export class OpenEnvGroup extends HttpApiGroup.make("openenv").add(
-  HttpApiEndpoint.post("reset", "/reset", { payload: OpenEnvReset, success: OpenEnvResult, error: [InvalidRequest, NotFound, AtCapacity] }),
+  HttpApiEndpoint.post("reset", "/reset", { payload: OpenEnvReset, success: OpenEnvResult, error: [InvalidRequest, NotFound, AtCapacity, Conflict, StoreFailure] }),
   HttpApiEndpoint.post("step", "/step", {
     payload: OpenEnvStep,
     success: OpenEnvResult,
-    error: [InvalidRequest, NotFound, StepConflict, WrongWorld, AtCapacity]
+    error: [InvalidRequest, NotFound, StepConflict, WrongWorld, StoreFailure]
   }),
   HttpApiEndpoint.get("state", "/state", {
     query: { episode_id: Schema.optionalKey(Schema.String) },
     success: OpenEnvState,
-    error: [InvalidRequest, NotFound, WrongWorld, AtCapacity]
+    error: [InvalidRequest, NotFound, WrongWorld, StepConflict, StoreFailure]
   })
 ).annotateMerge(OpenApi.annotations({ title: "OpenEnv", description: "OpenEnv-compatible /reset, /step, /state over the same sessions" })) {}
 
@@ -390,6 +440,8 @@ export class ToolEnvApi extends HttpApi.make("toolenv")
   .middleware(HttpApiMiddleware.ProblemDetails)
   .annotateMerge(OpenApi.annotations({
     title: "ParaAgent ToolEnv",
+    // the document's version is the package's (it said 0.0.1, effect's default, while the package was 0.1.0)
+    version: packageVersion(),
     description: "Tools, retrieval, the three-layer simulator with seeded faults, the judge and the rewards, over HTTP"
   }))
 {}

@@ -1,24 +1,28 @@
 /**
  * The handlers of the ToolEnv API over the services: Sessions (episodes over the action log), ToolLibrary, the
  * retrievers, TaskSource, Judge and the scoring math. Each typed refusal is counted in the error metric by its tag.
+ * Every session route acts for the caller named by `X-Client-Key` (a create without one is issued a key).
  */
-import { Context, Effect, Layer, Metric } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { Context, Effect, Layer, Metric, Option } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
 import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
 import * as Estimators from "../eval/Estimators.ts"
 import * as Scoring from "../eval/Scoring.ts"
+import * as Equivalence from "../toolenv/Equivalence.ts"
 import { Judge } from "../judge/Judge.ts"
 import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
-import type { SessionInfo } from "./Api.ts"
+import type { Score, SessionInfo } from "./Api.ts"
+import * as Guard from "./Guard.ts"
+import { Readiness } from "./Readiness.ts"
 import * as Metrics from "./ServiceMetrics.ts"
-import { Sessions } from "./Sessions.ts"
-import type { StepResult } from "./Sessions.ts"
+import { sessionNotFound, Sessions } from "./Sessions.ts"
+import type { Owner, StepResult } from "./Sessions.ts"
 
 /** The retrievers a server loaded, by name; `default` is the one sessions search with. */
 export class Retrievers extends Context.Service<Retrievers, {
@@ -40,10 +44,40 @@ const stepJson = (result: StepResult): HttpServerResponse.HttpServerResponse =>
 
 const flag = (value: "true" | "false" | undefined): boolean => value === "true"
 
+/**
+ * The caller's owner, from `X-Client-Key`. Without a key (or with a malformed one) the caller owns nothing: every
+ * session is then the 404 an unknown id is, so a missing key never reveals whether a session exists.
+ */
+const ownerOfRequest = Effect.gen(function*() {
+  const key = (yield* HttpServerRequest.HttpServerRequest).headers[Guard.clientKeyHeader]
+  return key !== undefined && Guard.isClientKey(key) ? Guard.ownerOf(key) : Guard.noOwner as Owner
+})
+
+/** The creator of a session or task: the caller's key, or (without one) a key issued now and returned in the answer. */
+const creatorOfRequest = Effect.gen(function*() {
+  const key = (yield* HttpServerRequest.HttpServerRequest).headers[Guard.clientKeyHeader]
+  if (key === undefined) {
+    const issued = Guard.newClientKey()
+    return { owner: Guard.ownerOf(issued) as Owner, issued: issued as string | undefined }
+  }
+  if (!Guard.isClientKey(key)) {
+    return yield* new InvalidRequest({ field: "X-Client-Key", message: "a client key is 16 to 256 characters of letters, digits and ._~+/=- (or send none and use the one the answer gives)" })
+  }
+  return { owner: Guard.ownerOf(key) as Owner, issued: undefined as string | undefined }
+})
+
+/** A create's answer, with the issued key when the server issued one. */
+const withKey = (info: SessionInfo, issued: string | undefined): SessionInfo => (issued === undefined ? info : { ...info, clientKey: issued })
+
 const system = HttpApiBuilder.group(ToolEnvApi, "system", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
-    return handlers.handle("health", () => Effect.succeed({ status: "healthy" as const, world: sessions.config.world, sessions: sessions.live() }))
+    const readiness = Option.getOrUndefined(yield* Effect.serviceOption(Readiness))
+    const phase = () => readiness?.phase() ?? "ready"
+    return handlers
+      .handle("health", () =>
+        Effect.sync(() => ({ status: "healthy" as const, state: phase() === "draining" ? "draining" as const : "ready" as const, world: sessions.config.world, sessions: sessions.live() })))
+      .handle("ready", () => Effect.sync(() => ({ status: phase() })))
   }))
 
 const tools = HttpApiBuilder.group(ToolEnvApi, "tools", (handlers) =>
@@ -103,22 +137,32 @@ const tasks = HttpApiBuilder.group(ToolEnvApi, "tasks", (handlers) =>
           if (task === undefined) return yield* new NotFound({ field: "id", value: params.id, message: `no task ${JSON.stringify(params.id)}` })
           return taskView(task, flag(query.gold))
         })))
-      .handle("post", ({ payload }) => counted(Effect.map(sessions.postTask(payload), (t) => taskView(t, true))))
+      .handle("post", ({ payload }) =>
+        counted(Effect.gen(function*() {
+          // a task posted without a key is held by a key nobody has: no one can overwrite it
+          const { owner } = yield* creatorOfRequest
+          return taskView(yield* sessions.postTask(payload, owner), true)
+        })))
   }))
 
 const sessionsGroup = HttpApiBuilder.group(ToolEnvApi, "sessions", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
     return handlers
-      .handle("create", ({ payload }) => counted(sessions.create(payload)))
-      .handle("step", ({ params, payload }) => counted(Effect.map(sessions.step(params.id, payload), stepJson)))
-      .handle("get", ({ params }) => counted(sessions.info(params.id)))
-      .handle("trajectory", ({ params }) => counted(Effect.map(sessions.trajectory(params.id), (x) => x.trajectory)))
+      .handle("create", ({ payload }) =>
+        counted(Effect.gen(function*() {
+          const { owner, issued } = yield* creatorOfRequest
+          return withKey(yield* sessions.create(payload, owner), issued)
+        })))
+      .handle("step", ({ params, payload }) => counted(Effect.flatMap(ownerOfRequest, (owner) => Effect.map(sessions.step(params.id, owner, payload), stepJson))))
+      .handle("get", ({ params }) => counted(Effect.flatMap(ownerOfRequest, (owner) => sessions.info(params.id, owner))))
+      .handle("trajectory", ({ params }) => counted(Effect.flatMap(ownerOfRequest, (owner) => Effect.map(sessions.trajectory(params.id, owner), (x) => x.trajectory))))
       .handle("close", ({ params }) =>
-        counted(Effect.flatMap(sessions.close(params.id), (closed) =>
-          closed
-            ? Effect.succeed({ sessionId: params.id, closed })
-            : Effect.fail(new NotFound({ field: "sessionId", value: params.id, message: `no session ${JSON.stringify(params.id)}` })))))
+        counted(Effect.flatMap(ownerOfRequest, (owner) =>
+          Effect.flatMap(sessions.close(params.id, owner), (closed) =>
+            closed
+              ? Effect.succeed({ sessionId: params.id, closed })
+              : Effect.fail(sessionNotFound(params.id, sessions.config))))))
   }))
 
 const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
@@ -126,29 +170,15 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const sessions = yield* Sessions
     const judge = yield* Judge
     const library = yield* ToolLibrary
-    const deps = (from: string, to: string) => library.graph.kind(from, to)
     // the registry and the equivalence of the layer's context: an estimator a program registered is served here
     const registry = yield* Estimators.current
     const equivalent = yield* Scoring.equivalence
+    const score = scoreSession(sessions, judge, library, equivalent)
     return handlers
-      .handle("score", ({ params }) =>
-        counted(Effect.gen(function*() {
-          const info = yield* sessions.info(params.id)
-          if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${params.id} is still running (${info.rounds} rounds): score it once it is done` })
-          const { trajectory, task } = yield* sessions.trajectory(params.id)
-          const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
-          const score = Scoring.rewardsOf(task, { ...trajectory, verdict }, { deps, equivalent, reward: Reward.defaultRewardConfig })
-          return {
-            sessionId: params.id,
-            verdict,
-            answer: score.answer,
-            phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
-            steps: score.steps
-          }
-        })))
+      .handle("score", ({ params }) => counted(Effect.flatMap(ownerOfRequest, (owner) => score(params.id, owner))))
       .handle("advantages", ({ payload }) =>
         counted(Effect.gen(function*() {
-          const group = yield* groupOf(sessions, payload)
+          const group = yield* groupOf(sessions, payload, yield* ownerOfRequest)
           const estimator = payload.estimator ?? Scoring.defaultOptions.estimator
           const scored = yield* Scoring.scoreGroup(group.task, group.trajectories, { ...Scoring.defaultOptions, estimator }).pipe(
             Effect.provideService(Estimators.Estimators, registry),
@@ -170,10 +200,35 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
         })))
   }))
 
+/**
+ * Judges a finished session: the verdict, R_ans with its Q/F/U pattern, the phase and step rewards with the credit
+ * terms (`Scoring.rewardsOf`; `equivalent`: which tools stand in for a gold tool, default the exact one) — the score body.
+ */
+export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"], equivalent: Equivalence.Equivalent = Equivalence.exact) => {
+  const deps = (from: string, to: string) => library.graph.kind(from, to)
+  return (id: string, owner: Owner) =>
+    Effect.gen(function*() {
+      const info = yield* sessions.info(id, owner)
+      if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${id} is still running (${info.rounds} rounds): score it once it is done` })
+      const { trajectory, task } = yield* sessions.trajectory(id, owner)
+      const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
+      const score = Scoring.rewardsOf(task, { ...trajectory, verdict }, { deps, equivalent, reward: Reward.defaultRewardConfig })
+      const scored: Score = {
+        sessionId: id,
+        verdict,
+        answer: score.answer,
+        phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
+        steps: score.steps
+      }
+      return scored
+    })
+}
+
 /** The trajectories and task of an advantage request: finished sessions of one task, or trajectories with a task id. */
 const groupOf = (
   sessions: Sessions["Service"],
-  payload: { readonly sessions?: ReadonlyArray<string>; readonly taskId?: string; readonly trajectories?: ReadonlyArray<Trajectory> }
+  payload: { readonly sessions?: ReadonlyArray<string>; readonly taskId?: string; readonly trajectories?: ReadonlyArray<Trajectory> },
+  owner: Owner
 ) =>
   Effect.gen(function*() {
     if (payload.sessions !== undefined && payload.trajectories !== undefined) {
@@ -183,9 +238,9 @@ const groupOf = (
       if (payload.sessions.length === 0) return yield* new InvalidRequest({ field: "sessions", message: "an empty group has no advantages" })
       const members: Array<{ readonly trajectory: Trajectory; readonly task: Task }> = []
       for (const [i, id] of payload.sessions.entries()) {
-        const info = yield* sessions.info(id)
+        const info = yield* sessions.info(id, owner)
         if (!info.done) return yield* new ScoringFailed({ field: `sessions[${i}]`, message: `session ${id} is still running` })
-        members.push(yield* sessions.trajectory(id))
+        members.push(yield* sessions.trajectory(id, owner))
       }
       const task = (members[0] as { readonly task: Task }).task
       const other = members.findIndex((m) => m.task.id !== task.id)
@@ -207,35 +262,55 @@ const groupOf = (
 /** An OpenEnv observation: a JSON object (the encoded step and what the next round sees). */
 const observation = (value: object): JsonObject => value as unknown as JsonObject
 
+/** The most clients whose last reset a replica remembers for OpenEnv calls without `episode_id`. */
+const maxRememberedClients = 10_000
+
 const openenv = HttpApiBuilder.group(ToolEnvApi, "openenv", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
-    // OpenEnv's HTTP server keeps no episode between requests; here `episode_id` names a session, and without one
-    // this replica steps the episode it reset last (use `episode_id` behind a load balancer).
-    let last: string | undefined
-    const episode = (id: string | undefined): string | undefined => id ?? last
-    const resetObservation = (info: SessionInfo) => observation({ episode_id: info.sessionId, ...info })
+    // OpenEnv's HTTP server keeps no episode between requests; here `episode_id` names a session, and without one a
+    // replica steps the episode the same client (its X-Client-Key) reset last here (use `episode_id` behind a balancer)
+    const last = new Map<Owner, string>()
+    const remember = (owner: Owner, id: string) => {
+      last.delete(owner)
+      last.set(owner, id)
+      if (last.size > maxRememberedClients) last.delete(last.keys().next().value as Owner)
+    }
+    const episode = (id: string | undefined, owner: Owner): Effect.Effect<string, InvalidRequest> => {
+      if (id !== undefined) return Effect.succeed(id)
+      const mine = owner === Guard.noOwner ? undefined : last.get(owner)
+      return mine !== undefined
+        ? Effect.succeed(mine)
+        : Effect.fail(new InvalidRequest({
+          field: "episode_id",
+          message: owner === Guard.noOwner
+            ? "no episode: name it with `episode_id`, or send the X-Client-Key your /reset used or was given"
+            : "no episode of this client on this replica: POST /reset first, or name one with `episode_id`"
+        }))
+    }
+    const resetObservation = (info: SessionInfo) => observation({ episode_id: info.sessionId, ...(info.clientKey !== undefined ? { client_key: info.clientKey } : {}), ...info })
     const stepObservation = (r: StepResult) => observation({ episode_id: r.sessionId, step: r.step, ...(r.next !== undefined ? { next: r.next } : {}), ...(r.stop !== undefined ? { stop: r.stop } : {}) })
     return handlers
       .handle("reset", ({ payload }) =>
         counted(Effect.gen(function*() {
           const { episode_id, ...request } = payload
-          const info = yield* sessions.create(request, episode_id)
-          last = info.sessionId
+          const { owner, issued } = yield* creatorOfRequest
+          const info = withKey(yield* sessions.create(request, owner, episode_id), issued)
+          remember(owner, info.sessionId)
           return { observation: resetObservation(info), reward: null, done: false }
         })))
       .handle("step", ({ payload }) =>
         counted(Effect.gen(function*() {
-          const id = episode(payload.episode_id)
-          if (id === undefined) return yield* new InvalidRequest({ field: "episode_id", message: "no episode: POST /reset first, or name one with `episode_id`" })
-          const result = yield* sessions.step(id, payload.action)
+          const owner = yield* ownerOfRequest
+          const id = yield* episode(payload.episode_id, owner)
+          const result = yield* sessions.step(id, owner, payload.action)
           return { observation: stepObservation(result), reward: result.reward.rStep, done: result.done }
         })))
       .handle("state", ({ query }) =>
         counted(Effect.gen(function*() {
-          const id = episode(query.episode_id)
-          if (id === undefined) return yield* new InvalidRequest({ field: "episode_id", message: "no episode: POST /reset first, or name one with `episode_id`" })
-          const info = yield* sessions.info(id)
+          const owner = yield* ownerOfRequest
+          const id = yield* episode(query.episode_id, owner)
+          const info = yield* sessions.info(id, owner)
           return { episode_id: id, step_count: info.rounds, done: info.done, info: observation(info) }
         })))
   }))

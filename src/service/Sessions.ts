@@ -1,8 +1,10 @@
 /**
  * The Sessions service: served episodes over the action log. A replica holds live Sessions in a bounded LRU keyed by
- * id and, before each step, compares the stored turn count with its own: equal → step the cached Session; behind →
- * catch up from the log (or `Session.replay` when it holds none). A step appends its turn under (session, index)
- * uniqueness, so two replicas racing for one round give one winner and one typed 409.
+ * id and, before each step, reads the session's head in the log: closed or unknown → 404 (a close on any replica ends
+ * it everywhere); another incarnation → rebuild; equal turn count → step the cached Session; behind → catch up from
+ * the log (or `Session.replay` when it holds none). The store accepts a step's turn only at the log's head, so two
+ * replicas racing for one round give one winner and one typed 409. Every session belongs to the client key that
+ * created it (its digest, the `owner`, is in the log): any other caller gets the 404 an unknown id gets.
  */
 import { Clock, Context, Effect, Layer, Metric, Option, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
@@ -20,10 +22,10 @@ import type * as TaskSourceModule from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { GeneratedWorld } from "../toolenv/world/World.ts"
 import type { CreateSession, PostedTask, SessionInfo, StepRequest, StepResponse } from "./Api.ts"
-import { AtCapacity, InvalidRequest, maxTaskIndex, NotFound, StepConflict, WrongWorld } from "./Api.ts"
+import { AtCapacity, Conflict, InvalidRequest, maxTaskIndex, NotFound, StepConflict, StoreFailure, WrongWorld } from "./Api.ts"
 import * as Metrics from "./ServiceMetrics.ts"
-import { SessionStore, SessionStoreError } from "./SessionStore.ts"
-import type { SessionSpec, StoredTurn } from "./SessionStore.ts"
+import { SessionStore } from "./SessionStore.ts"
+import type { SessionSpec, SessionStoreError, StoredTurn } from "./SessionStore.ts"
 
 /** How a replica serves sessions. */
 export interface SessionsConfig {
@@ -41,6 +43,11 @@ export interface SessionsConfig {
   readonly faultRate: number
   /** T_max when a session does not name one. */
   readonly maxRounds: number
+  /**
+   * Under `--workers`: whether this process owns a session id (the worker front routes each id to its owner), so a
+   * session this process opens gets an id it owns and its steps find it warm. Absent: every id.
+   */
+  readonly ownsId?: (id: string) => boolean
 }
 
 /** Defaults: 1,024 sessions, 10 minutes idle, 64 actions per turn, 64k characters, 5% faults, T_max 12. */
@@ -58,18 +65,27 @@ export const defaultConfig = (world: string): SessionsConfig => ({
 export type StepResult = StepResponse
 
 /** Anything a session operation can refuse with. */
-export type SessionFailure = InvalidRequest | NotFound | StepConflict | WrongWorld | AtCapacity
+export type SessionFailure = InvalidRequest | NotFound | StepConflict | WrongWorld | StoreFailure
 
-/** Served episodes. */
+/**
+ * Who is asking: the digest of the caller's client key (`Guard.ownerOf`). Sessions and posted tasks are stored with
+ * their creator's owner; a session is answered only to the same owner.
+ */
+export type Owner = string
+
+/** Served episodes; every session operation names its caller's owner. */
 export class Sessions extends Context.Service<Sessions, {
   readonly config: SessionsConfig
-  readonly create: (request: CreateSession, id?: string) => Effect.Effect<SessionInfo, InvalidRequest | NotFound | AtCapacity>
-  readonly step: (id: string, request: StepRequest) => Effect.Effect<StepResult, SessionFailure>
-  readonly info: (id: string) => Effect.Effect<SessionInfo, NotFound | WrongWorld | AtCapacity>
-  readonly trajectory: (id: string) => Effect.Effect<{ readonly trajectory: Trajectory; readonly task: Task }, NotFound | WrongWorld | AtCapacity>
-  readonly close: (id: string) => Effect.Effect<boolean>
-  readonly postTask: (task: PostedTask) => Effect.Effect<Task, InvalidRequest>
-  readonly findTask: (id: string) => Effect.Effect<Task | undefined, InvalidRequest>
+  readonly create: (request: CreateSession, owner: Owner, id?: string) => Effect.Effect<SessionInfo, InvalidRequest | NotFound | AtCapacity | Conflict | StoreFailure>
+  readonly step: (id: string, owner: Owner, request: StepRequest) => Effect.Effect<StepResult, SessionFailure>
+  readonly info: (id: string, owner: Owner) => Effect.Effect<SessionInfo, NotFound | WrongWorld | StepConflict | StoreFailure>
+  readonly trajectory: (id: string, owner: Owner) => Effect.Effect<{ readonly trajectory: Trajectory; readonly task: Task }, NotFound | WrongWorld | StepConflict | StoreFailure>
+  /** Closes the caller's session on every replica; false when the caller has no open session of that id. */
+  readonly close: (id: string, owner: Owner) => Effect.Effect<boolean, StoreFailure>
+  readonly postTask: (task: PostedTask, owner: Owner) => Effect.Effect<Task, InvalidRequest | Conflict | StoreFailure>
+  readonly findTask: (id: string) => Effect.Effect<Task | undefined, InvalidRequest | StoreFailure>
+  /** The rewards of every step taken so far (r_base, r_plan, r_step), in order. */
+  readonly stepRewards: (id: string, owner: Owner) => Effect.Effect<ReadonlyArray<StepReward>, NotFound | WrongWorld | StepConflict | StoreFailure>
   /** Draws tasks from the catalogue (remembered by id for sessions that name them); undefined without one. */
   readonly sample: ((options: TaskSourceModule.SampleOptions) => Effect.Effect<ReadonlyArray<Task>>) | undefined
   /** Drops idle sessions from memory (and from a memory store); the server runs it on a schedule. */
@@ -84,6 +100,13 @@ export const stepRewardOf = (session: Session.Session): StepReward => {
   return last === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(last)
 }
 
+/**
+ * The one answer for a session the caller cannot have: unknown, closed, expired, or another client's — worded the same
+ * for all of them, so a caller learns nothing about sessions that are not its own.
+ */
+export const sessionNotFound = (id: string, config: Pick<SessionsConfig, "ttlMs">): NotFound =>
+  new NotFound({ field: "sessionId", value: id, message: `no session ${JSON.stringify(id)} of this client (never created, closed, expired after ${Math.round(config.ttlMs / 1000)} s idle, or created with another X-Client-Key)` })
+
 /** The most tasks the draw cache of a replica holds (over all its draws). */
 const maxDrawnTasks = 10_000
 
@@ -92,17 +115,32 @@ const generatedId = /^gen-(\d+)-(train|validation|test)-(I[123])-(\d+)$/
 interface Entry {
   readonly lock: Semaphore.Semaphore
   session: Session.Session | undefined
+  /** The incarnation `stored` and `session` belong to; a head naming another one means the id was created again. */
+  incarnation: string | undefined
   stored: SessionSpecRow | undefined
   touched: number
 }
 
 interface SessionSpecRow {
   readonly world: string
+  readonly owner: Owner
   readonly spec: SessionSpec
 }
 
-const storeDefect = <A, E, R>(effect: Effect.Effect<A, E | SessionStoreError, R>): Effect.Effect<A, Exclude<E, SessionStoreError>, R> =>
-  Effect.catchTag(effect as Effect.Effect<A, SessionStoreError, R>, "SessionStoreError", (e) => Effect.die(e)) as Effect.Effect<A, Exclude<E, SessionStoreError>, R>
+/**
+ * A store failure as the API answers it: logged with everything the store said (file, operation, session), answered
+ * as a 500 problem body naming the session or task (never the file).
+ */
+const storeFailure = (field: string, value: string) => <A, E, R>(effect: Effect.Effect<A, E | SessionStoreError, R>): Effect.Effect<A, Exclude<E, SessionStoreError> | StoreFailure, R> =>
+  Effect.catchIf(
+    effect,
+    (e): e is SessionStoreError => (e as { readonly _tag?: string })._tag === "SessionStoreError",
+    (e) =>
+      Effect.logError(`session store failed: ${e.message}`).pipe(
+        Effect.annotateLogs({ operation: e.operation, ...(e.session !== undefined ? { session: e.session } : {}) }),
+        Effect.andThen(Effect.fail(new StoreFailure({ field, value, message: `the session log failed to ${e.operation === "read" ? "read" : e.operation} ${field === "taskId" ? "task" : "session"} ${JSON.stringify(value)}; the server logged the cause` })))
+      )
+  ) as Effect.Effect<A, Exclude<E, SessionStoreError> | StoreFailure, R>
 
 /** The turn a step request carries, as `Session.step` takes it; bad shapes name their field. */
 export const outputOf = (request: StepRequest, config: SessionsConfig): Effect.Effect<StoredTurn, InvalidRequest> => {
@@ -169,8 +207,11 @@ export const make = (config: SessionsConfig) =>
       ...(t.logprob !== undefined ? { logprob: t.logprob } : {})
     })
 
-    /** Room for one more entry: evict a finished session, else one idle past the TTL, else refuse. */
-    const makeRoom = (now: number): Effect.Effect<void, AtCapacity> => {
+    /**
+     * Room for one more entry: evict a finished session, else one idle past the TTL; else a create is refused (503),
+     * while a request for a session the log holds evicts the least recently used entry (the log keeps what it drops).
+     */
+    const makeRoom = (now: number, forExisting: boolean): Effect.Effect<void, AtCapacity> => {
       if (cache.size < config.maxSessions) return Effect.void
       let idle: string | undefined
       for (const [id, entry] of cache) {
@@ -180,6 +221,7 @@ export const make = (config: SessionsConfig) =>
         }
         if (idle === undefined && now - entry.touched > config.ttlMs) idle = id
       }
+      if (idle === undefined && forExisting) idle = cache.keys().next().value
       if (idle !== undefined) {
         cache.delete(idle)
         return Effect.void
@@ -187,8 +229,20 @@ export const make = (config: SessionsConfig) =>
       return Effect.fail(new AtCapacity({ field: "sessions", limit: config.maxSessions, message: `this replica holds ${config.maxSessions} running sessions (--max-sessions): finish or close one, or retry later` }))
     }
 
-    /** The cache entry of a session (created empty, and counted, when the replica has not seen it yet). */
-    const entryOf = (id: string): Effect.Effect<Entry, AtCapacity> =>
+    const newEntry = (now: number): Entry => ({ lock: Semaphore.makeUnsafe(1), session: undefined, incarnation: undefined, stored: undefined, touched: now })
+
+    const notFound = (id: string) => sessionNotFound(id, config)
+
+    /** Drops the entry of `id` from the cache when it is still this one. */
+    const forget = (id: string, entry: Entry) => {
+      if (cache.get(id) === entry) cache.delete(id)
+    }
+
+    /**
+     * The cache entry of a session the log holds (404 for one it does not hold, without touching the cache). Never a
+     * 503: at the limit the least recently used entry makes room, since the log can rebuild it.
+     */
+    const entryOf = (id: string): Effect.Effect<Entry, NotFound | StoreFailure> =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const found = cache.get(id)
         if (found !== undefined) {
@@ -198,44 +252,56 @@ export const make = (config: SessionsConfig) =>
           cache.set(id, found)
           return Effect.succeed(found)
         }
-        return Effect.map(makeRoom(now), () => {
-          const entry: Entry = { lock: Semaphore.makeUnsafe(1), session: undefined, stored: undefined, touched: now }
+        return Effect.gen(function*() {
+          if ((yield* store.head(id).pipe(storeFailure("sessionId", id))) === undefined) return yield* notFound(id)
+          yield* makeRoom(now, true).pipe(Effect.orDie)
+          const entry = newEntry(now)
           cache.set(id, entry)
           return entry
         })
       })
 
-    const notFound = (id: string) => new NotFound({ field: "sessionId", value: id, message: `no session ${JSON.stringify(id)} (never created, closed, or expired after ${Math.round(config.ttlMs / 1000)} s idle)` })
-
-    /** The entry's session brought up to the log (under the entry's lock). */
-    const current = (id: string, entry: Entry): Effect.Effect<{ readonly session: Session.Session; readonly stored: number }, NotFound | WrongWorld> =>
-      storeDefect(Effect.gen(function*() {
-        if (entry.stored === undefined) {
+    /** The entry's session brought up to the log, for its owner (under the entry's lock); `stored` is the log's turn count. */
+    const current = (id: string, entry: Entry, owner: Owner): Effect.Effect<{ readonly session: Session.Session; readonly stored: number; readonly incarnation: string }, NotFound | WrongWorld | StepConflict | StoreFailure> =>
+      storeFailure("sessionId", id)(Effect.gen(function*() {
+        const head = yield* store.head(id)
+        if (head === undefined) {
+          forget(id, entry)
+          return yield* notFound(id)
+        }
+        if (entry.stored === undefined || entry.incarnation !== head.incarnation) {
           const row = yield* store.get(id)
           if (row === undefined) {
-            cache.delete(id)
+            forget(id, entry)
             return yield* notFound(id)
           }
-          if (row.world !== config.world) {
-            cache.delete(id)
-            return yield* new WrongWorld({ field: "world", expected: config.world, got: row.world, message: `session ${id} was opened on world ${row.world}; this server serves ${config.world}` })
+          if (row.incarnation !== head.incarnation) {
+            forget(id, entry)
+            return yield* new StepConflict({ field: "session", rounds: 0, message: `session ${id} was closed and opened again while it was read: retry` })
           }
-          entry.stored = { world: row.world, spec: row.spec }
+          entry.stored = { world: row.world, owner: row.owner, spec: row.spec }
+          entry.incarnation = row.incarnation
+          entry.session = undefined
         }
-        const spec = entry.stored.spec
-        const stored = yield* store.count(id)
-        if (entry.session !== undefined && entry.session.status().rounds === stored) return { session: entry.session, stored }
-        if (entry.session === undefined || entry.session.status().rounds > stored) {
-          entry.session = yield* openSession(spec)
+        const stored = entry.stored
+        if (stored.owner !== owner) return yield* notFound(id)
+        if (stored.world !== config.world) {
+          forget(id, entry)
+          return yield* new WrongWorld({ field: "world", expected: config.world, got: stored.world, message: `session ${id} was opened on world ${stored.world}; this server serves ${config.world}` })
+        }
+        const incarnation = head.incarnation
+        if (entry.session !== undefined && entry.session.status().rounds === head.turns) return { session: entry.session, stored: head.turns, incarnation }
+        if (entry.session === undefined || entry.session.status().rounds > head.turns) {
+          entry.session = yield* openSession(stored.spec)
           yield* Metric.update(Metrics.replays, 1)
         }
         const session = entry.session
-        const missing = yield* store.turns(id, session.status().rounds)
+        const missing = yield* store.turns(id, incarnation, session.status().rounds)
         for (const t of missing) {
           if (session.status().done) break
           yield* session.step(outputFromStored(t)).pipe(Effect.orDie)
         }
-        return { session, stored }
+        return { session, stored: head.turns, incarnation }
       }))
 
     const nextOf = (session: Session.Session): SessionInfo["next"] | undefined => {
@@ -266,7 +332,7 @@ export const make = (config: SessionsConfig) =>
       }
     }
 
-    const postTask = Effect.fn("Sessions.postTask")(function*(posted: PostedTask) {
+    const postTask = Effect.fn("Sessions.postTask")(function*(posted: PostedTask, owner: Owner) {
       const gold = posted.gold ?? []
       const ids = new Set<string>()
       for (const [i, call] of gold.entries()) {
@@ -295,7 +361,9 @@ export const make = (config: SessionsConfig) =>
         seed: 0,
         source: "posted"
       }
-      yield* storeDefect(store.putTask(task))
+      if (!(yield* store.putTask(task, owner).pipe(storeFailure("taskId", id)))) {
+        return yield* new Conflict({ field: "task.id", value: id, message: `task ${JSON.stringify(id)} was posted by another client: choose another id` })
+      }
       return task
     })
 
@@ -336,7 +404,7 @@ export const make = (config: SessionsConfig) =>
     const findTask = Effect.fn("Sessions.findTask")(function*(id: string) {
       const known = drawn.get(id)
       if (known !== undefined) return known
-      const posted = yield* storeDefect(store.getTask(id))
+      const posted = yield* store.getTask(id).pipe(storeFailure("taskId", id))
       if (posted !== undefined) return posted
       const m = generatedId.exec(id)
       if (m === null) return undefined
@@ -347,9 +415,9 @@ export const make = (config: SessionsConfig) =>
       return tasks.find((t) => t.id === id)
     })
 
-    const resolveTask = (request: CreateSession): Effect.Effect<Task, InvalidRequest | NotFound> =>
+    const resolveTask = (request: CreateSession, owner: Owner): Effect.Effect<Task, InvalidRequest | NotFound | Conflict | StoreFailure> =>
       Effect.gen(function*() {
-        if (request.task !== undefined) return yield* postTask(request.task)
+        if (request.task !== undefined) return yield* postTask(request.task, owner)
         if (request.taskId !== undefined) {
           const found = yield* findTask(request.taskId)
           if (found === undefined) return yield* new NotFound({ field: "taskId", value: request.taskId, message: `no task ${JSON.stringify(request.taskId)}` })
@@ -368,12 +436,10 @@ export const make = (config: SessionsConfig) =>
         return task
       })
 
-    const create = Effect.fn("Sessions.create")(function*(request: CreateSession, wanted?: string) {
-      const id = wanted ?? randomUUID()
-      if (wanted !== undefined && (cache.has(wanted) || (yield* storeDefect(store.get(wanted))) !== undefined)) {
-        return yield* new InvalidRequest({ field: "episode_id", message: `session ${JSON.stringify(wanted)} already exists` })
-      }
-      const task = yield* resolveTask(request)
+    const create = Effect.fn("Sessions.create")(function*(request: CreateSession, owner: Owner, wanted?: string) {
+      let id = wanted ?? randomUUID()
+      if (wanted === undefined && config.ownsId !== undefined) while (!config.ownsId(id)) id = randomUUID()
+      const task = yield* resolveTask(request, owner)
       const spec: SessionSpec = {
         task,
         paradigm: request.paradigm ?? "ParaAct",
@@ -384,22 +450,27 @@ export const make = (config: SessionsConfig) =>
         faults: request.faults ?? true,
         faultRate: request.faultRate ?? config.faultRate
       }
-      const entry = yield* entryOf(id)
-      yield* storeDefect(store.create({ id, world: config.world, spec }))
+      const now = yield* Clock.currentTimeMillis
+      const stale = cache.get(id)
+      if (stale !== undefined) cache.delete(id)
+      yield* makeRoom(now, false)
+      const stored = yield* store.create({ id, world: config.world, owner, spec }).pipe(storeFailure("sessionId", id))
+      if (stored === undefined) {
+        return yield* new Conflict({ field: "episode_id", value: id, message: `session ${JSON.stringify(id)} is open: close it first, or choose another id` })
+      }
       const session = yield* openSession(spec)
-      entry.stored = { world: config.world, spec }
-      entry.session = session
+      cache.set(id, { lock: Semaphore.makeUnsafe(1), session, incarnation: stored.incarnation, stored: { world: config.world, owner, spec }, touched: now })
       yield* Metric.update(Metrics.sessionsCreated, 1)
       yield* gauge
       return infoOf(id, spec, session)
     })
 
-    const step = Effect.fn("Sessions.step")(function*(id: string, request: StepRequest) {
+    const step = Effect.fn("Sessions.step")(function*(id: string, owner: Owner, request: StepRequest) {
       const output = yield* outputOf(request, config)
       const started = performance.now()
       const entry = yield* entryOf(id)
       const result = yield* entry.lock.withPermit(Effect.gen(function*() {
-        const { session, stored } = yield* current(id, entry)
+        const { session, stored, incarnation } = yield* current(id, entry, owner)
         const status = session.status()
         if (status.done) {
           return yield* new StepConflict({ field: "session", rounds: status.rounds, message: `the episode has ended (${status.stop} after ${status.rounds} rounds): it takes no more turns` })
@@ -408,8 +479,13 @@ export const make = (config: SessionsConfig) =>
           return yield* new StepConflict({ field: "round", rounds: stored, message: `round ${request.round} was asked, but the episode is at round ${stored}` })
         }
         const step = yield* session.step(outputFromStored(output)).pipe(Effect.orDie)
-        const accepted = yield* storeDefect(store.append(id, stored, output))
-        if (!accepted) {
+        const appended = yield* store.append(id, incarnation, stored, output).pipe(storeFailure("sessionId", id))
+        if (appended === "gone") {
+          // closed on another replica between the head read and the append
+          forget(id, entry)
+          return yield* notFound(id)
+        }
+        if (appended === "conflict") {
           // another replica took this round first: our copy has diverged from the log
           entry.session = undefined
           return yield* new StepConflict({ field: "round", rounds: stored + 1, message: `round ${stored} was taken by a concurrent step` })
@@ -433,36 +509,47 @@ export const make = (config: SessionsConfig) =>
       return result
     })
 
-    const withCurrent = <A>(id: string, f: (session: Session.Session, spec: SessionSpec) => Effect.Effect<A>) =>
+    const withCurrent = <A>(id: string, owner: Owner, f: (session: Session.Session, spec: SessionSpec) => Effect.Effect<A>) =>
       Effect.gen(function*() {
         const entry = yield* entryOf(id)
         return yield* entry.lock.withPermit(Effect.gen(function*() {
-          const { session } = yield* current(id, entry)
+          const { session } = yield* current(id, entry, owner)
           return yield* f(session, (entry.stored as SessionSpecRow).spec)
         }))
       })
 
-    const info = Effect.fn("Sessions.info")((id: string) => withCurrent(id, (session, spec) => Effect.succeed(infoOf(id, spec, session))))
+    const info = Effect.fn("Sessions.info")((id: string, owner: Owner) => withCurrent(id, owner, (session, spec) => Effect.succeed(infoOf(id, spec, session))))
 
-    const trajectory = Effect.fn("Sessions.trajectory")((id: string) =>
-      withCurrent(id, (session, spec) => Effect.map(session.trajectory, (t) => ({ trajectory: t, task: spec.task })))
+    const trajectory = Effect.fn("Sessions.trajectory")((id: string, owner: Owner) =>
+      withCurrent(id, owner, (session, spec) => Effect.map(session.trajectory, (t) => ({ trajectory: t, task: spec.task })))
     )
 
-    const close = Effect.fn("Sessions.close")(function*(id: string) {
-      const cached = cache.delete(id)
-      const removed = yield* storeDefect(store.remove(id))
+    const stepRewards = Effect.fn("Sessions.stepRewards")((id: string, owner: Owner) =>
+      withCurrent(id, owner, (session) =>
+        Effect.sync(() =>
+          Array.from({ length: session.status().rounds }, (_, i) => {
+            const facts = session.stepScore(i)
+            return facts === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(facts)
+          })))
+    )
+
+    const close = Effect.fn("Sessions.close")(function*(id: string, owner: Owner) {
+      const row = yield* store.get(id).pipe(storeFailure("sessionId", id))
+      if (row === undefined || row.owner !== owner) return false
+      const closed = yield* store.close(id, row.incarnation).pipe(storeFailure("sessionId", id))
+      cache.delete(id)
       yield* gauge
-      return cached || removed
+      return closed
     })
 
     const sweep = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
       for (const [id, entry] of cache) if (now - entry.touched > config.ttlMs) cache.delete(id)
-      yield* storeDefect(store.expire(config.ttlMs))
+      yield* Effect.ignore(store.expire(config.ttlMs).pipe(storeFailure("store", store.label)))
       yield* gauge
     })
 
-    return Sessions.of({ config, create, step, info, trajectory, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
+    return Sessions.of({ config, create, step, info, trajectory, stepRewards, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
   })
 
 /** The service in a layer (over SessionStore, ToolLibrary, Retriever, and optionally GeneratedWorld and TaskSource). */

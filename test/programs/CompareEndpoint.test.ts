@@ -50,5 +50,5 @@ describe("npm run compare against an endpoint that only fails (500)", () => {
       assert.strictEqual(all.length, 3)
       assert.strictEqual((all[2]?.body as { model?: string }).model, "flag-model")
       assert.isUndefined(all[2]?.headers["authorization"])
-    }).pipe(Effect.scoped), { timeout: 240_000 })
+    }).pipe(Effect.scoped))
 })

@@ -11,6 +11,7 @@ import { repoRoot } from "../../src/io/DataPath.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
 import * as Session from "../../src/runtime/Session.ts"
 import { TaskSource } from "../../src/toolenv/TaskSource.ts"
+import { safetyBoundMs } from "../support/Bounds.ts"
 import * as RoundRobinProxy from "../support/RoundRobinProxy.ts"
 import { goldRounds, timeless } from "../support/ServedEpisode.ts"
 
@@ -20,7 +21,8 @@ const serve = (args: ReadonlyArray<string>): Promise<{ readonly child: ChildProc
     const child = spawn(process.execPath, ["--import", "tsx", "programs/serve.ts", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 90_000)
+    // the listening line is the event waited on; the bound only catches a hang
+    const timer = setTimeout(() => reject(new Error(`serve did not start within the safety bound: ${err}`)), safetyBoundMs)
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk
       const m = /toolenv listening on (http:\/\/\S+)/.exec(out)
@@ -33,10 +35,12 @@ const serve = (args: ReadonlyArray<string>): Promise<{ readonly child: ChildProc
     child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${err}`)))
   })
 
+const clientKey = "serve-test-client-key-0001"
 const post = async (url: string, body: unknown): Promise<{ status: number; json: any }> => {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-client-key": clientKey }, body: JSON.stringify(body) })
   return { status: res.status, json: await res.json() }
 }
+const get = async (url: string): Promise<any> => (await fetch(url, { headers: { "x-client-key": clientKey } })).json()
 
 const dir = mkdtempSync(path.join(tmpdir(), "paraagent-serve-"))
 const store = path.join(dir, "sessions.sqlite")
@@ -46,7 +50,7 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
   beforeAll(async () => {
     const args = ["--port", "0", "--world-size", "2000", "--store", store]
     replicas.push(...(await Promise.all([serve(args), serve(args)])))
-  }, 120_000)
+  })
   afterAll(() => {
     for (const r of replicas) r.child.kill("SIGTERM")
     rmSync(dir, { recursive: true, force: true })
@@ -66,7 +70,7 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
         expect(r.status).toBe(200)
         if (r.json.done === true) break
       }
-      const served = await (await fetch(`${proxy.url}/sessions/${id}/trajectory`)).json() as Trajectory
+      const served = await get(`${proxy.url}/sessions/${id}/trajectory`) as Trajectory
       // both replicas served steps of it
       expect(new Set(proxy.served).size).toBe(2)
 
@@ -85,10 +89,10 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
       const turn = { turn: { searches: [{ slot: "s1", query: "weather" }], calls: [] } }
       const race = await Promise.all(replicas.map((r) => post(`${r.url}/sessions/${sid}/step`, { ...turn, round: 0 })))
       expect(race.map((r) => r.status).sort()).toEqual([200, 409])
-      const after = await (await fetch(`${replicas[1]!.url}/sessions/${sid}`)).json() as { rounds: number }
+      const after = await get(`${replicas[1]!.url}/sessions/${sid}`) as { rounds: number }
       expect(after.rounds).toBe(1)
     } finally {
       await proxy.close()
     }
-  }, 120_000)
+  })
 })

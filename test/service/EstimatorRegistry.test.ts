@@ -26,7 +26,11 @@ layer(server, { timeout: 60_000 })("the server's estimator registry", (it) => {
   it.effect("/advantages scores a group with the estimator the program registered, and still with the built-ins", () =>
     Effect.gen(function*() {
       const url = yield* ToolEnvServer.url
-      const api = yield* HttpApiClient.make(ToolEnvApi, { baseUrl: url, transformClient: HttpClient.mapRequest(HttpClientRequest.bearerToken(token)) })
+      // sessions belong to the client key that created them
+      const api = yield* HttpApiClient.make(ToolEnvApi, {
+        baseUrl: url,
+        transformClient: HttpClient.mapRequest((r) => r.pipe(HttpClientRequest.bearerToken(token), HttpClientRequest.setHeader("x-client-key", "estimator-registry-test")))
+      })
       const { tasks } = yield* api.tasks.list({ query: { split: "test", level: "I1", count: 1 } })
       const ids: Array<string> = []
       for (const [seed, text] of [[1, "<answer>nothing found</answer>"], [2, "<answer>I could not find it</answer>"]] as const) {

@@ -52,7 +52,7 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
       const urlOf = (context: Context.Context<HttpServer.HttpServer>) => Effect.provide(ToolEnvServer.url, context)
       const fast = yield* urlOf(yield* Layer.build(ToolEnvServer.layer(options)))
       const framework = yield* urlOf(yield* Layer.build(ToolEnvServer.layer({ ...options, stepFastPath: false })))
-      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json", "x-client-key": "client-key-of-the-fast-path-test" }
       const open = (base: string) =>
         Effect.map(send(base, "POST", "/sessions", JSON.stringify({ seed: 3, split: "test", level: "I2", index: 1, faultRate: 0.3 }), auth), (a) => JSON.parse(a.body).sessionId as string)
       const tools = JSON.parse((yield* send(fast, "POST", "/tools/search", JSON.stringify({ query: "weather forecast", k: 4 }), auth)).body).hits.map((h: { tool: string }) => h.tool) as Array<string>
@@ -82,6 +82,11 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
         [calls(4), { "content-type": "text/plain" }],
         [calls(5), { authorization: "Bearer wrong-token" }],
         [calls(5), { authorization: "" }],
+        [calls(5), { origin: "https://evil.example" }],
+        [calls(5), { host: "attacker.example" }],
+        [calls(5), { "content-type": "" }],
+        [calls(5), { "x-client-key": "another-client-key-0000000" }],
+        [calls(5), { "x-client-key": "not a key" }],
         [JSON.stringify({ text: "x", round: 4, extra: { ignored: true } })],
         [calls(5), {}, false],
         [JSON.stringify({ turn: { searches: [], calls: [], answer: "the forecast is sunny" } })],
@@ -113,10 +118,11 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
         expect(fastErrors, `row ${i}`).toEqual(added(c1, c2))
         served += fastServed
       }
-      // the fast path served the 9 rows whose body decodes (4 good turns, the answer, and the refusals of Sessions:
-      // an empty turn, 17 actions, a taken round, an ended episode); it replayed the bodies the schema or the guard
-      // refuses, and left a chunked body, another content type and bad tokens to the framework unread
-      assert.strictEqual(served, 9)
+      // the fast path served the 11 rows whose body decodes (4 good turns, the answer, and the refusals of Sessions:
+      // an empty turn, 17 actions, a taken round, an ended episode, another client's key and a malformed one); it
+      // replayed the bodies the schema or the guard refuses, and left a chunked body, another content type and bad
+      // tokens to the framework unread
+      assert.strictEqual(served, 11)
       // unknown, escaped and queried ids, and the other routes beside it
       const paths: ReadonlyArray<(id: string) => string> = [
         () => "/sessions/no-such-session/step",
@@ -133,7 +139,7 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
       // the trajectories the two servers hold are the same episode
       const trajectory = (base: string, id: string) => Effect.map(send(base, "GET", `/sessions/${id}/trajectory`, undefined, auth), (a) => comparable(a, id))
       assert.deepStrictEqual(yield* trajectory(fast, ids.fast), yield* trajectory(framework, ids.framework))
-    })), 60_000)
+    })))
 
   it.effect("under an exporting tracer the fast path stays off: each step keeps the framework's server span", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -145,7 +151,7 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
         }
       })
       const base = yield* Effect.provide(ToolEnvServer.url, yield* Layer.build(ToolEnvServer.layer(options).pipe(Layer.provide(Layer.succeed(Tracer.Tracer, recording)))))
-      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" }
+      const auth = { authorization: `Bearer ${token}`, "content-type": "application/json", "x-client-key": "client-key-of-the-fast-path-test" }
       const id = JSON.parse((yield* send(base, "POST", "/sessions", JSON.stringify({ seed: 1 }), auth)).body).sessionId as string
       const metrics = Effect.map(send(base, "GET", "/metrics", undefined, auth), (a) => Number(/toolenv_step_fast_path_total (\d+)/.exec(a.body)?.[1] ?? 0))
       const before = yield* metrics
@@ -156,5 +162,5 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
       // the framework's server span (named by the method) around the handler's `Sessions.step`
       const stepSpans = names.slice(spans)
       assert.deepStrictEqual(stepSpans.slice(0, 2), ["POST", "Sessions.step"])
-    })), 60_000)
+    })))
 })

@@ -7,6 +7,8 @@ JSON — is one :class:`ToolEnvError` saying which request failed and why, so th
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import socket
 import urllib.error
 import urllib.parse
@@ -34,18 +36,23 @@ class ToolEnvError(Exception):
 
 
 class ToolEnvClient:
-    """The server at ``base_url`` (``http://host:port``), an optional bearer token, ``timeout_s`` per request."""
+    """The server at ``base_url`` (``http://host:port``), an optional bearer token, ``timeout_s`` per request.
 
-    def __init__(self, base_url: str, token: Optional[str] = None, timeout_s: float = 30.0) -> None:
+    Sessions belong to the client key that opened them (``X-Client-Key`` on every request): ``client_key``, else
+    ``$PARAAGENT_CLIENT_KEY``, else a random key of this client (one per agent-loop worker: its rollouts are its own).
+    """
+
+    def __init__(self, base_url: str, token: Optional[str] = None, timeout_s: float = 30.0, client_key: Optional[str] = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
+        self.client_key = client_key or os.environ.get("PARAAGENT_CLIENT_KEY") or secrets.token_urlsafe(24)
         self.timeout_s = timeout_s
 
     def request(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Any:
         """The decoded JSON answer of one request, or a :class:`ToolEnvError`."""
         label = f"{method} {path}"
         data = None if body is None else json.dumps(body).encode("utf-8")
-        headers = {"accept": "application/json"}
+        headers = {"accept": "application/json", "x-client-key": self.client_key}
         if data is not None:
             headers["content-type"] = "application/json"
         if self.token:
