@@ -214,7 +214,7 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     const announced = stderr.indexOf(`paraagent: run folder ${dirA} (config.json and run.sqlite now; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     assert.isAtLeast(announced, 0, runs.a.stderr.slice(0, 2000))
     assert.isTrue(stderr.slice(0, announced).every((l) => !l.startsWith("[") && !l.includes(" [#") && !l.includes(" [-")), stderr.slice(0, announced + 1).join("\n"))
-    // 1 demonstrations stage + per seed (no DAgger): SFT, RL ×2, 4 evaluated rows greedy and then sampled, the ceiling, 3 other paradigms
+    // 1 demonstrations stage + per seed: SFT, RL ×2, 4 evaluated rows greedy and then sampled, the ceiling, 3 other paradigms (--dagger-rounds 0: no DAgger stage)
     const counted = stderr.filter((l) => /^\[\d+\/31 · /.test(l))
     expect(counted.map((l) => Number(/^\[(\d+)\//.exec(l)?.[1]))).toStrictEqual(Array.from({ length: 31 }, (_, i) => i + 1))
     const time = "(\\d+ s|\\d+ min \\d\\d s|\\d+ h \\d\\d min)"
