@@ -560,6 +560,8 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     const t0 = Date.now()
     const oracle = yield* oracleRollout
     const stage = `eval/ceiling/seed${seed}/ParaAct`
+    // read back on a resumed run: it then teaches the ETA nothing
+    const restored = (yield* storedGroups(store, runId, stage).pipe(Effect.mapError(fail("eval ceiling")))).size >= testTasks.length
     yield* track.start(stage, `${testTasks.length} held-out tasks, the student-space oracle, ${options.evalRollouts} rollouts each`)
     const groups = yield* rolloutStage(stage, oracle, testTasks, "ParaAct", (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage, options.evalRollouts).pipe(Effect.mapError(fail("eval ceiling")))
     const byLevel: Record<string, CellMetrics> = {}
@@ -568,7 +570,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => groups[i] as ReadonlyArray<Trajectory>), equivalent)
     }
     cells["ceiling"] = byLevel
-    yield* track.finish(stage, false)
+    yield* track.finish(stage, restored)
     stages.push({ name: `evaluate the ceiling (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct, the student-space oracle (privileged), ${options.evalRollouts} rollouts each` })
   }
   const ours = finals.get(oursEstimator(options) ?? "") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
