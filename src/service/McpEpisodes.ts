@@ -15,6 +15,7 @@ import { Paradigm } from "../domain/Trajectory.ts"
 import type { PhaseReward, Step, StepReward, Trajectory, Verdict } from "../domain/Trajectory.ts"
 import type { Turn } from "../domain/Turn.ts"
 import { IntIn, caps } from "../eval/RunConfig.ts"
+import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
 import * as Redaction from "../judge/Redaction.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
@@ -274,6 +275,7 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
     const environment = yield* Effect.context<ToolLibrary | Simulator | Retriever>()
     const entries = new Map<string, Entry>()
     const deps = (from: string, to: string) => library.graph.kind(from, to)
+    const equivalent = yield* Scoring.equivalence
 
     /** The client's entry, most recently used last; the least recently used past `maxClients` is dropped. */
     const entryOf = (client: Client): Entry => {
@@ -365,7 +367,7 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
           Effect.catchTag("JudgeError", (e) => Effect.succeed({ verdict: undefined, error: e.message }))
         )
         const judged: Trajectory = verdict.verdict === undefined ? trajectory : { ...trajectory, verdict: verdict.verdict }
-        const scores = Reward.score(Facts.fromTrajectory(judged, { deps }), Reward.defaultRewardConfig)
+        const scores = Scoring.rewardsOf(episode.task, judged, { deps, equivalent, reward: Reward.defaultRewardConfig })
         const scored = Reward.attach(judged, scores)
         // the client sees what is missing, never the gold values; the full rationale goes to the server's log
         if (verdict.verdict?.rationale !== undefined) {

@@ -59,7 +59,7 @@ const scoreGroup = (specs: ReadonlyArray<ReadonlyArray<StepSpec>>, verdicts: Rea
 }
 
 describe("step credit: a malformed turn loses against the well-formed turns of its group", () => {
-  it("property: a group with one malformed turn gives it R_step 0 and a negative A_step (paraagent and the single pool)", () => {
+  it("property: a group with one malformed turn gives it R_step 0 and a negative A_step (paraagent, the single pool, phases by kind, per-action credit)", () => {
     fc.assert(
       fc.property(groupArb, ({ rollouts, malformedIn, at }) => {
         const g = malformedIn % rollouts.length
@@ -68,7 +68,7 @@ describe("step credit: a malformed turn loses against the well-formed turns of i
         // anywhere before the answer: a retry follows it, or (first position) the search it failed to be
         const position = at % target.length
         target.splice(position, 0, { malformed: true })
-        for (const estimator of ["paraagent", "paraagent_single_pool"]) {
+        for (const estimator of ["paraagent", "paraagent_single_pool", "paraagent_phase_kind", "paraagent_credit"]) {
           const { scores, advantages } = scoreGroup(specs, rollouts.map((r) => r.verdict), estimator)
           expect(scores[g]?.steps[position]?.rStep).toBe(0)
           const a = advantages[g]?.[position]?.step ?? 0
