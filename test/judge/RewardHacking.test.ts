@@ -213,6 +213,9 @@ describe("reward hacking: variants drawn by fast-check over the real rollouts", 
       }),
       {
         numRuns: 1_000,
+        // a fixed seed in CI (a verdict must not depend on the day's draw); PARAAGENT_PROPERTY_SEED=<n> explores others
+        // (14,000 further runs on training rollouts found no counterexample after the fix below)
+        seed: Number(process.env["PARAAGENT_PROPERTY_SEED"] ?? 20261203),
         // found by the property (run 508 of seed -1937271189): the values-only answer "52." with soft hyphens and
         // padding read as an empty list item — a list number is layout only before an item on its line
         examples: [[39, { rewrite: { _tag: "Same" }, layout: "values", unicode: "soft-hyphen", spacing: "padded", numerals: "ascii", seed: 0 }]]
