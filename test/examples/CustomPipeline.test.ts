@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { layer, program } from "../../examples/custom-pipeline.ts"
+import { evenPhaseWeights, layer, program } from "../../examples/custom-pipeline.ts"
 
 describe("examples/custom-pipeline.ts", () => {
   it.effect("runs a custom policy + plain-BM25 retriever + even phase weights end to end", () =>
@@ -18,11 +18,14 @@ describe("examples/custom-pipeline.ts", () => {
             assert.isDefined(step.reward)
             assert.isDefined(step.advantage)
           }
-          // the changed weights are the ones applied: R_phase = 0.25·(L1 + L2 + L3 + L4)
+          // the changed weights are the ones applied: R_phase = 0.25·(L1 + L2 + L3 + L4), mixed with the phase's
+          // coverage by the credit config's share (docs/reward.md §11; 0 under Credit.paperCredit)
+          assert.strictEqual(evenPhaseWeights._tag, "Ok")
+          const c = evenPhaseWeights._tag === "Ok" ? evenPhaseWeights.config.credit.phaseCoverage : Number.NaN
           for (const phase of t.phases) {
             const r = phase.reward
             assert.isDefined(r)
-            assert.closeTo(r!.rPhase, 0.25 * (r!.l1 + r!.l2 + r!.l3 + r!.l4), 1e-12)
+            assert.closeTo(r!.rPhase, (1 - c) * 0.25 * (r!.l1 + r!.l2 + r!.l3 + r!.l4) + c * (r!.coverage ?? 0), 1e-12)
           }
         }
       }
