@@ -6,7 +6,10 @@
  * fall (no successful call / not every gold fact observed / observed but not all stated), rounds and calls.
  * Also the teacher-forced exact-turn accuracy (greedy turn = the label) on the training demonstrations and on the
  * teacher's demonstrations of the validation tasks, after SFT and after DAgger.
- * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--dagger 3] [--rl false] [--first-query request|documentation]`.
+ * Per-factor NLL (kind, each kind's candidates, plan bit) on the same states says which decision the student misses.
+ * `--scorer mlp --label exact` is the earlier student (fixed mean/max summaries, one oracle pick per state);
+ * `--scorer set` the learned set encoder, `--label set` DAgger cloning the oracle's acceptable sets of turns.
+ * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--dagger 3] [--rl false] [--backbone false] [--scorer set|mlp] [--label set|exact] [--first-query request|documentation]`.
  */
 import { Effect, Layer, Ref } from "effect"
 import { Flag } from "effect/cli"
@@ -34,6 +37,9 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("validation tasks (levels round-robin)"), Flag.withDefault(90)),
   dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT (0: SFT on the teacher only)"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
   rl: Flag.Boolean("rl").pipe(Flag.withDescription("run RL after SFT (each estimator)"), Flag.withDefault(true)),
+  backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("evaluate the untrained Backbone too"), Flag.withDefault(true)),
+  scorer: Flag.Literals("scorer", ["set", "mlp"]).pipe(Flag.withDescription("the scoring network: the learned set encoder, or the MLP over fixed mean/max summaries"), Flag.withDefault(LearnedPolicy.defaultScorer)),
+  label: Flag.Literals("label", ["set", "exact"]).pipe(Flag.withDescription("what DAgger clones: the oracle's acceptable set of turns, or its one pick"), Flag.withDefault(Dagger.defaultDagger.label)),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery))
 })
 const seeds = flags.seeds.split(",").map((s) => Number(s.trim()))
@@ -43,7 +49,7 @@ if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
 }
 
 const options = Pipeline.defaults
-const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1))
+const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1, flags.scorer))
 const app = App.layer({ tasks: { holdoutTools: true }, policy: { kind: "learned", weights: cell } })
 
 /** One line per model: Pass@1 per level and overall, and where the failures fall. */
@@ -99,7 +105,15 @@ const program = Effect.gen(function*() {
   const validationStates = kept(validationDemos, validation)
   const accuracy = (w: LearnedPolicy.Weights) =>
     `teacher-forced exact-turn accuracy: training ${(100 * Dagger.exactTurnAccuracy(w.params, trainStates)).toFixed(1)}% of ${trainStates.length}, validation ${(100 * Dagger.exactTurnAccuracy(w.params, validationStates)).toFixed(1)}% of ${validationStates.length}`
-  console.log(`${trainTasks.length} training tasks, ${validation.length} validation tasks, teacher first queries from the ${flags.firstQuery}`)
+  /** Mean NLL per decision on the teacher's projected validation states: the turn, the kind, each kind's candidates given the kind, the plan bit. */
+  const factors = (w: LearnedPolicy.Weights) => {
+    const f = Dagger.factorNll(w.params, validationStates)
+    const per = (n: number, nll: number) => (n === 0 ? "-" : (nll / n).toFixed(3))
+    return `validation NLL per decision: turn ${per(f.states, f.turn)}, kind ${per(f.states, f.kind)}, ` +
+      `search ${per(f.candidates.search.n, f.candidates.search.nll)} (${f.candidates.search.n}), call ${per(f.candidates.call.n, f.candidates.call.nll)} (${f.candidates.call.n}), ` +
+      `answer ${per(f.candidates.answer.n, f.candidates.answer.nll)} (${f.candidates.answer.n}), plan ${per(f.plan.n, f.plan.nll)} (${f.plan.n})`
+  }
+  console.log(`${trainTasks.length} training tasks, ${validation.length} validation tasks, teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}`)
   console.log(line("teacher", trainTasks, demos) + "  (training tasks)")
   const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.succeed(Trainer.WeightsCell, cell)))
   /** The validation tasks rolled out twice (two rollout seeds), as one list. */
@@ -112,19 +126,21 @@ const program = Effect.gen(function*() {
     })
   const twice = [...validation, ...validation]
   for (const seed of seeds) {
-    const backbone = LearnedPolicy.initial(seed)
+    const backbone = LearnedPolicy.initial(seed, flags.scorer)
     yield* Ref.set(cell, backbone)
     const sft = yield* trainer.sft(demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { epochs: options.sftEpochs, seed })
     const sftWeights = yield* Ref.get(cell)
     console.log(`seed ${seed}: SFT on ${sft.steps} demonstration steps (${sft.projectedWhole} whole, ${sft.projectedPartly} in part, ${sft.unprojected} not expressible)`)
-    console.log(line("Backbone", twice, yield* evaluate(backbone, seed)))
+    if (flags.backbone) console.log(line("Backbone", twice, yield* evaluate(backbone, seed)))
     console.log(line("SFT", twice, yield* evaluate(sftWeights, seed)) + `; ${accuracy(sftWeights)}`)
+    console.log(`SFT ${factors(sftWeights)}`)
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent, label: flags.label }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
       console.log(line("DAgger", twice, yield* evaluate(cloned, seed)) + `; ${accuracy(cloned)}`)
+      console.log(`DAgger ${factors(cloned)}`)
     }
     for (const estimator of flags.rl ? options.estimators : []) {
       yield* Ref.set(cell, cloned)

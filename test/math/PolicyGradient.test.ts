@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import * as Advantage from "../../src/math/Advantage.ts"
-import * as Mlp from "../../src/math/Mlp.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as PG from "../../src/math/PolicyGradient.ts"
 import { rng } from "../../src/math/Random.ts"
 import { defaultRewardConfig } from "../../src/math/Reward.ts"
@@ -153,12 +153,14 @@ describe("stepLoss and sftStepLoss", () => {
       temperature: fc.constantFrom(1, 0.7, 1.5)
     }).map(({ pick, offset, advantage, referenceShift, hidden, temperature }) => {
       const r = rng(seed ^ 0xabc)
-      const shape: Mlp.Shape = { input: 3, hidden }
-      const params: Mlp.Params = { shape, data: Float64Array.from({ length: Mlp.size(shape) }, () => r.normal() * 0.7) }
+      const shape: SetScorer.Shape = { input: 3, encoder: { kind: "learned", width: 2 }, hidden }
+      const params: SetScorer.Params = { shape, data: Float64Array.from({ length: SetScorer.size(shape) }, () => r.normal() * 0.7) }
       const x = Float64Array.from({ length: layout.rows * 3 }, () => r.normal())
       const all = choices(layout)
       const choice = all[pick % all.length] as Choice
-      return { layout, params, x, choice, offset, advantage, referenceShift, temperature }
+      // one set of every row, read by every other row: the gradient goes through the pooled summaries too
+      const sets: SetScorer.Sets = { members: [Array.from({ length: layout.rows }, (_, i) => i)], reads: Array.from({ length: layout.rows }, (_, i) => (i % 2 === 0 ? 0 : -1)) }
+      return { layout: { ...layout, sets }, params, x, choice, offset, advantage, referenceShift, temperature }
     })
   )
 
@@ -167,7 +169,7 @@ describe("stepLoss and sftStepLoss", () => {
   it("stepLoss's gradient wrt the MLP parameters matches finite differences end to end (PPO + KL − entropy, any temperature)", () => {
     fc.assert(
       fc.property(stepArb, ({ layout, params, x, choice, offset, advantage, referenceShift, temperature }) => {
-        const tempered = TD.temper(Mlp.logits(params, x, layout.rows), temperature)
+        const tempered = TD.temper(SetScorer.logits(params, x, layout.rows, layout.sets), temperature)
         const lp = TD.logProb(layout, tempered, choice)
         // behaviour and reference fixed from the unperturbed policy: r = e^offset stays on one side of the clip
         const behaviour = lp - offset
@@ -194,7 +196,7 @@ describe("stepLoss and sftStepLoss", () => {
       fc.property(stepArb, ({ layout, params, x, choice }) => {
         const grad = new Float64Array(params.data.length)
         const out = PG.sftStepLoss({ params, x, layout, choice, grad })
-        expect(out.loss).toBeCloseTo(-TD.logProb(layout, Mlp.logits(params, x, layout.rows), choice), 12)
+        expect(out.loss).toBeCloseTo(-TD.logProb(layout, SetScorer.logits(params, x, layout.rows, layout.sets), choice), 12)
         const loss = (data: Float64Array) => PG.sftStepLoss({ params: { ...params, data }, x, layout, choice, grad: new Float64Array(data.length) }).loss
         expectGradClose(grad, numericGrad(loss, params.data), "sftStepLoss")
       }),
@@ -217,10 +219,10 @@ describe("A two-armed bandit learned with GRPO advantages and PPO-clip", () => {
   const group = 8
 
   /** P(arm 0) under the current parameters; the expected reward is 0.2 + 0.8·P(arm 0). */
-  const pArm0 = (params: Mlp.Params) => Math.exp(TD.logProb(layout, Mlp.logits(params, x, 3), { kind: 0, selected: [1], plan: false }))
+  const pArm0 = (params: SetScorer.Params) => Math.exp(TD.logProb(layout, SetScorer.logits(params, x, 3), { kind: 0, selected: [1], plan: false }))
 
   const train = (seed: number, iterations: number, reward: (row: number) => number = armReward) => {
-    const params = Mlp.init({ input: 3, hidden: [4] }, seed)
+    const params = SetScorer.init({ input: 3, encoder: { kind: "learned", width: 2 }, hidden: [4] }, seed)
     const adam = PG.adamInit(params.data.length)
     const adamConfig: PG.AdamConfig = { ...PG.defaultAdam, lr: 0.01 }
     const ppo = PG.defaultPpo
@@ -228,7 +230,7 @@ describe("A two-armed bandit learned with GRPO advantages and PPO-clip", () => {
     const expected: Array<number> = [0.2 + 0.8 * pArm0(params)]
     const p0: Array<number> = [pArm0(params)]
     for (let it = 0; it < iterations; it++) {
-      const logits = Mlp.logits(params, x, 3)
+      const logits = SetScorer.logits(params, x, 3)
       const samples = Array.from({ length: group }, () => {
         const choice = TD.sample(layout, logits, r.next)
         return { choice, behaviour: TD.logProb(layout, logits, choice), reward: reward(choice.selected[0] as number) }
@@ -277,13 +279,20 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
     fc.assert(
       fc.property(fc.array(caseArb(3), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1000 }), (cases, seed) => {
         const width = 6
-        const params = Mlp.init({ input: width, hidden: [5] }, seed, 1)
+        const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [5] }, seed, 1)
         const r = rng(seed + 1)
         const steps = cases.map((c) => {
           const options = choices(c.layout)
           const choice = options[r.int(options.length)] as Choice
           const x = Float64Array.from({ length: c.layout.rows * width }, () => 2 * r.next() - 1)
-          return { x, layout: c.layout, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
+          // each step's rows read sets of its own rows: stacking must keep them apart
+          const rows = c.layout.rows
+          const count = 1 + r.int(3)
+          const sets: SetScorer.Sets = {
+            members: Array.from({ length: count }, () => Array.from({ length: rows }, (_, i) => i).filter(() => r.next() < 0.5)),
+            reads: Array.from({ length: rows }, () => (r.next() < 0.2 ? -1 : r.int(count)))
+          }
+          return { x, layout: { ...c.layout, sets }, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
         })
         const config = { ...PG.defaultPpo, klCoef: 0.1 }
         const loopGrad = new Float64Array(params.data.length)

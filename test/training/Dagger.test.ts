@@ -4,7 +4,8 @@ import type { Task } from "../../src/domain/Task.ts"
 import * as ActionSpace from "../../src/agent/ActionSpace.ts"
 import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
 import * as StudentOracle from "../../src/agent/StudentOracle.ts"
-import * as Mlp from "../../src/math/Mlp.ts"
+import * as Acceptable from "../../src/math/Acceptable.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
 import * as Rollout from "../../src/runtime/Rollout.ts"
 import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
@@ -36,6 +37,10 @@ describe("Dagger", () => {
         const lookahead = yield* StudentOracle.lookaheadOf(space)
         const again = StudentOracle.choose(space, context, byId.get(t.taskId) as Task, lookahead, oracleWorld)
         assert.isTrue(Dagger.sameChoice(label.choice, again.choice))
+        // the set-valued label is the oracle's too, and holds its one pick
+        assert.deepStrictEqual(label.acceptable, again.acceptable)
+        assert.isTrue(Acceptable.accepts(label.layout, label.acceptable!, label.choice))
+        assert.isTrue(Number.isFinite(Acceptable.logProb(label.layout, new Float64Array(label.layout.rows), label.acceptable!)))
         assert.isTrue(Number.isFinite(TurnDistribution.logProb(label.layout, new Float64Array(label.layout.rows), label.choice)))
       }
     }).pipe(Effect.provide(appLayer(LearnedPolicy.layerFixed(LearnedPolicy.initial(2))))), 180_000)
@@ -57,7 +62,8 @@ describe("Dagger", () => {
       yield* Ref.set(cell, before)
       const student = yield* rollouts(tasks, 21)
       const labels = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent)
-      const nll = (params: Mlp.Params) => labels.reduce((n, l) => n - TurnDistribution.logProb(l.layout, Mlp.logits(params, l.x, l.layout.rows), l.choice), 0) / labels.length
+      // what the clone imitates: the oracle's acceptable set (the default label)
+      const nll = (params: SetScorer.Params) => labels.reduce((n, l) => n - Acceptable.logProb(l.layout, SetScorer.logits(params, l.x, l.layout.rows, l.layout.sets), l.acceptable!), 0) / labels.length
       assert.isBelow(nll(after.params), nll(before.params))
     }).pipe(
       Effect.provide(Layer.unwrap(Effect.gen(function*() {
@@ -68,9 +74,9 @@ describe("Dagger", () => {
 
   it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {
     const layout: TurnDistribution.Layout = { kinds: [{ row: 0, start: 2, end: 4, mode: "subset", plan: true }], planRow: 1, rows: 4 }
-    const params = Mlp.init({ input: 2, hidden: [3] }, 1)
+    const params = SetScorer.init({ input: 2, encoder: { kind: "learned", width: 2 }, hidden: [3] }, 1)
     const x = Float64Array.from([0, 0, 0, 0, 1, 0, 0, 1])
-    const greedy = TurnDistribution.greedy(layout, Mlp.logits(params, x, 4))
+    const greedy = TurnDistribution.greedy(layout, SetScorer.logits(params, x, 4))
     assert.strictEqual(Dagger.exactTurnAccuracy(params, [{ x, layout, choice: greedy }]), 1)
     assert.strictEqual(Dagger.exactTurnAccuracy(params, [{ x, layout, choice: { ...greedy, plan: !greedy.plan } }]), 0)
     assert.isNaN(Dagger.exactTurnAccuracy(params, []))
