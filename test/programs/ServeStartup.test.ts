@@ -51,10 +51,13 @@ describe("npm run serve: start-up and shutdown", () => {
       const created = await postJson(port, "/sessions", { seed: 1 })
       expect(created.status).toBe(200)
       const id = created.json.sessionId as string
+      // the session belongs to the key the create was issued (docs/service.md, ownership)
+      const clientKey = created.json.clientKey as string
+      expect(typeof clientKey).toBe("string")
       const body = JSON.stringify({ turn: { searches: [{ slot: "s1", query: "weather forecast" }], calls: [] }, round: 0 })
       // a step whose body is still arriving when the signal comes: the request is in flight
       const response = new Promise<{ status: number; json: any }>((resolve, reject) => {
-        const request = http.request({ host: "127.0.0.1", port, path: `/sessions/${id}/step`, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+        const request = http.request({ host: "127.0.0.1", port, path: `/sessions/${id}/step`, method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-client-key": clientKey } }, (res) => {
           const chunks: Array<Buffer> = []
           res.on("data", (c: Buffer) => chunks.push(c))
           res.on("end", () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString("utf8")) }))
