@@ -11,6 +11,11 @@ import { rng } from "./Random.ts"
 export interface Shape {
   readonly input: number
   readonly hidden: ReadonlyArray<number>
+  /**
+   * Never present: a `SetScorer.Shape` (which has an encoder) is not an MLP's, so the set scorer's parameters cannot be
+   * handed to this module's forward pass by mistake (its flat vector is laid out differently).
+   */
+  readonly encoder?: never
 }
 
 /** Parameters of a network of one shape. */

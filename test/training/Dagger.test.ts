@@ -49,9 +49,15 @@ describe("Dagger", () => {
     Effect.gen(function*() {
       const tasks = yield* sampleTasks("train", 8)
       const cell = yield* WeightsCell
-      const before = yield* Ref.get(cell)
+      const start = yield* Ref.get(cell)
+      // the oracle's one pick (the default) and its acceptable sets, each cloned from the same start
       const report = yield* Dagger.run(tasks, [], { rounds: 1, tasksPerRound: 8, epochs: 6, equivalent, concurrency: 4 })
-      const after = yield* Ref.get(cell)
+      const afterExact = yield* Ref.get(cell)
+      yield* Ref.set(cell, start)
+      yield* Dagger.run(tasks, [], { rounds: 1, tasksPerRound: 8, epochs: 6, equivalent, concurrency: 4, label: "set" })
+      const afterSet = yield* Ref.get(cell)
+      const before = start
+      const after = afterExact
       assert.strictEqual(report.coldStart, 0)
       assert.strictEqual(report.rounds.length, 1)
       assert.strictEqual(report.rounds[0]!.rollouts, 8)
@@ -62,9 +68,14 @@ describe("Dagger", () => {
       yield* Ref.set(cell, before)
       const student = yield* rollouts(tasks, 21)
       const labels = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent)
-      // what the clone imitates: the oracle's acceptable set (the default label)
-      const nll = (params: SetScorer.Params) => labels.reduce((n, l) => n - Acceptable.logProb(l.layout, SetScorer.logits(params, l.x, l.layout.rows, l.layout.sets), l.acceptable!), 0) / labels.length
+      // each clone gives what it imitated more probability than the Backbone did: the oracle's choices, its acceptable sets
+      const logits = (params: SetScorer.Params, l: Dagger.Labelled) => SetScorer.logits(params, l.x, l.layout.rows, l.layout.sets)
+      const nll = (params: SetScorer.Params) => labels.reduce((n, l) => n - TurnDistribution.logProb(l.layout, logits(params, l), l.choice), 0) / labels.length
+      const setNll = (params: SetScorer.Params) => labels.reduce((n, l) => n - Acceptable.logProb(l.layout, logits(params, l), l.acceptable!), 0) / labels.length
       assert.isBelow(nll(after.params), nll(before.params))
+      assert.isBelow(setNll(afterSet.params), setNll(before.params))
+      // a set is at least as likely as any one turn in it
+      assert.isAtMost(setNll(afterExact.params), nll(afterExact.params) + 1e-9)
     }).pipe(
       Effect.provide(Layer.unwrap(Effect.gen(function*() {
         const cell = yield* Ref.make(LearnedPolicy.initial(4))
