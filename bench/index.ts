@@ -34,6 +34,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "serve-cluster", args: [], slow: true },
   { name: "learning", args: [] },
   { name: "ceiling", args: [] },
+  { name: "oracle-lookahead", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },
   { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },
