@@ -9,9 +9,10 @@
  * Per-factor NLL (kind, each kind's candidates, plan bit) on the same states says which decision the student misses.
  * `--scorer mlp --label exact` is the earlier student (fixed mean/max summaries, one oracle pick per state);
  * `--scorer set` the learned set encoder, `--label set` DAgger cloning the oracle's acceptable sets of turns.
- * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--dagger 3] [--rl false] [--backbone false] [--scorer set|mlp] [--label set|exact] [--first-query request|documentation]`.
+ * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--dagger 3] [--rl false] [--backbone false] [--scorer set|mlp] [--label set|exact] [--outcomes <file>] [--first-query request|documentation]`.
  */
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
+import * as fs from "node:fs"
 import { Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as App from "../layers/App.ts"
@@ -39,6 +40,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   rl: Flag.Boolean("rl").pipe(Flag.withDescription("run RL after SFT (each estimator)"), Flag.withDefault(true)),
   backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("evaluate the untrained Backbone too"), Flag.withDefault(true)),
   scorer: Flag.Literals("scorer", ["set", "mlp"]).pipe(Flag.withDescription("the scoring network: the learned set encoder, or the MLP over fixed mean/max summaries"), Flag.withDefault(LearnedPolicy.defaultScorer)),
+  outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's per-rollout successes (JSON: task ids, then per seed and model a 0/1 per task and rollout seed) to this file, for bench/paired-outcomes.ts"), Flag.optional),
   label: Flag.Literals("label", ["set", "exact"]).pipe(Flag.withDescription("what DAgger clones: the oracle's acceptable set of turns, or its one pick"), Flag.withDefault(Dagger.defaultDagger.label)),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery))
 })
@@ -125,6 +127,13 @@ const program = Effect.gen(function*() {
       return [...a, ...b]
     })
   const twice = [...validation, ...validation]
+  /** Per seed and model, a 0/1 per validation task and rollout seed (task-major: task i's rollouts a then b). */
+  const successes: Record<string, Record<string, ReadonlyArray<ReadonlyArray<number>>>> = {}
+  const record = (seed: number, model: string, trajectories: ReadonlyArray<Trajectory>): ReadonlyArray<Trajectory> => {
+    const ok = trajectories.map((t, i) => (Evaluation.outcomeOf(twice[i] as Task, t).success ? 1 : 0))
+    successes[seed] = { ...successes[seed], [model]: validation.map((_, i) => [ok[i] as number, ok[validation.length + i] as number]) }
+    return trajectories
+  }
   for (const seed of seeds) {
     const backbone = LearnedPolicy.initial(seed, flags.scorer)
     yield* Ref.set(cell, backbone)
@@ -132,14 +141,14 @@ const program = Effect.gen(function*() {
     const sftWeights = yield* Ref.get(cell)
     console.log(`seed ${seed}: SFT on ${sft.steps} demonstration steps (${sft.projectedWhole} whole, ${sft.projectedPartly} in part, ${sft.unprojected} not expressible)`)
     if (flags.backbone) console.log(line("Backbone", twice, yield* evaluate(backbone, seed)))
-    console.log(line("SFT", twice, yield* evaluate(sftWeights, seed)) + `; ${accuracy(sftWeights)}`)
+    console.log(line("SFT", twice, record(seed, "SFT", yield* evaluate(sftWeights, seed))) + `; ${accuracy(sftWeights)}`)
     console.log(`SFT ${factors(sftWeights)}`)
     let cloned = sftWeights
     if (flags.dagger > 0) {
       const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent, label: flags.label }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
-      console.log(line("DAgger", twice, yield* evaluate(cloned, seed)) + `; ${accuracy(cloned)}`)
+      console.log(line("DAgger", twice, record(seed, "DAgger", yield* evaluate(cloned, seed))) + `; ${accuracy(cloned)}`)
       console.log(`DAgger ${factors(cloned)}`)
     }
     for (const estimator of flags.rl ? options.estimators : []) {
@@ -157,6 +166,9 @@ const program = Effect.gen(function*() {
       const curve = report.metrics.map((m) => (100 * m.pass1).toFixed(0)).join(" ")
       console.log(line(estimator, twice, yield* evaluate(final, seed)) + `; training Pass@1 per iteration ${curve}`)
     }
+  }
+  if (Option.isSome(flags.outcomes)) {
+    fs.writeFileSync(flags.outcomes.value, JSON.stringify({ scorer: flags.scorer, label: flags.label, tasks: validation.map((t) => t.id), successes }) + "\n")
   }
 })
 
