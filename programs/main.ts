@@ -65,6 +65,11 @@ const PipelineRecord = Schema.Struct({
   rlTasksPerIteration: Schema.Int,
   group: Schema.Int,
   estimators: Schema.Array(Schema.String),
+  // absent in a run stored before these options existed: the defaults
+  dynamicSampling: Schema.optionalKey(Schema.Struct({ filter: Schema.Literals(["off", "outcome", "signal"]), rounds: Schema.Int })),
+  credit: Schema.optionalKey(Schema.Literals(["turn", "action"])),
+  evalRollouts: Schema.optionalKey(Schema.Int),
+  evalSampled: Schema.optionalKey(Schema.Int),
   concurrency: Schema.Int,
   worldSeed: Schema.Int,
   worldSize: Schema.Int
@@ -87,6 +92,8 @@ const command = Command.make(
     rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(withDefault("rl-iterations", Pipeline.defaults.rlIterations)),
     rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(withDefault("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
     group: flags.group.pipe(withDefault("group", Pipeline.defaults.group)),
+    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(withDefault("eval-rollouts", Pipeline.defaults.evalRollouts)),
+    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(withDefault("eval-sampled", Pipeline.defaults.evalSampled)),
     worldSeed: flags.worldSeed.pipe(withDefault("world-seed", 7)),
     worldSize: flags.worldSize.pipe(withDefault("world-size", 50_011)),
     concurrency: flags.concurrency.pipe(withDefault("concurrency", Pipeline.defaults.concurrency)),
@@ -116,6 +123,10 @@ const command = Command.make(
       rlTasksPerIteration: given.rlTasks,
       group: given.group,
       estimators: Pipeline.defaults.estimators,
+      dynamicSampling: Pipeline.defaults.dynamicSampling,
+      credit: Pipeline.defaults.credit,
+      evalRollouts: given.evalRollouts,
+      evalSampled: given.evalSampled,
       concurrency: given.concurrency,
       worldSeed: given.worldSeed,
       worldSize: given.worldSize
@@ -150,7 +161,17 @@ const command = Command.make(
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
       }
-      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", daggerRounds: record.daggerRounds ?? 0, progress: true }
+      const options: Pipeline.PipelineOptions = {
+        ...Pipeline.defaults,
+        ...record,
+        teacherFirstQuery: record.teacherFirstQuery ?? "documentation",
+        daggerRounds: record.daggerRounds ?? 0,
+        dynamicSampling: record.dynamicSampling ?? Pipeline.defaults.dynamicSampling,
+        credit: record.credit ?? Pipeline.defaults.credit,
+        evalRollouts: record.evalRollouts ?? Pipeline.defaults.evalRollouts,
+        evalSampled: record.evalSampled ?? Pipeline.defaults.evalSampled,
+        progress: true
+      }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
         ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }
@@ -181,7 +202,7 @@ const command = Command.make(
       maxRounds: 12
     })
     if (Result.isSuccess(demos)) yield* folder.writeText("demonstrations.jsonl", demos.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-    const experience = Exports.experience(result.experience, { estimator: "paraagent" })
+    const experience = Exports.experience(result.experience, { estimator: Pipeline.oursEstimator(options) ?? "paraagent" })
     if (Result.isSuccess(experience)) yield* folder.writeText("experience.jsonl", experience.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
     const avg = result.summary.ablation.Ours["Avg"]
     const modelProvenance = {
