@@ -28,6 +28,7 @@ import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
+import * as TaskSourceWorker from "./TaskSourceWorker.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
 
 /** Which retriever sessions search with (BM25 is always loaded for `/tools/search`). */
@@ -53,12 +54,19 @@ export interface ServerOptions {
   readonly allowOrigins?: ReadonlyArray<string>
   /** A SQLite file shared by replicas; absent: the log lives in this process's memory. */
   readonly store?: string
+  /** Byte bounds of the memory store (when there is no `store`); default 256 MiB of sessions, 64 MiB of posted tasks. */
+  readonly memoryStore?: SessionStore.MemoryOptions
   readonly retriever: RetrieverChoice
   /** Largest request body, bytes. */
   readonly maxBody: number
   /** Deepest JSON nesting a body may have. */
   readonly maxDepth: number
   readonly sessions: Omit<Sessions.SessionsConfig, "world">
+  /**
+   * Task draws of the generated world on a worker thread (layers/TaskSourceWorker.ts), so a long draw never stalls the
+   * other clients; `npm run serve` turns it on. Off (the default here): draws run on the server's thread in slices.
+   */
+  readonly drawWorker?: boolean
   /** More routes on the same server. */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** The MCP endpoint (streamable HTTP, layers/McpHttp.ts) at `/mcp`, behind the same bearer auth; false: not served. */
@@ -170,9 +178,11 @@ const guard = (options: ServerOptions) => {
 /** The library, world and task source the options name. */
 const environment = (options: ServerOptions) =>
   options.library === "generated"
-    ? TaskSource.layerGenerated({ holdoutTools: true }).pipe(
-      Layer.provideMerge(ToolLibraryModule.layerGenerated({ seed: options.worldSeed, size: options.worldSize }))
-    )
+    ? (options.drawWorker === true
+      ? TaskSourceWorker.layer({ world: { seed: options.worldSeed, size: options.worldSize }, holdoutTools: true })
+      : TaskSource.layerGenerated({ holdoutTools: true })).pipe(
+        Layer.provideMerge(ToolLibraryModule.layerGenerated({ seed: options.worldSeed, size: options.worldSize }))
+      )
     : ToolLibraryFiles.layerToolBench(options.library.dir)
 
 const retrievers = (choice: RetrieverChoice) =>
@@ -188,7 +198,7 @@ const retrievers = (choice: RetrieverChoice) =>
 
 /** The routes and services of the server (everything but the listening socket). */
 export const routes = (options: ServerOptions) => {
-  const store = options.store === undefined ? SessionStore.layerMemory() : SessionStoreSqlite.layer(options.store)
+  const store = options.store === undefined ? SessionStore.layerMemory(options.memoryStore) : SessionStoreSqlite.layer(options.store)
   const sessions = Layer.unwrap(Effect.gen(function*() {
     const library = yield* ToolLibrary
     const { default: name, byName } = yield* Handlers.Retrievers

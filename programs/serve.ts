@@ -29,6 +29,11 @@ const allowHost = RunConfig.parsedListFlag("allow-host", "a host name (or * for 
 const allowOrigin = RunConfig.parsedListFlag("allow-origin", "an origin like http://localhost:3000 (or * for any)", "origins whose web pages may use the server (CORS); other pages are refused",
   (o) => (o === "*" ? o : /^https?:\/\/[^/]+$/i.test(o) ? Guard.normalOrigin(o) : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
 const store = Flag.String("store").pipe(Flag.withDescription("SQLite file holding the action log, shared by replicas (default: memory)"), Flag.optional)
+const maxLogMb = RunConfig.intFlag("max-log-mb", { minimum: 16, maximum: 1_000_000 }, "MiB of sessions the in-memory log holds (posted tasks: a quarter of it); past it the least recently used go").pipe(Flag.withDefault(256))
+const drawThread = Flag.Boolean("draw-thread").pipe(
+  Flag.withDescription("draw tasks of the generated world on a worker thread, so a long draw never stalls other clients (--no-draw-thread: on the server's thread, in slices)"),
+  Flag.withDefault(true)
+)
 const retriever = Flag.Literals("retriever", ["bm25", "dense", "hybrid"]).pipe(Flag.withDescription("the retriever sessions search with"), Flag.withDefault("bm25"))
 const maxSessions = RunConfig.intFlag("max-sessions", { minimum: 1, maximum: 1_000_000 }, "sessions held in memory at once").pipe(Flag.withDefault(1024))
 const sessionTtl = RunConfig.intFlag("session-ttl", { minimum: 1, maximum: 7 * 86_400 }, "seconds a session may sit idle before it leaves memory").pipe(Flag.withDefault(600))
@@ -39,7 +44,7 @@ const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
 const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "transient-fault probability per call when a session names none").pipe(Flag.withDefault(0.05))
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
+  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, maxLogMb, drawThread, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -59,6 +64,8 @@ const serve = Command.make("serve", {
       allowHosts: flags.allowHost,
       allowOrigins: flags.allowOrigin,
       ...(Option.isSome(flags.store) ? { store: flags.store.value } : {}),
+      drawWorker: flags.drawThread,
+      memoryStore: { maxBytes: flags.maxLogMb * 1024 * 1024, maxTaskBytes: flags.maxLogMb * 256 * 1024 },
       retriever: flags.retriever,
       maxBody: flags.maxBody,
       maxDepth: flags.maxDepth,

@@ -3,7 +3,7 @@
  * retrievers, TaskSource, Judge and the scoring math. Each typed refusal is counted in the error metric by its tag.
  * Every session route acts for the caller named by `X-Client-Key` (a create without one is issued a key).
  */
-import { Context, Effect, Layer, Metric } from "effect"
+import { Context, Effect, Layer, Metric, Scheduler } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
@@ -41,6 +41,13 @@ const stepJson = (result: StepResult): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(JSON.stringify(result), { contentType: "application/json" })
 
 const flag = (value: "true" | "false" | undefined): boolean => value === "true"
+
+/**
+ * Judging and scoring run as many small effects (a judge call per trajectory, a reward per step): run with a small
+ * operation budget they give the thread back between them, so a group of 64 trajectories does not hold the server's
+ * thread for its whole scoring (other clients' requests are answered in between).
+ */
+const yielding = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.provideService(effect, Scheduler.MaxOpsBeforeYield, 16)
 
 /**
  * The caller's owner, from `X-Client-Key`. Without a key (or with a malformed one) the caller owns nothing: every
@@ -166,7 +173,7 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const deps = (from: string, to: string) => library.graph.kind(from, to)
     return handlers
       .handle("score", ({ params }) =>
-        counted(Effect.gen(function*() {
+        counted(yielding(Effect.gen(function*() {
           const owner = yield* ownerOfRequest
           const info = yield* sessions.info(params.id, owner)
           if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${params.id} is still running (${info.rounds} rounds): score it once it is done` })
@@ -180,9 +187,9 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
             phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
             steps: score.steps
           }
-        })))
+        }))))
       .handle("advantages", ({ payload }) =>
-        counted(Effect.gen(function*() {
+        counted(yielding(Effect.gen(function*() {
           const group = yield* groupOf(sessions, payload, yield* ownerOfRequest)
           const estimator = payload.estimator ?? Scoring.defaultOptions.estimator
           const scored = yield* Scoring.scoreGroup(group.task, group.trajectories, { ...Scoring.defaultOptions, estimator }).pipe(
@@ -201,7 +208,7 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
               steps: t.steps.flatMap((s) => (s.advantage === undefined ? [] : [s.advantage]))
             }))
           }
-        })))
+        }))))
   }))
 
 /** The trajectories and task of an advantage request: finished sessions of one task, or trajectories with a task id. */
