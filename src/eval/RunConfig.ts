@@ -7,6 +7,7 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { CliError, Flag } from "effect/cli"
 import { Level } from "../domain/Task.ts"
 import { Paradigm } from "../domain/Trajectory.ts"
+import * as Telemetry from "../io/Telemetry.ts"
 import * as Advantage from "../math/Advantage.ts"
 import * as Faults from "../toolenv/simulator/Faults.ts"
 import type { JobOptions } from "./ComparisonJob.ts"
@@ -142,8 +143,8 @@ export const jobOptions = (config: RunConfig, progress: boolean): JobOptions => 
 /** Reads a run folder's `config.json` back into the configuration that produced it. */
 export const decodeConfigJson = (text: string) => Schema.decodeUnknownEffect(Schema.fromJsonString(RunConfig))(text)
 
-/** A base URL with any `user:password@` replaced, so a credential in the URL is never recorded. */
-export const redactUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1<redacted>@")
+/** A base URL with its `user:password@` and query values replaced, so no credential in the URL is ever recorded. */
+export const redactUrl = Telemetry.redactUrl
 
 /** The recorded form of a resolved endpoint. */
 export const endpointRecord = (endpoint: {
