@@ -4,7 +4,6 @@
  * accuracy (exact match of name and normalised arguments) and per-dialogue success, with the records left out.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -25,6 +24,7 @@ import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
 import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const data = Flag.Directory("data", { mustExist: true }).pipe(
   Flag.withDescription("the API-Bank folder (lv1-lv2-samples/, test-data/, data/all_apis.csv); default: api-bank in the data folder (PARAAGENT_DATA)"),
@@ -138,5 +138,5 @@ command.pipe(
   Otlp.traced("api-bank"),
   Cli.run("api-bank", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

@@ -3,7 +3,6 @@
  * (the scripted oracle teacher by default) under each paradigm, judge and reward every rollout, write the Table-1-style table and all trajectories to a run folder.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -18,6 +17,7 @@ import * as RunConfig from "../src/eval/RunConfig.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const { flags } = RunConfig
 
@@ -88,5 +88,5 @@ command.pipe(
   Otlp.traced("compare"),
   Cli.run("compare", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

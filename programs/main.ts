@@ -4,7 +4,6 @@
  * ablation, the trained policy under each paradigm, report.md / report.html, exports and the trained model.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
@@ -25,6 +24,7 @@ import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Exports from "../src/training/Exports.ts"
 import * as Pipeline from "../src/training/Pipeline.ts"
 import { RunStore } from "../src/training/RunStore.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const { flags, intFlag } = RunConfig
 
@@ -184,5 +184,5 @@ command.pipe(
   Otlp.traced("paraagent"),
   Cli.run("paraagent", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

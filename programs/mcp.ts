@@ -4,7 +4,6 @@
  * (docs/mcp.md). stdout carries the protocol only; logs and errors go to stderr.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { Effect, Layer } from "effect"
@@ -16,6 +15,7 @@ import * as Cli from "../src/io/Cli.ts"
 import * as McpTools from "../src/service/McpTools.ts"
 import * as Faults from "../src/toolenv/simulator/Faults.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const library = Flag.String("library").pipe(
   Flag.withDescription("generated (the built-in world) or a ToolBench-format folder (<Category>/<tool>.json; no task source: clients pass their own request)"),
@@ -45,5 +45,5 @@ mcp.pipe(
   Otlp.traced("mcp"),
   Cli.run("mcp", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

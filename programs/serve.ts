@@ -2,7 +2,6 @@
  * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>] ...`: ToolEnv over HTTP
  * (layers/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
  */
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -13,6 +12,7 @@ import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as Guard from "../src/service/Guard.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const port = RunConfig.intFlag("port", { minimum: 0, maximum: 65_535 }, "TCP port; 0 picks a free one").pipe(Flag.withDefault(8765))
 const host = Flag.String("host").pipe(Flag.withDescription("interface to listen on (loopback unless told otherwise)"), Flag.withDefault("127.0.0.1"))
@@ -89,5 +89,5 @@ serve.pipe(
   Otlp.traced("serve"),
   Cli.run("serve", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )
