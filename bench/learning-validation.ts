@@ -29,7 +29,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("validation tasks (levels round-robin)"), Flag.withDefault(90)),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery))
 })
-const seeds = flags.seeds.split(",").map((s) => Number(s.trim()))
+const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
   console.error(`bench/learning-validation: --seeds ${flags.seeds}: expected non-negative integers, comma-separated`)
   process.exit(1)

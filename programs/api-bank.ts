@@ -25,6 +25,7 @@ import { dataPath } from "../src/io/DataPath.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
 import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const data = Flag.Directory("data", { mustExist: true }).pipe(
   Flag.withDescription("the API-Bank folder (lv1-lv2-samples/, test-data/, data/all_apis.csv); default: api-bank in the data folder (PARAAGENT_DATA)"),
@@ -92,6 +93,7 @@ const command = Command.make(
   Effect.fn(function*(flags) {
     const dir = Option.getOrUndefined(flags.data) ?? dataPath("api-bank")
     const endpoint = flags.policy === "openai" ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(flags)) : undefined
+    if (Option.isSome(flags.verdicts)) yield* Files.checkWritable("--verdicts", flags.verdicts.value, "file")
     const api = yield* ApiBankRun.loadLibrary(dir)
     yield* Console.log(`API-Bank library: ${api.library.tools.length} APIs (${api.searchable.tools.length} searchable by ToolSearcher) from ${dir}`)
     const chosen = [...flags.levels].sort().map((l) => (l === "1" ? 1 : 2) as ApiBankScore.Level)

@@ -18,6 +18,7 @@ import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const { flags } = RunConfig
 
@@ -72,6 +73,7 @@ const command = Command.make(
     yield* RunFolder.ensureFresh(config.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: ${e.message}` }))
     )
+    yield* Files.checkWritable("--out", config.out, "folder")
     yield* RunFolder.make(config.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: cannot create the run folder (${e.message})` }))
     )

@@ -24,6 +24,7 @@ import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import * as TeacherDemonstrations from "../src/training/TeacherDemonstrations.ts"
 import * as VerlExports from "../src/training/VerlExports.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const { flags, intFlag, numberFlag } = RunConfig
 
@@ -71,6 +72,7 @@ const exportTo = (target: Target) =>
     yield* RunFolder.ensureFresh(given.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: given.out, message: `--out ${given.out}: ${e.message}` }))
     )
+    yield* Files.checkWritable("--out", given.out, "folder")
     const folder = yield* RunFolder.make(given.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: given.out, message: `--out ${given.out}: cannot create the folder (${e.message})` }))
     )

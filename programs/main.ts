@@ -24,6 +24,7 @@ import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Exports from "../src/training/Exports.ts"
 import * as Pipeline from "../src/training/Pipeline.ts"
 import { RunStore } from "../src/training/RunStore.ts"
+import * as Files from "../src/io/Files.ts"
 import * as Signals from "../src/io/Signals.ts"
 
 const { flags, intFlag } = RunConfig
@@ -31,8 +32,9 @@ const { flags, intFlag } = RunConfig
 const seedsFlag = Flag.String("seeds").pipe(
   Flag.withDescription("training seeds, comma-separated (each: its own initialisation, SFT and RL runs)"),
   Flag.mapEffect((text) => {
-    const items = text.split(",").map((x) => x.trim())
-    const seeds = items.map(Number)
+    // an empty item (`--seeds ""`, `1,,2`, `3,`) is a typo, never seed 0
+    const items = RunConfig.commaItems(text) ?? []
+    const seeds = items.map((x) => (/^\d+$/.test(x) ? Number(x) : Number.NaN))
     const ok = items.length >= 1 && items.length <= 10 && seeds.every((x) => Number.isInteger(x) && x >= 0 && x < 2 ** 31) && new Set(seeds).size === seeds.length
     return ok
       ? Effect.succeed(seeds as ReadonlyArray<number>)
@@ -67,19 +69,20 @@ const storeFile = (dir: string) => path.join(dir, "run.sqlite")
 const command = Command.make(
   "paraagent",
   {
+    // the run's settings are optional flags (defaults below): a resumed run refuses any given that differs from its own
     seeds: seedsFlag.pipe(Flag.optional),
-    taskSeed: flags.seed.pipe(Flag.withDefault(Pipeline.defaults.taskSeed)),
-    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(Flag.withDefault(Pipeline.defaults.trainTasks)),
-    tasks: flags.tasks.pipe(Flag.withDefault(Pipeline.defaults.testTasksPerLevel)),
-    levels: flags.levels.pipe(Flag.withDefault(Level.literals)),
-    paradigms: flags.paradigms.pipe(Flag.withDefault(Paradigm.literals)),
-    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(Flag.withDefault(Pipeline.defaults.sftEpochs)),
-    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(Flag.withDefault(Pipeline.defaults.rlIterations)),
-    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(Flag.withDefault(Pipeline.defaults.rlTasksPerIteration)),
-    group: flags.group.pipe(Flag.withDefault(Pipeline.defaults.group)),
-    worldSeed: flags.worldSeed.pipe(Flag.withDefault(7)),
-    worldSize: flags.worldSize.pipe(Flag.withDefault(50_011)),
-    concurrency: flags.concurrency.pipe(Flag.withDefault(Pipeline.defaults.concurrency)),
+    taskSeed: flags.seed.pipe(Flag.optional),
+    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(Flag.optional),
+    tasks: flags.tasks.pipe(Flag.optional),
+    levels: flags.levels.pipe(Flag.optional),
+    paradigms: flags.paradigms.pipe(Flag.optional),
+    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(Flag.optional),
+    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(Flag.optional),
+    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(Flag.optional),
+    group: flags.group.pipe(Flag.optional),
+    worldSeed: flags.worldSeed.pipe(Flag.optional),
+    worldSize: flags.worldSize.pipe(Flag.optional),
+    concurrency: flags.concurrency.pipe(Flag.optional),
     workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1, the default: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(Flag.withDefault(1)),
     out: flags.out.pipe(Flag.optional),
     resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
@@ -89,35 +92,60 @@ const command = Command.make(
     const provenance = yield* Provenance.read
     const resuming = Option.isSome(given.resume)
     const dir = Option.isSome(given.resume) ? given.resume.value : Option.getOrElse(given.out, () => `runs/${new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z")}-pipeline`)
+    // each setting as given on the command line (undefined: not given), with its flag and the record's field
+    const settings: ReadonlyArray<readonly [flag: string, field: keyof PipelineRecord, given: unknown]> = [
+      ["--seeds", "seeds", Option.getOrUndefined(given.seeds)],
+      ["--seed", "taskSeed", Option.getOrUndefined(given.taskSeed)],
+      ["--train-tasks", "trainTasks", Option.getOrUndefined(given.trainTasks)],
+      ["--tasks", "testTasksPerLevel", Option.getOrUndefined(given.tasks)],
+      ["--levels", "levels", Option.getOrUndefined(given.levels)],
+      ["--paradigms", "paradigms", Option.getOrUndefined(given.paradigms)],
+      ["--sft-epochs", "sftEpochs", Option.getOrUndefined(given.sftEpochs)],
+      ["--rl-iterations", "rlIterations", Option.getOrUndefined(given.rlIterations)],
+      ["--rl-tasks", "rlTasksPerIteration", Option.getOrUndefined(given.rlTasks)],
+      ["--group", "group", Option.getOrUndefined(given.group)],
+      ["--world-seed", "worldSeed", Option.getOrUndefined(given.worldSeed)],
+      ["--world-size", "worldSize", Option.getOrUndefined(given.worldSize)],
+      ["--concurrency", "concurrency", Option.getOrUndefined(given.concurrency)]
+    ]
+    const value = <A>(o: Option.Option<A>, fallback: A): A => Option.getOrElse(o, () => fallback)
     const fresh: PipelineRecord = {
-      seeds: Option.getOrElse(given.seeds, () => Pipeline.defaults.seeds),
-      taskSeed: given.taskSeed,
-      trainTasks: given.trainTasks,
-      testTasksPerLevel: given.tasks,
-      levels: given.levels,
-      paradigms: given.paradigms,
+      seeds: value(given.seeds, Pipeline.defaults.seeds),
+      taskSeed: value(given.taskSeed, Pipeline.defaults.taskSeed),
+      trainTasks: value(given.trainTasks, Pipeline.defaults.trainTasks),
+      testTasksPerLevel: value(given.tasks, Pipeline.defaults.testTasksPerLevel),
+      levels: value(given.levels, Level.literals),
+      paradigms: value(given.paradigms, Paradigm.literals),
       teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
       teacherFirstQuery: Pipeline.defaults.teacherFirstQuery,
-      sftEpochs: given.sftEpochs,
-      rlIterations: given.rlIterations,
-      rlTasksPerIteration: given.rlTasks,
-      group: given.group,
+      sftEpochs: value(given.sftEpochs, Pipeline.defaults.sftEpochs),
+      rlIterations: value(given.rlIterations, Pipeline.defaults.rlIterations),
+      rlTasksPerIteration: value(given.rlTasks, Pipeline.defaults.rlTasksPerIteration),
+      group: value(given.group, Pipeline.defaults.group),
       estimators: Pipeline.defaults.estimators,
-      concurrency: given.concurrency,
-      worldSeed: given.worldSeed,
-      worldSize: given.worldSize
+      concurrency: value(given.concurrency, Pipeline.defaults.concurrency),
+      worldSeed: value(given.worldSeed, 7),
+      worldSize: value(given.worldSize, 50_011)
     }
     if (resuming) {
+      if (Option.isSome(given.out) && path.resolve(given.out.value) !== path.resolve(dir)) {
+        return yield* new ConfigError({ field: "--out", value: given.out.value, message: `--out ${given.out.value} conflicts with --resume ${dir}: a resumed run writes into its own folder (drop --out)` })
+      }
       // opening the store would create an empty run.sqlite, leaving the folder unfit for both --resume and --out
       const fs = yield* FileSystem.FileSystem
       if (!(yield* fs.exists(storeFile(dir)))) {
         return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: no run store (run.sqlite) in this folder, nothing to resume` })
       }
+      // a read-only folder or store would fail only after the stages it skips: said now, naming them
+      yield* Files.checkWritable("--resume", dir, "folder")
+      yield* Files.checkWritable("--resume", storeFile(dir), "file")
     } else {
       yield* RunFolder.ensureFresh(dir).pipe(
         Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: ${e.message}` }))
       )
     }
+    if (!resuming) yield* Files.checkWritable("--out", dir, "folder")
+    if (Option.isSome(given.ship)) yield* Files.checkWritable("--ship", given.ship.value, "folder")
     const folder = yield* RunFolder.make(dir).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: cannot create the run folder (${e.message})` }))
     )
@@ -131,6 +159,12 @@ const command = Command.make(
         const decoded = Schema.decodeUnknownResult(PipelineRecord)((existing.config as { pipeline?: unknown }).pipeline)
         if (Result.isFailure(decoded)) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the stored configuration does not decode` })
         record = decoded.success
+        // a setting given now must be the run's own: a resumed run continues as it was started
+        for (const [flag, field, value] of settings) {
+          const stored = record[field]
+          if (value === undefined || JSON.stringify(value) === JSON.stringify(stored)) continue
+          return yield* new ConfigError({ field: flag, value: JSON.stringify(value), message: `${flag} ${JSON.stringify(value)} conflicts with the resumed run's ${JSON.stringify(stored)}: --resume continues the run as it was started (drop ${flag}, or start a new run with --out)` })
+        }
       } else {
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })

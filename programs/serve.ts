@@ -6,6 +6,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
+import { createServer } from "node:net"
 import * as Otlp from "../layers/Otlp.ts"
 import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
@@ -43,6 +44,34 @@ const maxActions = RunConfig.intFlag("max-actions", { minimum: 1, maximum: 10_00
 const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
 const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "transient-fault probability per call when a session names none").pipe(Flag.withDefault(0.05))
 
+/** Why a host and port cannot be listened on, in words (the code kept in brackets). */
+const listenProblem = (code: string | undefined, message: string): string =>
+  code === "EADDRINUSE" ? "the port is in use (EADDRINUSE)"
+  : code === "EADDRNOTAVAIL" ? "the address is not one of this machine's (EADDRNOTAVAIL)"
+  : code === "ENOTFOUND" || code === "EAI_AGAIN" ? `no such host (${code})`
+  : code === "EACCES" ? "permission denied: ports below 1024 need privileges (EACCES)"
+  : `${message}${code !== undefined ? ` (${code})` : ""}`
+
+/** A ConfigError naming the flag at fault (the host when it does not resolve or is not local, else the port). */
+const listenError = (host: string, port: number, cause: unknown): ConfigError => {
+  const code = typeof cause === "object" && cause !== null && "code" in cause ? String((cause as { code: unknown }).code) : undefined
+  const message = cause instanceof Error ? cause.message : String(cause)
+  const onHost = code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EADDRNOTAVAIL"
+  return new ConfigError({
+    field: onHost ? "--host" : "--port",
+    value: onHost ? host : String(port),
+    message: `cannot listen on ${host}:${port}: ${listenProblem(code, message)}`
+  })
+}
+
+/** Listens on host:port once and lets go, so a port in use or a bad host is said before the world is built. */
+const probeListen = (host: string, port: number): Effect.Effect<void, ConfigError> =>
+  Effect.callback<void, ConfigError>((resume) => {
+    const probe = createServer()
+    probe.once("error", (e) => resume(Effect.fail(listenError(host, port, e))))
+    probe.listen(port, host, () => probe.close(() => resume(Effect.void)))
+  })
+
 const serve = Command.make("serve", {
   port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, maxLogMb, drawThread, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
 }, (flags) =>
@@ -78,11 +107,16 @@ const serve = Command.make("serve", {
         faultRate: flags.faultRate
       }
     }
+    yield* probeListen(flags.host, flags.port)
     yield* Effect.gen(function*() {
       const url = yield* ToolEnvServer.url
       yield* Console.log(`toolenv listening on ${url}`)
       return yield* Effect.never
-    }).pipe(Effect.provide(ToolEnvServer.layer(options)))
+    }).pipe(
+      Effect.provide(ToolEnvServer.layer(options)),
+      // taken between the probe and the real listen
+      Effect.catchTag("ServeError", (e) => Effect.fail(listenError(flags.host, flags.port, e.cause)))
+    )
   })).pipe(Command.withDescription("Serve ToolEnv over HTTP: tools, retrieval, tasks, sessions, scoring, OpenEnv, /metrics, /openapi.json, /docs"))
 
 serve.pipe(

@@ -26,6 +26,7 @@ import { summary } from "../src/toolenv/importers/ImportReport.ts"
 import * as Simulator from "../src/toolenv/Simulator.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const { flags } = RunConfig
 
@@ -88,6 +89,7 @@ const command = Command.make(
       yield* RunFolder.ensureFresh(out).pipe(
         Effect.mapError((e) => new ConfigError({ field: "--out", value: out, message: `--out ${out}: ${e.message}` }))
       )
+      yield* Files.checkWritable("--out", out, "folder")
     }
 
     const setup = yield* Job.load(libraryDir, files)

@@ -54,14 +54,10 @@ const loadWordNet = Effect.suspend(() => {
   return DenseWordNet.load((file) => readText(path.join(dict, file)))
 })
 
-/** Checks that `<out>.onnx` can be written before any training: its folder is made (or exists) and is writable. */
+/** Checks that `<out>.onnx` can be written before any training (`Files.probeWritable`: a probe file made and removed). */
 const checkWritable = (out: string) =>
   Effect.tryPromise({
-    try: async () => {
-      const dir = path.dirname(path.resolve(out))
-      await fs.mkdir(dir, { recursive: true })
-      await fs.access(dir, fs.constants.W_OK)
-    },
+    try: () => Files.probeWritable(`${out}.onnx`, "file"),
     catch: (e) => new TrainEncoderError({ file: `${out}.onnx`, message: `--out ${out}: cannot write ${out}.onnx there (${describe(e)})` })
   })
 

@@ -209,11 +209,14 @@ export const listFlag = <const L extends string>(name: string, known: ReadonlyAr
     Flag.withDescription(`${description}, comma-separated: ${known.join(",")}`),
     Flag.mapEffect((text) => {
       const isKnown = (s: string): s is L => (known as ReadonlyArray<string>).includes(s)
-      const items = text.split(",").map((s) => s.trim()).filter((s) => s !== "")
+      const items = commaItems(text)
+      if (items === undefined) {
+        return Effect.fail(new CliError.InvalidValue({ option: name, value: text, expected: `a comma-separated list of ${known.join(", ")} with no empty item`, kind: "flag" }))
+      }
       const bad = items.find((i) => !isKnown(i))
-      return bad === undefined && items.length > 0
+      return bad === undefined
         ? Effect.succeed([...new Set(items.filter(isKnown))] as ReadonlyArray<L>)
-        : Effect.fail(new CliError.InvalidValue({ option: name, value: bad ?? text, expected: `a comma-separated list of ${known.join(", ")}`, kind: "flag" }))
+        : Effect.fail(new CliError.InvalidValue({ option: name, value: bad, expected: `a comma-separated list of ${known.join(", ")}`, kind: "flag" }))
     })
   )
 
