@@ -169,10 +169,37 @@ const guard = (options: ServerOptions) => {
           yield* Metrics.countError("PayloadTooLarge")
           return problem(413, { _tag: "PayloadTooLarge", field: "body", limit: options.maxDepth, message: `JSON nested more than ${options.maxDepth} levels deep` })
         }
+        // MCP's streamable HTTP: a body the server cannot accept is an HTTP error status (the JSON-RPC error inside)
+        if (pathname === McpHttp.defaultPath && options.mcp !== false) {
+          const refused = jsonRpcRefusal(text.value)
+          if (refused !== undefined) {
+            yield* Metrics.countError("InvalidRequest")
+            return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: refused }, { status: 400 })
+          }
+        }
       }
       return yield* app
     })
   }
+}
+
+const isJsonRpcMessage = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === "2.0" &&
+  (typeof (value as { method?: unknown }).method === "string" || "result" in value || "error" in value)
+
+/**
+ * The JSON-RPC error of a body MCP cannot accept — not JSON (-32700), or neither a JSON-RPC message nor a non-empty
+ * batch of them (-32600) — or undefined for a body to hand to the MCP server. (Its own answer to these is a 200.)
+ */
+const jsonRpcRefusal = (text: string): { readonly code: number; readonly message: string } | undefined => {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (e) {
+    return { code: -32700, message: `Parse error: ${e instanceof Error ? e.message : String(e)}` }
+  }
+  const ok = Array.isArray(body) ? body.length > 0 && body.every(isJsonRpcMessage) : isJsonRpcMessage(body)
+  return ok ? undefined : { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message (jsonrpc \"2.0\" and a method, result or error)" }
 }
 
 /** The library, world and task source the options name. */
