@@ -29,6 +29,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "teacher-prompts", args: [] },
   { name: "reward-probe", args: [] },
   { name: "serve-load", args: [], slow: true },
+  { name: "serve-stall", args: [], slow: true },
   { name: "learning", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },

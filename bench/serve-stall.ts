@@ -2,10 +2,12 @@
  * `npx tsx bench/serve-stall.ts`: does one client's most expensive requests stall every other client? A ToolEnv server
  * (a separate `programs/serve.ts` process on loopback, the default 50,011-tool world) is polled on `/health` by a
  * client of its own (a worker thread, so the poller's timing is not the hostile client's JSON work) while another
- * client keeps each of the most expensive requests the server allows in flight at once (one loop per kind): far task draws with new seeds,
- * 100-task listings, the largest posted task, 64-action turns and 64k-character turns, long retrieval queries at
- * k = 100, a 1 MiB group of trajectories to score. The poll's latency is printed side by side with the same poll on
- * the idle server (same run); the target is a p99 ≤ 100 ms under load. `--json` ends with one line of the numbers.
+ * client sends, one after another, the most expensive requests the server allows: a group of 64 trajectories to
+ * score, 64-action turns and 64k-character turns, long retrieval queries at k = 100, the largest posted task, a
+ * finished episode's score, 100-task listings and far task draws under new seeds (`index` 9,999: 10,000 draws).
+ * `--parallel` keeps every kind in flight at once (one loop per kind: a harsher client). The poll's latency is printed
+ * side by side with the same poll on the idle server (same run); the target is a p99 ≤ 100 ms under load;
+ * `--per-kind <s>` then runs each kind alone. `--json` ends with one line of the numbers.
  */
 import { Flag } from "effect/cli"
 import { spawn } from "node:child_process"
@@ -16,7 +18,8 @@ import { limits, maxTaskIndex } from "../src/service/Api.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 
 const flags = await BenchFlags.parse("serve-stall", "/health latency while another client sends the most expensive allowed requests", {
-  seconds: RunConfig.intFlag("seconds", { minimum: 2, maximum: 3600 }, "seconds of each phase (idle, then under load)").pipe(Flag.withDefault(30)),
+  seconds: RunConfig.intFlag("seconds", { minimum: 2, maximum: 3600 }, "seconds of each phase (idle, then under load)").pipe(Flag.withDefault(60)),
+  parallel: Flag.Boolean("parallel").pipe(Flag.withDescription("every kind of request in flight at once (one loop per kind), not one after another"), Flag.withDefault(false)),
   pollMs: RunConfig.intFlag("poll-ms", { minimum: 1, maximum: 10_000 }, "the health poller's interval").pipe(Flag.withDefault(20)),
   worldSize: RunConfig.flags.worldSize.pipe(Flag.withDefault(50_011)),
   perKind: RunConfig.intFlag("per-kind", { minimum: 0, maximum: 3600 }, "then each kind of request alone for this many seconds (0: skip), to see which stalls").pipe(Flag.withDefault(0)),
@@ -98,15 +101,7 @@ const longText = `<think>${"I will search for the tools and then call them in pa
 
 let seed = 1000
 const kinds: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
-  ["GET /tasks/gen-<new seed>-train-I2-9999", () => send("GET", `/tasks/gen-${++seed}-train-I2-${maxTaskIndex}?gold=true`)],
-  ["POST /sessions {index 9999, new taskSeed}", async () => {
-    const r = await send("POST", "/sessions", { split: "train", level: "I2", index: maxTaskIndex, taskSeed: ++seed })
-    const id = (JSON.parse(r.text) as { sessionId?: string }).sessionId
-    if (id !== undefined) await send("DELETE", `/sessions/${id}`)
-  }],
-  ["GET /tasks?count=100&seed=<new>&gold=true", () => send("GET", `/tasks?split=train&count=100&seed=${++seed}&gold=true`)],
-  ["POST /tasks (the largest allowed)", () => send("POST", "/tasks", bigTask(++seed))],
-  ["POST /tools/search (2,000 chars, k=100)", () => send("POST", "/tools/search", { query: longQuery, k: 100 })],
+  [`POST /advantages (${groupSize} trajectories, ${Math.round(groupSize * trajectoryBytes / 1024)} KiB)`, () => send("POST", "/advantages", { taskId: finished.taskId, trajectories: group, estimator: "grpo" })],
   ["step: 32 searches + 32 calls, big arguments", async () => {
     const r = await send("POST", "/sessions", { split: "test", level: "I2", index: 0, seed: ++seed })
     const id = (JSON.parse(r.text) as { sessionId: string }).sessionId
@@ -119,24 +114,39 @@ const kinds: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
     await send("POST", `/sessions/${id}/step`, { text: longText })
     await send("DELETE", `/sessions/${id}`)
   }],
-  [`POST /advantages (${groupSize} trajectories, ${Math.round(groupSize * trajectoryBytes / 1024)} KiB)`, () => send("POST", "/advantages", { taskId: finished.taskId, trajectories: group, estimator: "grpo" })],
-  ["POST /sessions/{id}/score (12 rounds)", () => send("POST", `/sessions/${finished.sessionId}/score`)]
+  ["POST /tools/search (2,000 chars, k=100)", () => send("POST", "/tools/search", { query: longQuery, k: 100 })],
+  ["POST /tasks (the largest allowed)", () => send("POST", "/tasks", bigTask(++seed))],
+  ["POST /sessions/{id}/score (12 rounds)", () => send("POST", `/sessions/${finished.sessionId}/score`)],
+  ["GET /tasks?count=100&seed=<new>&gold=true", () => send("GET", `/tasks?split=train&count=100&seed=${++seed}&gold=true`)],
+  ["GET /tasks/gen-<new seed>-train-I2-9999", () => send("GET", `/tasks/gen-${++seed}-train-I2-${maxTaskIndex}?gold=true`)],
+  ["POST /sessions {index 9999, new taskSeed}", async () => {
+    const r = await send("POST", "/sessions", { split: "train", level: "I2", index: maxTaskIndex, taskSeed: ++seed })
+    const id = (JSON.parse(r.text) as { sessionId?: string }).sessionId
+    if (id !== undefined) await send("DELETE", `/sessions/${id}`)
+  }]
 ]
 const spent = new Map<string, Array<number>>(kinds.map(([name]) => [name, []]))
 const statuses = new Map<number, number>()
 let stopHostile = false
-// one loop per kind, all at once: every kind is in flight all the time (a serial client would spend the phase on the
-// 10,000-task draw alone)
+const timed = async (name: string, run: () => Promise<unknown>): Promise<void> => {
+  const started = performance.now()
+  const r = await run()
+  spent.get(name)!.push(performance.now() - started)
+  const status = (r as { status?: number } | undefined)?.status
+  if (status !== undefined) statuses.set(status, (statuses.get(status) ?? 0) + 1)
+}
+// one client, one request after another (the kinds in turn); --parallel: one loop per kind, all in flight at once
 const hostile = async (): Promise<void> => {
-  await Promise.all(kinds.map(async ([name, run]) => {
-    while (!stopHostile) {
-      const started = performance.now()
-      const r = await run()
-      spent.get(name)!.push(performance.now() - started)
-      const status = (r as { status?: number } | undefined)?.status
-      if (status !== undefined) statuses.set(status, (statuses.get(status) ?? 0) + 1)
-    }
-  }))
+  if (flags.parallel) {
+    await Promise.all(kinds.map(async ([name, run]) => {
+      while (!stopHostile) await timed(name, run)
+    }))
+    return
+  }
+  for (let i = 0; !stopHostile; i++) {
+    const [name, run] = kinds[i % kinds.length]!
+    await timed(name, run)
+  }
 }
 
 const quantile = (xs: ReadonlyArray<number>, q: number): number => {
@@ -179,7 +189,7 @@ if (flags.perKind > 0) {
 server.kill("SIGTERM")
 
 const f = (x: number) => x.toFixed(1).padStart(7)
-console.log(`serve-stall: /health polled every ${flags.pollMs} ms for ${flags.seconds} s idle, then ${flags.seconds} s while one client sends the most expensive allowed requests (world ${flags.worldSize} tools)`)
+console.log(`serve-stall: /health polled every ${flags.pollMs} ms for ${flags.seconds} s idle, then ${flags.seconds} s while one client sends the most expensive allowed requests ${flags.parallel ? "all at once (--parallel)" : "one after another"} (world ${flags.worldSize} tools)`)
 console.log(`                      polls  failed     p50 ms     p99 ms     max ms`)
 console.log(`  idle server      ${String(idle.polls).padStart(8)} ${String(idle.failed).padStart(7)}    ${f(idle.p50)}    ${f(idle.p99)}    ${f(idle.max)}`)
 console.log(`  under load       ${String(loaded.polls).padStart(8)} ${String(loaded.failed).padStart(7)}    ${f(loaded.p50)}    ${f(loaded.p99)}    ${f(loaded.max)}`)
