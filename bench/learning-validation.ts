@@ -4,7 +4,9 @@
  * each estimator (the pipeline's budget), and every model evaluated on held-out validation tasks (providers of the
  * validation split) with two rollout seeds each. Prints, per seed and model: Pass@1 per level and where the failures
  * fall (no successful call / not every gold fact observed / observed but not all stated), rounds and calls.
- * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--first-query request|documentation]`.
+ * Also the teacher-forced exact-turn accuracy (greedy turn = the label) on the training demonstrations and on the
+ * teacher's demonstrations of the validation tasks, after SFT and after DAgger.
+ * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--dagger 3] [--rl false] [--first-query request|documentation]`.
  */
 import { Effect, Layer, Ref } from "effect"
 import { Flag } from "effect/cli"
@@ -23,10 +25,15 @@ import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Pipeline from "../src/training/Pipeline.ts"
 import * as Trainer from "../src/training/Trainer.ts"
+import * as Dagger from "../src/training/Dagger.ts"
+import * as StudentOracle from "../src/agent/StudentOracle.ts"
+import { GeneratedWorld } from "../src/toolenv/world/World.ts"
 
 const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each estimator) evaluated on the validation split", {
   seeds: Flag.String("seeds").pipe(Flag.withDescription("training seeds, comma-separated"), Flag.withDefault("1,2")),
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("validation tasks (levels round-robin)"), Flag.withDefault(90)),
+  dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT (0: SFT on the teacher only)"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
+  rl: Flag.Boolean("rl").pipe(Flag.withDescription("run RL after SFT (each estimator)"), Flag.withDefault(true)),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery))
 })
 const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
@@ -82,6 +89,16 @@ const program = Effect.gen(function*() {
       return yield* Effect.forEach(out, (t, i) => Effect.map(Scoring.scoreGroup(tasks[i] as Task, [t]), (s) => s[0] as Trajectory))
     })
   const demos = yield* scored(teacher, trainTasks, "demo")
+  const validationDemos = yield* scored(teacher, validation, "val-demo")
+  const maxRounds = Rollout.defaultConfig.maxRounds
+  const world = yield* GeneratedWorld
+  const equivalent = StudentOracle.worldEquivalence(world.ops)
+  const kept = (ts: ReadonlyArray<Trajectory>, tasks: ReadonlyArray<Task>) =>
+    Dagger.projectedDemonstrations(ts.flatMap((trajectory, i) => (Trainer.keeps("pass", trajectory) ? [{ task: tasks[i] as Task, trajectory }] : [])), maxRounds, (n) => library.get(n))
+  const trainStates = kept(demos, trainTasks)
+  const validationStates = kept(validationDemos, validation)
+  const accuracy = (w: LearnedPolicy.Weights) =>
+    `teacher-forced exact-turn accuracy: training ${(100 * Dagger.exactTurnAccuracy(w.params, trainStates)).toFixed(1)}% of ${trainStates.length}, validation ${(100 * Dagger.exactTurnAccuracy(w.params, validationStates)).toFixed(1)}% of ${validationStates.length}`
   console.log(`${trainTasks.length} training tasks, ${validation.length} validation tasks, teacher first queries from the ${flags.firstQuery}`)
   console.log(line("teacher", trainTasks, demos) + "  (training tasks)")
   const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.succeed(Trainer.WeightsCell, cell)))
@@ -101,9 +118,16 @@ const program = Effect.gen(function*() {
     const sftWeights = yield* Ref.get(cell)
     console.log(`seed ${seed}: SFT on ${sft.steps} demonstration steps (${sft.projectedWhole} whole, ${sft.projectedPartly} in part, ${sft.unprojected} not expressible)`)
     console.log(line("Backbone", twice, yield* evaluate(backbone, seed)))
-    console.log(line("SFT", twice, yield* evaluate(sftWeights, seed)))
-    for (const estimator of options.estimators) {
-      yield* Ref.set(cell, sftWeights)
+    console.log(line("SFT", twice, yield* evaluate(sftWeights, seed)) + `; ${accuracy(sftWeights)}`)
+    let cloned = sftWeights
+    if (flags.dagger > 0) {
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      cloned = yield* Ref.get(cell)
+      console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
+      console.log(line("DAgger", twice, yield* evaluate(cloned, seed)) + `; ${accuracy(cloned)}`)
+    }
+    for (const estimator of flags.rl ? options.estimators : []) {
+      yield* Ref.set(cell, cloned)
       const report = yield* trainer.rl(trainTasks, {
         estimator,
         iterations: options.rlIterations,
@@ -111,7 +135,7 @@ const program = Effect.gen(function*() {
         group: options.group,
         seed,
         concurrency: options.concurrency,
-        reference: sftWeights
+        reference: cloned
       })
       const final = yield* Ref.get(cell)
       const curve = report.metrics.map((m) => (100 * m.pass1).toFixed(0)).join(" ")

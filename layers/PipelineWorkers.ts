@@ -23,10 +23,16 @@ export interface WorkerInput {
 /** What a worker answers. */
 export type WorkerOutput = { readonly _tag: "Done"; readonly result: Pipeline.SeedResult } | { readonly _tag: "Failed"; readonly stage: string; readonly message: string }
 
-const entry = new URL("../programs/pipeline-worker.ts", import.meta.url).href
+/** Whether this module runs from its TypeScript source (a clone, under tsx) or from the built package (plain node). */
+const fromSource = import.meta.url.endsWith(".ts")
+const entry = new URL(`../programs/pipeline-worker.${fromSource ? "ts" : "js"}`, import.meta.url).href
 
-/** The bootstrap of a worker running the TypeScript module at `url`: register tsx's loader, then import it. */
+/**
+ * The bootstrap of a worker running the module at `url`: a TypeScript module registers tsx's loader first (a clone
+ * has tsx installed); a built one is imported as it is.
+ */
 export const bootstrap = (url: string = entry): string => {
+  if (!url.endsWith(".ts")) return `import(${JSON.stringify(url)})`
   const api = import.meta.resolve("tsx/esm/api")
   return `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(url)}) })`
 }

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as ort from "onnxruntime-node"
+import * as ActionSpace from "../src/agent/ActionSpace.ts"
 import * as PolicyOnnxGraph from "../src/agent/PolicyOnnxGraph.ts"
 import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
 import * as Mlp from "../src/math/Mlp.ts"
@@ -111,6 +112,11 @@ export const PolicyMetadata = Schema.Struct({
   parameters: PositiveInt,
   /** sha256 of the ONNX file, so a metadata file from another save is caught. */
   onnxSha256: Schema.String,
+  /**
+   * `ActionSpace.featureSchemaHash` when the model was trained: what its input columns mean. Absent in checkpoints
+   * saved before the hash existed; the loader refuses those and any other hash than the running action space's.
+   */
+  featureSchema: Schema.optionalKey(Schema.String),
   /** What the caller recorded: command, seed, commit, metrics, ... */
   provenance: Schema.Record(Schema.String, Schema.Json)
 })
@@ -135,6 +141,7 @@ const onnxMetadata = (provenance: Provenance): Record<string, string> => {
   for (const [k, v] of Object.entries(provenance)) out[k] = typeof v === "string" ? v : JSON.stringify(v)
   out["paraagent.format"] = "paraagent-policy"
   out["paraagent.version"] = "1"
+  out["paraagent.featureSchema"] = ActionSpace.featureSchemaHash
   return out
 }
 
@@ -159,6 +166,7 @@ export const saveModel = Effect.fn("PolicyScorerOnnx.saveModel")(function*(dir: 
     shape: { input: params.shape.input, hidden: [...params.shape.hidden] },
     parameters: expected,
     onnxSha256: sha256(bytes),
+    featureSchema: ActionSpace.featureSchemaHash,
     provenance
   }
   const write = (file: string, data: Uint8Array | string) =>
@@ -208,6 +216,14 @@ export const loadModel = Effect.fn("PolicyScorerOnnx.loadModel")(function*(dir: 
   const digest = sha256(bytes)
   if (metadata.onnxSha256 !== digest) {
     return yield* mismatch(`onnxSha256: the metadata says ${metadata.onnxSha256}, ${files.onnx} hashes to ${digest}`)
+  }
+  // the same width is not the same features: a model trained on another action space scores rows it never saw
+  if (metadata.featureSchema !== ActionSpace.featureSchemaHash) {
+    return yield* mismatch(
+      metadata.featureSchema === undefined
+        ? `featureSchema: the model records no feature-schema hash (saved before the action space's schema was recorded); this action space's is ${ActionSpace.featureSchemaHash} — retrain it (npm start -- --ship <dir>)`
+        : `featureSchema: the model was trained on action-space features ${metadata.featureSchema}, this action space's are ${ActionSpace.featureSchemaHash} (another version of src/agent/actions) — retrain it (npm start -- --ship <dir>)`
+    )
   }
   const loaded: LoadedModel = { params, metadata, bytes }
   return loaded

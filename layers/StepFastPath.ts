@@ -67,7 +67,7 @@ const parseJson = (text: string): { readonly value: unknown } | undefined => {
  * A request whose body was read here, handed to the framework as Node would have: same socket, method, URL, headers
  * and bytes, so its answer (a schema problem, a 413, a malformed body) is the framework's own.
  */
-const replayed = (request: IncomingMessage, body: Buffer): IncomingMessage => {
+export const replayed = (request: IncomingMessage, body: Buffer): IncomingMessage => {
   const copy = new IncomingMessage(request.socket)
   copy.method = request.method as string
   copy.url = request.url as string

@@ -1,6 +1,6 @@
 /**
  * The ToolEnv HTTP server: the API of src/service over the generated world (or a ToolBench folder), a retriever, the
- * rule judge and a session store (memory, or a shared SQLite file), served by Node's http with the guard in front
+ * rule judge and a session store (memory, a shared SQLite file, or PostgreSQL), served by Node's http with the guard in front
  * (bearer token, body size, nesting depth), OpenAPI at /openapi.json, docs at /docs and Prometheus at /metrics.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -17,7 +17,9 @@ import { Retriever } from "../src/retrieval/Retriever.ts"
 import { ToolEnvApi } from "../src/service/Api.ts"
 import * as Guard from "../src/service/Guard.ts"
 import * as Handlers from "../src/service/Handlers.ts"
+import { Readiness } from "../src/service/Readiness.ts"
 import * as Metrics from "../src/service/ServiceMetrics.ts"
+import * as OrsRoutes from "../src/service/OrsRoutes.ts"
 import * as SessionStore from "../src/service/SessionStore.ts"
 import * as Sessions from "../src/service/Sessions.ts"
 import * as TaskSource from "../src/toolenv/TaskSource.ts"
@@ -26,9 +28,12 @@ import * as ToolLibraryModule from "../src/toolenv/ToolLibrary.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "./RetrieverOnnx.ts"
+import * as ServerFront from "./ServerFront.ts"
+import * as SessionStorePostgres from "./SessionStorePostgres.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
 import * as TaskSourceWorker from "./TaskSourceWorker.ts"
+import * as WorkerCluster from "./WorkerCluster.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
 
 /** Which retriever sessions search with (BM25 is always loaded for `/tools/search`). */
@@ -56,6 +61,10 @@ export interface ServerOptions {
   readonly store?: string
   /** Byte bounds of the memory store (when there is no `store`); default 256 MiB of sessions, 64 MiB of posted tasks. */
   readonly memoryStore?: SessionStore.MemoryOptions
+  /** Under `--workers N`: this worker's place (layers/WorkerCluster.ts); absent: a single process. */
+  readonly worker?: WorkerCluster.WorkerPlace
+  /** With a `postgres://` store: the schema of its tables (default `toolenv`) and this replica's pool size (default 8). */
+  readonly postgres?: { readonly schema?: string; readonly pool?: number }
   readonly retriever: RetrieverChoice
   /** Largest request body, bytes. */
   readonly maxBody: number
@@ -69,6 +78,8 @@ export interface ServerOptions {
   readonly drawWorker?: boolean
   /** More routes on the same server. */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
+  /** The Open Reward Standard routes (src/service/OrsRoutes.ts) beside the native API; false: not served. */
+  readonly ors?: boolean
   /** The MCP endpoint (streamable HTTP, layers/McpHttp.ts) at `/mcp`, behind the same bearer auth; false: not served. */
   readonly mcp?: boolean
   /**
@@ -223,20 +234,39 @@ const retrievers = (choice: RetrieverChoice) =>
     return Handlers.Retrievers.of({ default: choice, byName })
   }))
 
-/** The routes and services of the server (everything but the listening socket). */
-export const routes = (options: ServerOptions) => {
-  const store = options.store === undefined ? SessionStore.layerMemory(options.memoryStore) : SessionStoreSqlite.layer(options.store)
+/**
+ * The services of the server: the world, the task source, the store, the retrievers, the judge, the Sessions and the
+ * sweeper. Built before the socket opens: the world is built synchronously (seconds for 50k tools), and a server that
+ * accepted connections meanwhile would hold requests it cannot answer.
+ */
+export const services = (options: ServerOptions) => {
+  const store = options.store === undefined
+    ? SessionStore.layerMemory(options.memoryStore)
+    : SessionStorePostgres.isPostgresUrl(options.store)
+    ? SessionStorePostgres.layer({ url: options.store, ...options.postgres })
+    : SessionStoreSqlite.layer(options.store)
   const sessions = Layer.unwrap(Effect.gen(function*() {
     const library = yield* ToolLibrary
     const { default: name, byName } = yield* Handlers.Retrievers
     const retriever = byName.get(name) as Retriever["Service"]
-    return Sessions.layer({ ...options.sessions, world: worldId(options, library) }).pipe(Layer.provide(Layer.succeed(Retriever, retriever)))
+    const place = options.worker
+    const owns = place === undefined ? {} : { ownsId: (id: string) => WorkerCluster.ownerOf(id, place.workers) === place.index }
+    return Sessions.layer({ ...options.sessions, ...owns, world: worldId(options, library) }).pipe(Layer.provide(Layer.succeed(Retriever, retriever)))
   }))
   const sweeper = Layer.effectDiscard(Effect.gen(function*() {
     const service = yield* Sessions.Sessions
     const every = Math.max(50, Math.min(30_000, Math.floor(options.sessions.ttlMs / 4)))
     yield* Effect.forkScoped(Effect.repeat(service.sweep, Schedule.spaced(every)))
   }))
+  return sweeper.pipe(
+    Layer.provideMerge(sessions),
+    Layer.provideMerge(Layer.mergeAll(retrievers(options.retriever), JudgeRule.layer, store)),
+    Layer.provideMerge(environment(options))
+  )
+}
+
+/** The routes of the server over its services: the API, MCP, the docs page, /metrics, the guard, extra routes. */
+export const http = (options: ServerOptions) => {
   const api = HttpApiBuilder.layer(ToolEnvApi, { openapiPath: "/openapi.json" }).pipe(
     Layer.provide(Handlers.layer),
     Layer.provide(HttpApiMiddleware.layerProblemDetails({ includeDetails: true }))
@@ -248,21 +278,19 @@ export const routes = (options: ServerOptions) => {
     Layer.provide(Simulator.layer({ faultRate: options.sessions.faultRate })),
     Layer.provide(Layer.effect(Retriever, Effect.map(Handlers.Retrievers, ({ default: name, byName }) => byName.get(name) as Retriever["Service"])))
   )
-  const http = Layer.mergeAll(
+  return Layer.mergeAll(
     api,
     mcp,
+    options.ors === false ? Layer.empty : OrsRoutes.layer,
     HttpApiScalar.layer(ToolEnvApi, { path: "/docs" }),
     PrometheusMetrics.layerHttp({ path: "/metrics" }),
     guard(options),
     options.routes ?? Layer.empty
   )
-  const services = Layer.mergeAll(sweeper, http).pipe(
-    Layer.provideMerge(sessions),
-    Layer.provideMerge(Layer.mergeAll(retrievers(options.retriever), JudgeRule.layer, store)),
-    Layer.provideMerge(environment(options))
-  )
-  return services
 }
+
+/** The routes and services of the server (everything but the listening socket). */
+export const routes = (options: ServerOptions) => http(options).pipe(Layer.provideMerge(services(options)))
 
 /**
  * The step fast path installed on `server` once the Sessions are built (until then, and after the layer closes,
@@ -280,13 +308,34 @@ const fastPath = (server: StepFastPath.FastPathServer, options: ServerOptions) =
     }))
   }))
 
-/** The server listening on `host:port` (HttpServer in the output: its `address` is the bound port). */
+/**
+ * The server listening on `host:port` (HttpServer in the output: its `address` is the bound port; ServerFront: its
+ * phase and drain). The services are built first, then the socket opens, then the router attaches and the phase turns
+ * `ready`; a request in the short window between the last two is answered by the front (503, `status: "starting"`).
+ */
 export const layer = (options: ServerOptions) =>
   Layer.unwrap(Effect.sync(() => {
-    const server = new StepFastPath.FastPathServer()
-    const served = HttpRouter.serve(routes(options), { disableLogger: true, disableListenLog: true })
-    return (options.stepFastPath === false ? served : fastPath(server, options).pipe(Layer.provideMerge(served))).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host }))
+    const server = new ServerFront.FrontServer()
+    // the router and its routes are built before the socket opens too (the OpenAPI document, the MCP server): only
+    // attaching the handler is left once it listens
+    const router = http(options).pipe(Layer.provideMerge(HttpRouter.layer))
+    const served = Layer.unwrap(Effect.map(HttpRouter.HttpRouter, (r) => HttpServer.serve(r.asHttpEffect())))
+    const attached = options.stepFastPath === false ? served : fastPath(server, options).pipe(Layer.provideMerge(served))
+    const ready = Layer.effectDiscard(Effect.gen(function*() {
+      if (options.worker !== undefined) {
+        const close = WorkerCluster.install(server, options.worker)
+        yield* Effect.addFinalizer(() => Effect.promise(close))
+      }
+      if (server.phase === "starting") server.phase = "ready"
+    }))
+    return ready.pipe(
+      Layer.provideMerge(attached),
+      Layer.provideMerge(NodeHttpServer.layerServer(() => server, { port: options.port, host: options.host })),
+      Layer.provideMerge(router),
+      Layer.provideMerge(NodeHttpServer.layerHttpServices),
+      Layer.provideMerge(Layer.succeed(ServerFront.ServerFront, ServerFront.serviceOf(server))),
+      Layer.provideMerge(Layer.succeed(Readiness, Readiness.of({ phase: () => server.phase }))),
+      Layer.provideMerge(services(options))
     )
   }))
 

@@ -4,6 +4,7 @@
 export * as OpenAiClient from "./OpenAiClient.ts"
 export * as JudgeLlm from "./JudgeLlm.ts"
 export * as PolicyOpenAi from "./PolicyOpenAi.ts"
+export * as PolicyLearned from "./PolicyLearned.ts"
 export * as PolicyScorerOnnx from "./PolicyScorerOnnx.ts"
 export * as RetrieverOnnx from "./RetrieverOnnx.ts"
 export * as ToolLibraryFiles from "./ToolLibraryFiles.ts"

@@ -7,6 +7,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import { createHash } from "node:crypto"
 import * as path from "node:path"
 import * as App from "../layers/App.ts"
 import * as PipelineWorkers from "../layers/PipelineWorkers.ts"
@@ -16,9 +17,11 @@ import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
 import * as Report from "../src/eval/Report.ts"
+import * as TrajectoryBrowser from "../src/eval/TrajectoryBrowser.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
+import * as Progress from "../src/io/Progress.ts"
 import * as Provenance from "../src/io/Provenance.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Exports from "../src/training/Exports.ts"
@@ -28,6 +31,10 @@ import * as Files from "../src/io/Files.ts"
 import * as Signals from "../src/io/Signals.ts"
 
 const { flags, intFlag } = RunConfig
+/** `--help` shows each flag's default. */
+const { shown, withDefault, optional } = Cli.defaults()
+/** The default run folder's pattern, as `--help` shows it. */
+const defaultOut = "runs/<UTC date-time>-pipeline"
 
 const seedsFlag = Flag.String("seeds").pipe(
   Flag.withDescription("training seeds, comma-separated (each: its own initialisation, SFT and RL runs)"),
@@ -54,6 +61,8 @@ const PipelineRecord = Schema.Struct({
   // absent in a run stored before the option existed, which phrased first searches from the documentation
   teacherFirstQuery: Schema.optionalKey(Schema.Literals(["documentation", "request"])),
   sftEpochs: Schema.Int,
+  // absent in a run stored before DAgger existed (SFT on the teacher only)
+  daggerRounds: Schema.optionalKey(Schema.Int),
   rlIterations: Schema.Int,
   rlTasksPerIteration: Schema.Int,
   group: Schema.Int,
@@ -71,20 +80,21 @@ const command = Command.make(
   {
     // the run's settings are optional flags (defaults below): a resumed run refuses any given that differs from its own
     seeds: seedsFlag.pipe(Flag.optional),
-    taskSeed: flags.seed.pipe(Flag.optional),
-    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(Flag.optional),
-    tasks: flags.tasks.pipe(Flag.optional),
-    levels: flags.levels.pipe(Flag.optional),
-    paradigms: flags.paradigms.pipe(Flag.optional),
-    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(Flag.optional),
-    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(Flag.optional),
-    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(Flag.optional),
-    group: flags.group.pipe(Flag.optional),
-    worldSeed: flags.worldSeed.pipe(Flag.optional),
-    worldSize: flags.worldSize.pipe(Flag.optional),
-    concurrency: flags.concurrency.pipe(Flag.optional),
-    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1, the default: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(Flag.withDefault(1)),
-    out: flags.out.pipe(Flag.optional),
+    taskSeed: flags.seed.pipe(optional("seed", Pipeline.defaults.taskSeed)),
+    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(optional("train-tasks", Pipeline.defaults.trainTasks)),
+    tasks: flags.tasks.pipe(optional("tasks", Pipeline.defaults.testTasksPerLevel)),
+    levels: flags.levels.pipe(optional("levels", Level.literals)),
+    paradigms: flags.paradigms.pipe(optional("paradigms", Paradigm.literals)),
+    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(optional("sft-epochs", Pipeline.defaults.sftEpochs)),
+    daggerRounds: intFlag("dagger-rounds", { minimum: 0, maximum: 100 }, "DAgger rounds after SFT (0: SFT on the teacher's demonstrations only)").pipe(optional("dagger-rounds", Pipeline.defaults.daggerRounds)),
+    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(optional("rl-iterations", Pipeline.defaults.rlIterations)),
+    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(optional("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
+    group: flags.group.pipe(optional("group", Pipeline.defaults.group)),
+    worldSeed: flags.worldSeed.pipe(optional("world-seed", 7)),
+    worldSize: flags.worldSize.pipe(optional("world-size", 50_011)),
+    concurrency: flags.concurrency.pipe(optional("concurrency", Pipeline.defaults.concurrency)),
+    workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(withDefault("workers", 1)),
+    out: flags.out.pipe(Flag.withDescription("run folder, refused when it holds files"), Flag.optional),
     resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
     ship: Flag.String("ship").pipe(Flag.withDescription("also write the trained model (ONNX + metadata) to this folder, e.g. models"), Flag.optional)
   },
@@ -101,6 +111,7 @@ const command = Command.make(
       ["--levels", "levels", Option.getOrUndefined(given.levels)],
       ["--paradigms", "paradigms", Option.getOrUndefined(given.paradigms)],
       ["--sft-epochs", "sftEpochs", Option.getOrUndefined(given.sftEpochs)],
+      ["--dagger-rounds", "daggerRounds", Option.getOrUndefined(given.daggerRounds)],
       ["--rl-iterations", "rlIterations", Option.getOrUndefined(given.rlIterations)],
       ["--rl-tasks", "rlTasksPerIteration", Option.getOrUndefined(given.rlTasks)],
       ["--group", "group", Option.getOrUndefined(given.group)],
@@ -109,6 +120,8 @@ const command = Command.make(
       ["--concurrency", "concurrency", Option.getOrUndefined(given.concurrency)]
     ]
     const value = <A>(o: Option.Option<A>, fallback: A): A => Option.getOrElse(o, () => fallback)
+    const commandLine = Provenance.commandLine()
+    const started = Date.now()
     const fresh: PipelineRecord = {
       seeds: value(given.seeds, Pipeline.defaults.seeds),
       taskSeed: value(given.taskSeed, Pipeline.defaults.taskSeed),
@@ -119,6 +132,7 @@ const command = Command.make(
       teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
       teacherFirstQuery: Pipeline.defaults.teacherFirstQuery,
       sftEpochs: value(given.sftEpochs, Pipeline.defaults.sftEpochs),
+      daggerRounds: value(given.daggerRounds, Pipeline.defaults.daggerRounds),
       rlIterations: value(given.rlIterations, Pipeline.defaults.rlIterations),
       rlTasksPerIteration: value(given.rlTasks, Pipeline.defaults.rlTasksPerIteration),
       group: value(given.group, Pipeline.defaults.group),
@@ -149,6 +163,8 @@ const command = Command.make(
     const folder = yield* RunFolder.make(dir).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: cannot create the run folder (${e.message})` }))
     )
+    // announced at once, so a person can watch it fill: config.json and run.sqlite now, the tables and report at the end
+    yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     const program = Effect.gen(function*() {
       const store = yield* RunStore
       const runId = "pipeline"
@@ -161,15 +177,16 @@ const command = Command.make(
         record = decoded.success
         // a setting given now must be the run's own: a resumed run continues as it was started
         for (const [flag, field, value] of settings) {
-          const stored = record[field]
+          // a run stored before DAgger resumes with 0 rounds
+          const stored = field === "daggerRounds" ? (record.daggerRounds ?? 0) : record[field]
           if (value === undefined || JSON.stringify(value) === JSON.stringify(stored)) continue
           return yield* new ConfigError({ field: flag, value: JSON.stringify(value), message: `${flag} ${JSON.stringify(value)} conflicts with the resumed run's ${JSON.stringify(stored)}: --resume continues the run as it was started (drop ${flag}, or start a new run with --out)` })
         }
       } else {
-        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance })))
-        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, store: "run.sqlite" })
+        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
+        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
       }
-      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", progress: true }
+      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", daggerRounds: record.daggerRounds ?? 0, progress: true }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
         ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }
@@ -178,18 +195,21 @@ const command = Command.make(
         Effect.provide(App.layer({ world: { seed: record.worldSeed, size: record.worldSize }, tasks: { holdoutTools: true } }))
       )
       yield* store.setStatus(runId, "done")
-      return { result, options }
+      const heldOut = yield* Pipeline.heldOutEntries(runId, options, result.testTasks)
+      return { result, options, heldOut }
     })
-    const { result, options } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
+    const { result, options, heldOut } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
 
     // outputs: tables, summary, report, exports, the trained model
     const table = Pipeline.renderAblation(result.summary)
-    const commandLine = `npm start -- ${resuming ? `--resume ${dir}` : `--out ${dir}`}`
-    const reportInput: Report.ReportInput = { title: "ParaAgent: the embedded pipeline", command: commandLine, ...result.report }
+    const reportInput: Report.ReportInput = { title: "ParaAgent: the embedded pipeline", command: commandLine, ...result.report, browser: "trajectories.html" }
     yield* folder.writeText("table.md", `${table}\n`)
     yield* folder.writeJson("summary.json", result.summary)
+    yield* folder.writeText("rl-metrics.csv", Pipeline.metricsCsv(result.summary.training.rl))
     yield* folder.writeText("report.md", Report.renderMarkdown(reportInput))
     yield* folder.writeText("report.html", Report.renderHtml(reportInput))
+    const sha256 = (text: string) => createHash("sha256").update(text).digest("base64")
+    yield* folder.writeText("trajectories.html", TrajectoryBrowser.renderBrowser("ParaAgent: every held-out trajectory of the run", heldOut, sha256))
     const demos = Exports.demonstrations(result.demonstrations.map((d) => d.trajectory), {
       mode: "text",
       tasks: result.demonstrations.map((d) => d.task),
@@ -201,7 +221,7 @@ const command = Command.make(
     if (Result.isSuccess(experience)) yield* folder.writeText("experience.jsonl", experience.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
     const avg = result.summary.ablation.Ours["Avg"]
     const modelProvenance = {
-      command: "npm start -- --ship models",
+      command: commandLine,
       seed: options.seeds[0] ?? 1,
       commit: provenance.commit,
       version: result.shipped.version,
@@ -209,6 +229,7 @@ const command = Command.make(
     }
     yield* PolicyScorerOnnx.saveModel(path.join(dir, "model"), result.shipped.params, modelProvenance)
     if (Option.isSome(given.ship)) yield* PolicyScorerOnnx.saveModel(given.ship.value, result.shipped.params, modelProvenance)
+    yield* Console.error(`paraagent: done in ${Progress.humanDuration(Date.now() - started)}; outputs in ${path.resolve(folder.dir)}`)
     yield* Console.log(table)
     yield* Console.log(folder.dir)
   })
@@ -216,7 +237,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("paraagent"),
-  Cli.run("paraagent", "0.1.0"),
+  Cli.run("paraagent", Provenance.packageVersion(), new Map([...shown, ["seeds", Pipeline.defaults.seeds.join(",")], ["out", defaultOut]])),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

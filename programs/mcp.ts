@@ -1,12 +1,16 @@
+#!/usr/bin/env node
 /**
  * `npm run mcp -- [--library generated|<dir>] [--seed 7] [--size 50011] [--fault-rate 0.05] [--max-rounds 12]
  * [--episode-seed 1] [--otlp <url>]`: ToolEnv as an MCP server over stdio, for desktop assistants and agent frameworks
- * (docs/mcp.md). stdout carries the protocol only; logs and errors go to stderr.
+ * (docs/mcp.md). stdout carries the protocol only; logs and errors go to stderr. The end of stdin is a normal end
+ * (exit 0); SIGINT / SIGTERM are interrupts (exit 130). A client should start it as `node --import tsx programs/mcp.ts`
+ * in a clone, or `paraagent-mcp` (the package's bin) where the package is installed: `npm run mcp` prints npm's
+ * banner on stdout first.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as McpEnvironment from "../layers/McpEnvironment.ts"
 import * as Otlp from "../layers/Otlp.ts"
@@ -35,10 +39,16 @@ const mcp = Command.make("mcp", { library, seed, size, faultRate, maxRounds, epi
     faultRate: flags.faultRate,
     episodes: { seed: flags.episodeSeed, rollout: { maxRounds: flags.maxRounds } }
   })
-  // at the end of stdin the RPC stdio protocol interrupts the main fiber: the process exits (code 130, an interrupt)
-  return Layer.launch(McpTools.layerStdio.pipe(Layer.provide(environment), Layer.provide(NodeStdio.layer))).pipe(
-    Effect.onInterrupt(() => Effect.logInfo("stdin closed or interrupted: the MCP server stops"))
-  )
+  const server = Layer.launch(McpTools.layerStdio.pipe(Layer.provide(environment), Layer.provide(NodeStdio.layer)))
+  // at the end of stdin the RPC stdio protocol interrupts the fiber that built it: run the server on a child fiber, so
+  // that end is a normal end of this program (exit 0), while an interrupt of the program itself (SIGINT, SIGTERM)
+  // still interrupts the wait below (exit 130)
+  return Effect.gen(function*() {
+    const fiber = yield* Effect.forkChild(server)
+    const exit = yield* Fiber.await(fiber)
+    if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+    yield* Effect.logInfo("stdin closed: the MCP server stops")
+  })
 }).pipe(Command.withDescription("ToolEnv as an MCP server over stdio: start_episode, search_tools, describe_tool, call_tool, call_tools, answer, episode_state"))
 
 mcp.pipe(

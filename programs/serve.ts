@@ -1,5 +1,5 @@
 /**
- * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>] ...`: ToolEnv over HTTP
+ * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>|postgres://...] ...`: ToolEnv over HTTP
  * (layers/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -8,6 +8,9 @@ import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import * as Otlp from "../layers/Otlp.ts"
+import * as ServerFront from "../layers/ServerFront.ts"
+import * as WorkerCluster from "../layers/WorkerCluster.ts"
+import cluster from "node:cluster"
 import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
@@ -29,7 +32,13 @@ const allowHost = RunConfig.parsedListFlag("allow-host", "a host name (or * for 
   (h) => (h === "*" || hostName.test(h) ? h.toLowerCase() : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
 const allowOrigin = RunConfig.parsedListFlag("allow-origin", "an origin like http://localhost:3000 (or * for any)", "origins whose web pages may use the server (CORS); other pages are refused",
   (o) => (o === "*" ? o : /^https?:\/\/[^/]+$/i.test(o) ? Guard.normalOrigin(o) : undefined)).pipe(Flag.withDefault([] as ReadonlyArray<string>))
-const store = Flag.String("store").pipe(Flag.withDescription("SQLite file holding the action log, shared by replicas (default: memory)"), Flag.optional)
+const store = Flag.String("store").pipe(
+  Flag.withDescription("the action log shared by replicas: a SQLite file (one machine) or postgres://user@host/db (several); default: memory"),
+  Flag.optional
+)
+const pgSchema = Flag.String("pg-schema").pipe(Flag.withDescription("with a postgres:// store: the schema of its tables (created when absent)"), Flag.withDefault("toolenv"))
+const workers = RunConfig.intFlag("workers", { minimum: 1, maximum: 64 }, "server processes on the one port (node cluster), all on the same --store").pipe(Flag.withDefault(1))
+const pgPool = RunConfig.intFlag("pg-pool", { minimum: 1, maximum: 1000 }, "with a postgres:// store: connections in this process's pool").pipe(Flag.withDefault(8))
 const maxLogMb = RunConfig.intFlag("max-log-mb", { minimum: 16, maximum: 1_000_000 }, "MiB of sessions the in-memory log holds (posted tasks: a quarter of it); past it the least recently used go").pipe(Flag.withDefault(256))
 const drawThread = Flag.Boolean("draw-thread").pipe(
   Flag.withDescription("draw tasks of the generated world on a worker thread, so a long draw never stalls other clients (--no-draw-thread: on the server's thread, in slices)"),
@@ -43,6 +52,13 @@ const maxDepth = RunConfig.intFlag("max-depth", { minimum: 4, maximum: 1000 }, "
 const maxActions = RunConfig.intFlag("max-actions", { minimum: 1, maximum: 10_000 }, "searches + calls one turn may carry").pipe(Flag.withDefault(64))
 const maxRounds = RunConfig.flags.maxRounds.pipe(Flag.withDefault(12))
 const faultRate = RunConfig.numberFlag("fault-rate", { minimum: 0, maximum: 1 }, "transient-fault probability per call when a session names none").pipe(Flag.withDefault(0.05))
+const drainTimeout = RunConfig.intFlag("drain-timeout", { minimum: 0, maximum: 3600 }, "seconds SIGTERM waits for in-flight requests before exiting 143").pipe(Flag.withDefault(20))
+
+/**
+ * How the process ends: the drain a SIGTERM (or SIGINT) starts sets `drained`; the signal's grace outlasts the drain's
+ * timeout (set once the flags are read).
+ */
+const ending = { drained: false, graceMs: Signals.defaultGraceMs }
 
 /** Why a host and port cannot be listened on, in words (the code kept in brackets). */
 const listenProblem = (code: string | undefined, message: string): string =>
@@ -73,7 +89,7 @@ const probeListen = (host: string, port: number): Effect.Effect<void, ConfigErro
   })
 
 const serve = Command.make("serve", {
-  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, maxLogMb, drawThread, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate
+  port, host, library, worldSeed, worldSize, token, allowHost, allowOrigin, store, maxLogMb, drawThread, retriever, maxSessions, sessionTtl, maxBody, maxDepth, maxActions, maxRounds, faultRate, drainTimeout, pgSchema, pgPool, workers
 }, (flags) =>
   Effect.gen(function*() {
     if (flags.library !== "generated" && !(existsSync(flags.library) && statSync(flags.library).isDirectory())) {
@@ -83,6 +99,23 @@ const serve = Command.make("serve", {
     if (secret !== undefined && secret.length < 8) {
       return yield* new ConfigError({ field: "--token", value: "", message: "--token must be at least 8 characters" })
     }
+    if (flags.workers > 1 && Option.isNone(flags.store)) {
+      return yield* new ConfigError({ field: "--workers", value: String(flags.workers), message: "--workers needs a shared --store (a SQLite file or postgres://…): every worker reads and writes the same action log" })
+    }
+    ending.graceMs = (flags.drainTimeout + 10) * 1000
+    // a port in use or a bad host is said now, before the world is built (a cluster's workers share the primary's port)
+    if (cluster.isPrimary) yield* probeListen(flags.host, flags.port)
+    if (flags.workers > 1 && cluster.isPrimary) {
+      // the primary builds nothing: it forks the workers, restarts one that dies, and relays SIGTERM
+      const code = yield* Effect.uninterruptible(Effect.promise(() =>
+        WorkerCluster.runPrimary({
+          workers: flags.workers,
+          onReady: (url) => console.log(`toolenv listening on ${url} (${flags.workers} workers)`),
+          log: (line) => console.error(`serve: ${line}`)
+        })))
+      return process.exit(code)
+    }
+    const place = WorkerCluster.placeFromEnv()
     const options: ToolEnvServer.ServerOptions = {
       host: flags.host,
       port: flags.port,
@@ -92,7 +125,8 @@ const serve = Command.make("serve", {
       ...(secret !== undefined ? { token: secret } : {}),
       allowHosts: flags.allowHost,
       allowOrigins: flags.allowOrigin,
-      ...(Option.isSome(flags.store) ? { store: flags.store.value } : {}),
+      ...(Option.isSome(flags.store) ? { store: flags.store.value, postgres: { schema: flags.pgSchema, pool: flags.pgPool } } : {}),
+      ...(place !== undefined ? { worker: place } : {}),
       drawWorker: flags.drawThread,
       memoryStore: { maxBytes: flags.maxLogMb * 1024 * 1024, maxTaskBytes: flags.maxLogMb * 256 * 1024 },
       retriever: flags.retriever,
@@ -107,11 +141,14 @@ const serve = Command.make("serve", {
         faultRate: flags.faultRate
       }
     }
-    yield* probeListen(flags.host, flags.port)
     yield* Effect.gen(function*() {
       const url = yield* ToolEnvServer.url
-      yield* Console.log(`toolenv listening on ${url}`)
-      return yield* Effect.never
+      const front = yield* ServerFront.ServerFront
+      if (place !== undefined && process.send !== undefined) process.send({ type: "ready", url })
+      else yield* Console.log(`toolenv listening on ${url}`)
+      // SIGTERM: stop accepting, let the steps in flight finish (at most --drain-timeout), then close the layers
+      return yield* Effect.never.pipe(Effect.onInterrupt(() =>
+        Effect.flatMap(front.drain(flags.drainTimeout * 1000), (finished) => Effect.sync(() => void (ending.drained = finished)))))
     }).pipe(
       Effect.provide(ToolEnvServer.layer(options)),
       // taken between the probe and the real listen
@@ -123,5 +160,7 @@ serve.pipe(
   Otlp.traced("serve"),
   Cli.run("serve", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  Signals.runMain()
+  // the first SIGTERM interrupts: the drain above runs, then exit 0 (143 when it outlived --drain-timeout, or after
+  // its grace); a second signal exits at once
+  Signals.runMain({ graceMs: () => ending.graceMs, finished: () => ending.drained })
 )

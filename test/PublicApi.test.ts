@@ -1,12 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { execFileSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { pathToFileURL } from "node:url"
-import { repoRoot } from "../src/io/DataPath.ts"
 import * as Api from "../src/index.ts"
 
 describe("public API", () => {
@@ -33,20 +26,4 @@ describe("public API", () => {
       for (const layer of [Api.Simulator.Simulator.layer(), Api.Rollout.Rollout.layer()]) assert.isTrue(Layer.isLayer(layer))
     }))
 
-  it("is importable by name from another project", () => {
-    // a consumer project with paraagent installed (as a link), importing the package and its layers by name
-    const project = mkdtempSync(join(tmpdir(), "paraagent-consumer-"))
-    mkdirSync(join(project, "node_modules"))
-    symlinkSync(repoRoot, join(project, "node_modules", "paraagent"), "dir")
-    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", type: "module", private: true }))
-    writeFileSync(join(project, "main.ts"), [
-      `import { Reward, ParaAct } from "paraagent"`,
-      `import { App } from "paraagent/layers"`,
-      `const turn = ParaAct.parseTurn("<answer>42</answer>")`,
-      `console.log(JSON.stringify({ rAns111: Reward.defaultRewardConfig.answer.table["111"], ok: turn._tag, app: typeof App.layer }))`
-    ].join("\n"))
-    const tsx = pathToFileURL(createRequire(join(repoRoot, "package.json")).resolve("tsx")).href
-    const out = execFileSync(process.execPath, ["--import", tsx, "main.ts"], { cwd: project, encoding: "utf8" })
-    assert.deepStrictEqual(JSON.parse(out.trim().split("\n").at(-1) ?? ""), { rAns111: 1.5, ok: "Success", app: "function" })
-  }, 60_000)
 })

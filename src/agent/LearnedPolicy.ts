@@ -15,7 +15,7 @@ import * as ActionSpace from "./ActionSpace.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
 
-/** The network's shape: the action space's feature width, two tanh layers (3,889 parameters). */
+/** The network's shape: the action space's feature width (111: its set summaries included), two tanh layers (6,577 parameters). */
 export const shape: Mlp.Shape = { input: ActionSpace.width, hidden: [48, 24] }
 
 /** Parameters with the version that names them (a trainer bumps it at every update). */

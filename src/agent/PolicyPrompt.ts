@@ -45,9 +45,14 @@ export const paradigmGuidance: Readonly<Record<Paradigm, string>> = {
 export const clip = (text: string, limit: number): string =>
   text.length <= limit ? text : `${text.slice(0, limit)}... [${text.length - limit} more characters]`
 
-/** One tool's documentation for a prompt: name, description (clipped), parameter schema (without `x-` extensions). */
-export const toolDoc = (spec: ToolSpec, descriptionBudget: number): string =>
-  `### ${spec.name}\n${clip(spec.description, descriptionBudget)}\nparameters: ${JSON.stringify(OpenAiFormat.stripExtensions(spec.parameters))}`
+/**
+ * One tool's documentation for a prompt: name, description (clipped), its entity line (`OpenAiFormat.entityLine`:
+ * the `x-entity` marks as text) and the parameter schema (without `x-` extensions).
+ */
+export const toolDoc = (spec: ToolSpec, descriptionBudget: number): string => {
+  const entities = OpenAiFormat.entityLine(spec)
+  return `### ${spec.name}\n${clip(spec.description, descriptionBudget)}\n${entities.length > 0 ? `${entities}\n` : ""}parameters: ${JSON.stringify(OpenAiFormat.stripExtensions(spec.parameters))}`
+}
 
 /** The documentation of the tools the agent has seen, for the text-protocol system prompt. */
 export const toolDocs = (tools: ReadonlyArray<ToolSpec>, budgets: HistoryBudgets = defaultBudgets): string =>

@@ -1,7 +1,9 @@
 /**
  * The run report: `report.md` and a self-contained `report.html` (inline CSS and SVG, no script, no external resource)
- * of the learning curves, the ablation (Table 2) and paradigm (Table 1) tables, the training stages and one held-out
- * trajectory's timeline. Pure rendering, string in and string out: the same input gives byte-identical output.
+ * of the learning curves (the training split's RL rollouts, and the held-out Pass@1 by training stage), the ablation
+ * (Table 2) and paradigm (Table 1) tables one level at a time (the average first), the training stages and one held-out
+ * trajectory's timeline with its verdict and rewards. Pure rendering, string in and string out: the same input gives
+ * byte-identical output.
  */
 import type { Observation } from "../domain/Call.ts"
 import type { SearchResult, Step, Trajectory } from "../domain/Trajectory.ts"
@@ -70,13 +72,23 @@ export interface ReportInput {
   readonly command: string
   readonly seeds: ReadonlyArray<number>
   readonly curves: ReadonlyArray<Curve>
-  /** Table 2: Backbone / +SFT / +SFT & RL (GRPO) / +SFT & RL (ours). */
+  /**
+   * Table 2: Backbone / +SFT / +SFT & RL (GRPO) / +SFT & RL (ours). The held-out chart reads its rows as training
+   * stages: the first two are the path every run shares, each later row the end of one RL run.
+   */
   readonly ablation: MetricTable
   /** Table 1 of the trained policy: ParaAct / ReAct / ExploreThenExecute / DFSDT. */
   readonly paradigms: MetricTable
   readonly stages: ReadonlyArray<Stage>
   readonly timeline?: TimelineInput
   readonly notes?: ReadonlyArray<string>
+  /**
+   * The name each estimator's model carries in the tables (`grpo` → "+SFT & RL (GRPO)"): curves, legends and stage
+   * rows use it, so one model has one name everywhere. An estimator not named here shows as itself.
+   */
+  readonly modelNames?: Readonly<Record<string, string>>
+  /** The file name of the run's trajectory browser beside the report (`trajectories.html`), linked when given. */
+  readonly browser?: string
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -137,13 +149,16 @@ const metricLabel: Readonly<Record<TableMetric, string>> = {
   decisions: "Decisions"
 }
 
-/** The rows and the levels of a table, in display order ("Avg" last). */
+/** The rows and the levels of a table, in display order ("Avg" first: the number a reader looks for). */
 const tableShape = (table: MetricTable): { readonly rows: ReadonlyArray<string>; readonly levels: ReadonlyArray<string> } => {
   const rows = Object.keys(table)
   const levels: Array<string> = []
   for (const row of rows) for (const level of Object.keys(table[row] ?? {})) if (!levels.includes(level)) levels.push(level)
-  return { rows, levels: [...levels.filter((l) => l !== "Avg"), ...levels.filter((l) => l === "Avg")] }
+  return { rows, levels: [...levels.filter((l) => l === "Avg"), ...levels.filter((l) => l !== "Avg")] }
 }
+
+/** A level's heading: "Avg" is the mean over the levels. */
+const levelTitle = (level: string): string => (level === "Avg" ? "Average over levels" : `Level ${level}`)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Learning curves
@@ -172,6 +187,8 @@ export interface LineChartOptions {
   readonly digits?: number
   readonly width?: number
   readonly height?: number
+  /** A categorical x axis: point `x = i` is labelled `xTickLabels[i]` (e.g. training stages) instead of a number. */
+  readonly xTickLabels?: ReadonlyArray<string>
 }
 
 /** The curve metrics the report plots, with their chart titles; `main` ones are the learning curves, the rest diagnostics. */
@@ -195,12 +212,12 @@ const estimatorsOf = (curves: ReadonlyArray<Curve>): ReadonlyArray<string> => [.
  * One series per estimator: at each iteration, the mean and the population sd (as {@link std}) over the seeds that
  * have a finite value there.
  */
-export const curveSeries = (curves: ReadonlyArray<Curve>, metric: CurveMetric): ReadonlyArray<Series> =>
+export const curveSeries = (curves: ReadonlyArray<Curve>, metric: CurveMetric, names: Readonly<Record<string, string>> = {}): ReadonlyArray<Series> =>
   estimatorsOf(curves).map((estimator) => {
     const runs = curves.filter((c) => c.estimator === estimator)
     const iterations = [...new Set(runs.flatMap((r) => r.points.map((p) => p.iteration)))].sort((a, b) => a - b)
     return {
-      label: estimator,
+      label: names[estimator] ?? estimator,
       points: iterations.map((x) => {
         const ys = runs.flatMap((r) => r.points.filter((p) => p.iteration === x).map((p) => p[metric])).filter(Number.isFinite)
         return { x, y: mean(ys), sd: std(ys), n: ys.length }
@@ -288,7 +305,11 @@ export const lineChart = (series: ReadonlyArray<Series>, options: LineChartOptio
   const plotH = height - top - bottom
   const pts = series.flatMap((s) => s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)))
   const spread = (p: SeriesPoint) => (p.sd !== undefined && Number.isFinite(p.sd) ? p.sd : 0)
-  const xs = axis(Math.min(...pts.map((p) => p.x)), Math.max(...pts.map((p) => p.x)), 6, false, true)
+  const categories = options.xTickLabels
+  const xs: Axis = categories === undefined
+    ? axis(Math.min(...pts.map((p) => p.x)), Math.max(...pts.map((p) => p.x)), 6, false, true)
+    : { lo: -0.4, hi: Math.max(1, categories.length) - 0.6, ticks: categories.map((_, i) => i), decimals: 0 }
+  const xText = (x: number): string => categories?.[x] ?? raw(x)
   const ys = axis(
     Math.min(...pts.map((p) => (p.y - spread(p)) * scale)),
     Math.max(...pts.map((p) => (p.y + spread(p)) * scale)),
@@ -311,7 +332,7 @@ export const lineChart = (series: ReadonlyArray<Series>, options: LineChartOptio
   for (const t of xs.ticks) {
     const x = X(t)
     grid.push(`<line class="tick-mark" x1="${c(x)}" x2="${c(x)}" y1="${c(top + plotH)}" y2="${c(top + plotH + 5)}"/>`)
-    grid.push(`<text class="tick" x="${c(x)}" y="${c(top + plotH + 18)}" text-anchor="middle">${t.toFixed(xs.decimals)}</text>`)
+    grid.push(`<text class="tick" x="${c(x)}" y="${c(top + plotH + 18)}" text-anchor="middle">${categories === undefined ? t.toFixed(xs.decimals) : escapeHtml(xText(t))}</text>`)
   }
   out.push(`<g class="axes">${grid.join("")}`)
   out.push(`<line class="axis" x1="${c(left)}" x2="${c(left + plotW)}" y1="${c(top + plotH)}" y2="${c(top + plotH)}"/>`)
@@ -341,7 +362,7 @@ export const lineChart = (series: ReadonlyArray<Series>, options: LineChartOptio
         const sd = p.sd !== undefined && Number.isFinite(p.sd) ? ` ± ${f(p.sd)}` : ""
         const n = p.n !== undefined ? ` (${p.n} seed${p.n === 1 ? "" : "s"})` : ""
         parts.push(
-          `<circle class="dot" cx="${c(X(p.x))}" cy="${c(Y(p.y))}" r="2.5" fill="${col}"><title>${label} · ${escapeHtml(options.xLabel)} ${raw(p.x)}: ${value}${sd}${n}</title></circle>`
+          `<circle class="dot" cx="${c(X(p.x))}" cy="${c(Y(p.y))}" r="2.5" fill="${col}"><title>${label} · ${escapeHtml(options.xLabel)} ${escapeHtml(xText(p.x))}: ${value}${sd}${n}</title></circle>`
         )
       }
     }
@@ -517,12 +538,12 @@ const mdMetricTable = (first: string, table: MetricTable): string => {
   return mdTable(
     [first, "Level", ...tableMetrics.map((m) => metricLabel[m])],
     ["l", "l", ...tableMetrics.map(() => "r" as const)],
-    rows.flatMap((row) => levels.map((level) => [escapeMd(row), escapeMd(level), ...tableMetrics.map((m) => meanSd(m, table[row]?.[level]?.[m]))]))
+    levels.flatMap((level) => rows.map((row) => [escapeMd(row), escapeMd(level), ...tableMetrics.map((m) => meanSd(m, table[row]?.[level]?.[m]))]))
   )
 }
 
-/** First and last point of each estimator's series, per curve metric (plain text: each renderer escapes it). */
-const curveSummaryRows = (curves: ReadonlyArray<Curve>): ReadonlyArray<ReadonlyArray<string>> =>
+/** The training-split curves' first and last point per estimator and metric (plain text: each renderer escapes it). */
+const curveSummaryRows = (curves: ReadonlyArray<Curve>, names: Readonly<Record<string, string>>): ReadonlyArray<ReadonlyArray<string>> =>
   curveMetrics.flatMap((metric) =>
     curveSeries(curves, metric.key).map((s) => {
       const f = (p: SeriesPoint | undefined) => {
@@ -531,9 +552,111 @@ const curveSummaryRows = (curves: ReadonlyArray<Curve>): ReadonlyArray<ReadonlyA
         return `${g(p.y)} ± ${g(p.sd ?? NaN)} (it ${raw(p.x)})`
       }
       const seeds = new Set(curves.filter((c) => c.estimator === s.label).map((c) => c.seed)).size
-      return [metric.yLabel, s.label, String(seeds), f(s.points[0]), f(s.points.at(-1))]
+      return [metric.yLabel, names[s.label] ?? s.label, String(seeds), f(s.points[0]), f(s.points.at(-1))]
     })
   )
+
+/** The held-out Pass@1 (Avg level) by training stage: one series per RL row, through the rows every run shares. */
+export const heldOutSeries = (ablation: MetricTable): { readonly stages: ReadonlyArray<string>; readonly series: ReadonlyArray<Series> } => {
+  const rows = Object.keys(ablation)
+  const shared = rows.slice(0, 2)
+  const ends = rows.slice(2)
+  const point = (row: string, x: number): SeriesPoint => {
+    const v = ablation[row]?.["Avg"]?.pass1
+    return { x, y: v?.mean ?? NaN, ...(v !== undefined ? { sd: v.sd } : {}) }
+  }
+  return {
+    stages: [...shared, ends.length > 0 ? "+SFT & RL" : ""].filter((s) => s !== ""),
+    series: (ends.length > 0 ? ends : [rows.at(-1) ?? ""]).filter((r) => r !== "").map((end) => ({
+      label: end,
+      points: [...shared.map(point), ...(ends.length > 0 ? [point(end, shared.length)] : [])]
+    }))
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A trajectory's verdict and rewards (the report's timeline and the trajectory browser)
+
+const grades = (v: Trajectory["verdict"]): string =>
+  v === undefined ? "not judged" : `Quality ${v.quality} · Faithfulness ${v.faithfulness} · Utility ${v.utility} (judge ${v.judge})`
+
+/** The verdict and R_ans of a trajectory in one line of plain text. */
+export const verdictLine = (t: Trajectory): string =>
+  `${grades(t.verdict)}${t.answerReward !== undefined ? ` → pattern ${t.answerReward.pattern}, R_ans ${fixed(t.answerReward.rAns, 2)}` : ""}${t.verdict?.rationale !== undefined ? ` — ${t.verdict.rationale}` : ""}`
+
+/** Whether a trajectory counts as solved: Quality and Faithfulness YES (the rule of `Evaluation.outcomeOf`). */
+export const solved = (t: Trajectory): boolean => t.verdict?.quality === "YES" && t.verdict.faithfulness === "YES"
+
+const stepRewardText = (step: Step): string =>
+  step.reward === undefined ? "–" : `${fixed(step.reward.rStep, 2)} (base ${fixed(step.reward.rBase, 0)}, plan ${fixed(step.reward.rPlan, 0)})`
+
+const advantageText = (step: Step): string =>
+  step.advantage === undefined ? "–" : `${fixed(step.advantage.combined, 2)} (traj ${fixed(step.advantage.traj, 2)}, phase ${fixed(step.advantage.phase, 2)}, step ${fixed(step.advantage.step, 2)})`
+
+const phaseOf = (t: Trajectory, index: number): number => t.phases.findIndex((p) => index >= p.start && index < p.end)
+
+/** The rounds of a trajectory with their step rewards and advantages: one row each (plain text cells). */
+const roundRows = (t: Trajectory): ReadonlyArray<ReadonlyArray<string>> =>
+  t.steps.map((step) => {
+    const action = step.turn?.answer !== undefined
+      ? "answer"
+      : step.protocolError !== undefined
+      ? `malformed turn (${step.protocolError.tag})`
+      : `${step.searches.length} searches, ${step.observations.length} calls (${step.observations.filter((o) => o.outcome._tag === "ok").length} ok)`
+    const phase = phaseOf(t, step.index)
+    return [String(step.index + 1), `${step.phase}${phase >= 0 ? ` ${phase + 1}` : ""}`, step.controller, action, stepRewardText(step), advantageText(step)]
+  })
+
+/** The phases of a trajectory with L1–L4 and R_phase (plain text cells). */
+const phaseRows = (t: Trajectory): ReadonlyArray<ReadonlyArray<string>> =>
+  t.phases.map((p, i) => [
+    String(i + 1),
+    p.kind,
+    `${p.start + 1}–${p.end}`,
+    ...(p.reward === undefined ? ["–", "–", "–", "–", "–"] : [p.reward.l1, p.reward.l2, p.reward.l3, p.reward.l4, p.reward.rPhase].map((x) => fixed(x, 2)))
+  ])
+
+const roundHead = ["Round", "Phase", "Controller", "Action", "R_step", "Advantage"]
+const phaseHead = ["Phase", "Kind", "Rounds", "L1", "L2", "L3", "L4", "R_phase"]
+
+/** A payload or argument object as text for a reader, cut at `max` characters. */
+const shortJson = (value: unknown, max: number): string => {
+  const text = JSON.stringify(value) ?? "undefined"
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`
+}
+
+/**
+ * A trajectory for a reader, as HTML: the verdict and R_ans, the phases with their rewards, and every round — the turn
+ * as the policy wrote it, its searches with their hits, its calls with arguments and observations (payloads cut at
+ * 1,200 characters), the step reward and advantage. Every text escaped.
+ */
+export const trajectoryDetailsHtml = (t: Trajectory): string => {
+  const rounds = t.steps.map((step) => {
+    const searches = step.searches.map((s) =>
+      `<li><span class="k">search ${escapeHtml(s.slot)}</span> “${escapeHtml(s.query)}” → ${
+        s.error !== undefined ? `<span class="bad">error: ${escapeHtml(s.error)}</span>` : s.hits.length === 0 ? "no hit" : s.hits.map((h) => `${escapeHtml(h.tool)} (${fixed(h.score, 2)})`).join(", ")
+      }</li>`
+    )
+    const calls = step.observations.map((o) =>
+      `<li><span class="k">call ${escapeHtml(o.callId)}</span> ${escapeHtml(o.tool)}(${escapeHtml(shortJson(o.arguments, 400))}) → ${
+        o.outcome._tag === "ok"
+          ? `<span class="good">ok</span> <code>${escapeHtml(shortJson(o.outcome.payload, 1_200))}</code>`
+          : `<span class="bad">${escapeHtml(o.outcome.error.kind)} ${o.outcome.error.status}</span>: ${escapeHtml(o.outcome.error.message)}`
+      }${o.attempts > 1 ? ` (${o.attempts} attempts)` : ""}</li>`
+    )
+    const dropped = step.validation.dropped !== undefined && step.validation.dropped.length > 0 ? `<p class="note">dropped by the paradigm: ${escapeHtml(step.validation.dropped.join(", "))}</p>` : ""
+    return `<div class="round"><h4>Round ${step.index + 1} · ${escapeHtml(step.phase)} · controller ${escapeHtml(step.controller)} · R_step ${escapeHtml(stepRewardText(step))} · A ${escapeHtml(advantageText(step))}</h4><pre class="turn">${escapeHtml(step.raw)}</pre>${
+      step.protocolError !== undefined ? `<p class="bad">protocol error ${escapeHtml(step.protocolError.tag)} at ${step.protocolError.offset}: ${escapeHtml(step.protocolError.message)}</p>` : ""
+    }${dropped}${searches.length + calls.length > 0 ? `<ul class="actions">${[...searches, ...calls].join("")}</ul>` : ""}</div>`
+  })
+  return [
+    `<p class="verdict"><strong>Verdict:</strong> ${escapeHtml(verdictLine(t))}</p>`,
+    `<p><strong>Stop:</strong> ${escapeHtml(t.stop)}${t.error !== undefined ? ` (${escapeHtml(t.error)})` : ""} · ${t.steps.length} rounds · policy ${escapeHtml(t.policy)} · ${escapeHtml(t.paradigm)}</p>`,
+    t.answer !== undefined ? `<p><strong>Answer:</strong> ${escapeHtml(t.answer)}</p>` : "",
+    `<div class="scroll">${htmlTable(phaseHead, phaseRows(t).map((r) => r.map(escapeHtml)), [true, false, true, true, true, true, true, true])}</div>`,
+    ...rounds
+  ].join("")
+}
 
 const mdTimeline = (timeline: TimelineInput): string => {
   const t = timeline.trajectory
@@ -554,7 +677,15 @@ const mdTimeline = (timeline: TimelineInput): string => {
     "",
     `> ${escapeMd(timeline.request)}`,
     "",
+    `Verdict: ${escapeMd(verdictLine(t))}.`,
+    "",
     mdTable(["Round", "Phase", "Start–end ms", "Policy ms", "Searches", "Calls"], ["r", "l", "r", "r", "l", "l"], rows),
+    "",
+    "Rewards:",
+    "",
+    mdTable(roundHead, ["r", "l", "l", "l", "r", "r"], roundRows(t).map((r) => r.map(escapeMd))),
+    "",
+    mdTable(phaseHead, ["r", "l", "r", "r", "r", "r", "r", "r"], phaseRows(t).map((r) => r.map(escapeMd))),
     ...(t.answer !== undefined ? ["", `Answer: ${escapeMd(t.answer)}`] : [])
   ].join("\n")
 }
@@ -566,30 +697,32 @@ const stageRows = (stages: ReadonlyArray<Stage>): ReadonlyArray<ReadonlyArray<st
 
 /** The report as markdown: the tables and the timeline as text (the plots are in the HTML report). */
 export const renderMarkdown = (input: ReportInput): string => {
+  const names = input.modelNames ?? {}
   const parts: Array<string> = [
     `# ${escapeMd(input.title)}`,
     "",
     fence(input.command),
     "",
     `Seeds: ${input.seeds.length === 0 ? "–" : input.seeds.join(", ")}.`,
+    ...(input.browser !== undefined ? ["", `Every held-out trajectory, filterable by model, level, paradigm and outcome: [${escapeMd(input.browser)}](${input.browser}).`] : []),
     "",
     "## Training stages",
     "",
     mdTable(["Stage", "Duration", "Detail"], ["l", "r", "l"], stageRows(input.stages)),
     "",
-    "## Learning curves",
+    "## Learning curves (training split)",
     "",
-    "Mean ± sd over seeds at the first and the last RL iteration; the curves are plotted in `report.html`.",
+    "The RL rollouts of each iteration, on training tasks: mean ± sd over seeds at the first and the last iteration; the curves are plotted in `report.html`. Held-out numbers are the tables below.",
     "",
     input.curves.length === 0
       ? "_No RL curves._"
-      : mdTable(["Metric", "Estimator", "Seeds", "First", "Last"], ["l", "l", "r", "r", "r"], curveSummaryRows(input.curves).map((r) => r.map(escapeMd))),
+      : mdTable(["Metric", "Model", "Seeds", "First", "Last"], ["l", "l", "r", "r", "r"], curveSummaryRows(input.curves, names).map((r) => r.map(escapeMd))),
     "",
-    "## Table 2: ablation (held-out tasks, mean ± sd over seeds)",
+    "## Table 2: ablation (held-out test tasks, mean ± sd over seeds)",
     "",
-    mdMetricTable("Variant", input.ablation),
+    mdMetricTable("Model", input.ablation),
     "",
-    "## Table 1: paradigms of the trained policy (held-out tasks, mean ± sd over seeds)",
+    "## Table 1: paradigms of the trained policy (held-out test tasks, mean ± sd over seeds)",
     "",
     mdMetricTable("Paradigm", input.paradigms),
     ""
@@ -602,14 +735,18 @@ export const renderMarkdown = (input: ReportInput): string => {
 // ---------------------------------------------------------------------------------------------------------------
 // HTML
 
-const css = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:24px auto;max-width:1100px;padding:0 16px}
+/** The report's style sheet (the trajectory browser uses it too). */
+export const css = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:24px auto;max-width:1220px;padding:0 16px}
 h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-h3{font-size:15px;margin:18px 0 6px}pre{background:#f5f5f5;padding:8px;overflow-x:auto;white-space:pre-wrap}
+h3{font-size:15px;margin:18px 0 6px}h4{font-size:13px;margin:10px 0 4px}pre{background:#f5f5f5;padding:8px;overflow-x:auto;white-space:pre-wrap}
 nav a{margin-right:12px}table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ddd;padding:3px 7px}th{background:#f3f3f3;white-space:nowrap}td.n{text-align:right;white-space:nowrap}
-.scroll{overflow-x:auto}.charts{display:flex;flex-wrap:wrap;gap:12px}
-blockquote{margin:8px 0;padding:4px 12px;border-left:3px solid #bbb;color:#444}
+th[scope=row]{position:sticky;left:0;background:#f8f8f8;text-align:left;z-index:1}
+.scroll{overflow-x:auto;max-width:100%}.charts{display:flex;flex-wrap:wrap;gap:12px}.levels{display:flex;flex-wrap:wrap;gap:0 24px}
+blockquote{margin:8px 0;padding:4px 12px;border-left:3px solid #bbb;color:#444}.note{color:#666;font-size:12px}
+.good{color:#1b5e20;font-weight:600}.bad{color:#b71c1c;font-weight:600}.k{font-weight:600}code{font-size:12px;word-break:break-all}
+.round{border-left:3px solid #ddd;padding-left:8px;margin:8px 0}.turn{margin:4px 0}ul.actions{margin:4px 0;padding-left:18px}
 svg text{font:11px system-ui,sans-serif;fill:#333}svg .chart-title{font-size:13px;font-weight:600}
 svg .axis-label{font-size:11px;fill:#555}svg .plot{fill:#fff;stroke:none}svg .grid{stroke:#eee}
 svg .axis,svg .tick-mark{stroke:#888}svg .line{fill:none;stroke-width:2}svg .band{opacity:.18;stroke:none}
@@ -620,38 +757,44 @@ svg .bar.search.ok{fill:#a5d6a7;stroke:#2e7d32}svg .bar.search.error{fill:#ef9a9
 svg .bar-label{font-size:10px}
 `.trim()
 
+/** A metrics table one level at a time, the average first: each level's table is as wide as one level's columns. */
 const htmlMetricTable = (first: string, table: MetricTable): string => {
   const { rows, levels } = tableShape(table)
   if (rows.length === 0) return "<p><em>No data.</em></p>"
-  const head1 = `<tr><th rowspan="2">${escapeHtml(first)}</th>${levels.map((l) => `<th colspan="${tableMetrics.length}">${escapeHtml(l)}</th>`).join("")}</tr>`
-  const head2 = `<tr>${levels.map(() => tableMetrics.map((m) => `<th>${escapeHtml(metricLabel[m])}</th>`).join("")).join("")}</tr>`
-  const body = rows.map((row) =>
-    `<tr><th scope="row">${escapeHtml(row)}</th>${
-      levels.map((level) =>
+  const head = `<tr><th>${escapeHtml(first)}</th>${tableMetrics.map((m) => `<th>${escapeHtml(metricLabel[m])}</th>`).join("")}</tr>`
+  const one = (level: string) => {
+    const body = rows.map((row) =>
+      `<tr><th scope="row">${escapeHtml(row)}</th>${
         tableMetrics.map((m) =>
           `<td class="n" data-row="${escapeHtml(row)}" data-level="${escapeHtml(level)}" data-metric="${m}">${escapeHtml(meanSd(m, table[row]?.[level]?.[m]))}</td>`
         ).join("")
-      ).join("")
-    }</tr>`
-  )
-  return `<div class="scroll"><table class="metrics"><thead>${head1}${head2}</thead><tbody>${body.join("")}</tbody></table></div>`
+      }</tr>`
+    )
+    return `<div class="level" data-level="${escapeHtml(level)}"><h3>${escapeHtml(levelTitle(level))}</h3><div class="scroll"><table class="metrics" data-level="${escapeHtml(level)}"><thead>${head}</thead><tbody>${body.join("")}</tbody></table></div></div>`
+  }
+  const [avg, ...others] = levels
+  return `${avg === undefined ? "" : one(avg)}<div class="levels">${others.map(one).join("")}</div>`
 }
 
-const htmlTable = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>): string =>
+/** An HTML table; cells are HTML (escape text before). */
+export const htmlTable = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>, numeric: ReadonlyArray<boolean>): string =>
   `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${
     rows.map((r) => `<tr>${r.map((cell, i) => `<td${numeric[i] === true ? ' class="n"' : ""}>${cell}</td>`).join("")}</tr>`).join("")
   }</tbody></table>`
 
-const chartsOf = (curves: ReadonlyArray<Curve>, metrics: ReadonlyArray<typeof curveMetrics[number]>): string =>
+const chartsOf = (curves: ReadonlyArray<Curve>, metrics: ReadonlyArray<typeof curveMetrics[number]>, names: Readonly<Record<string, string>>): string =>
   `<div class="charts">${
-    metrics.map((m) => lineChart(curveSeries(curves, m.key), { title: m.title, xLabel: "RL iteration", yLabel: m.yLabel, percent: m.percent, digits: m.digits })).join("\n")
+    metrics.map((m) =>
+      lineChart(curveSeries(curves, m.key, names), { title: `${m.title} (training split)`, xLabel: "RL iteration", yLabel: m.yLabel, percent: m.percent, digits: m.digits })
+    ).join("\n")
   }</div>`
 
 /**
  * The report as one self-contained HTML page: inline CSS, inline SVG plots with `<title>` tooltips, no script and a
- * Content-Security-Policy that forbids loading anything.
+ * Content-Security-Policy that forbids loading anything (the trajectory browser, when given, is a link beside it).
  */
 export const renderHtml = (input: ReportInput): string => {
+  const names = input.modelNames ?? {}
   const sections: Array<string> = []
   const total = input.stages.reduce((s, x) => s + (Number.isFinite(x.durationMs) ? x.durationMs : 0), 0)
   sections.push(
@@ -665,35 +808,50 @@ export const renderHtml = (input: ReportInput): string => {
   )
   const main = curveMetrics.filter((m) => m.main)
   const diagnostics = curveMetrics.filter((m) => !m.main)
+  const heldOut = heldOutSeries(input.ablation)
+  const heldOutChart = heldOut.series.length === 0
+    ? ""
+    : `<h3>Held-out Pass@1 by training stage</h3><p>Test tasks no training task shares a provider with: the average level of Table 2, mean (line) ± sd (band) over seeds.</p><div class="charts">${
+      lineChart(heldOut.series, { title: "Pass@1 on held-out test tasks", xLabel: "training stage", yLabel: "Pass@1 %", percent: true, digits: 1, xTickLabels: heldOut.stages, width: 560 })
+    }</div>`
   sections.push(
-    `<section id="curves"><h2>Learning curves</h2><p>Mean over seeds (line) ± sd (band), per RL iteration; hover a point for its value.</p>${
+    `<section id="curves"><h2>Learning curves</h2>${heldOutChart}<h3>During RL, on the training split</h3><p>The rollouts of each RL iteration, on training tasks (not the held-out test tasks): mean over seeds (line) ± sd (band); hover a point for its value.</p>${
       input.curves.length === 0
         ? "<p><em>No RL curves.</em></p>"
-        : `${chartsOf(input.curves, main)}<h3>Diagnostics</h3>${chartsOf(input.curves, diagnostics)}<h3>First and last iteration</h3>${
+        : `${chartsOf(input.curves, main, names)}<h3>Diagnostics (training split)</h3>${chartsOf(input.curves, diagnostics, names)}<h3>First and last iteration (training split)</h3>${
           htmlTable(
-            ["Metric", "Estimator", "Seeds", "First", "Last"],
-            curveSummaryRows(input.curves).map((r) => r.map(escapeHtml)),
+            ["Metric", "Model", "Seeds", "First", "Last"],
+            curveSummaryRows(input.curves, names).map((r) => r.map(escapeHtml)),
             [false, false, true, true, true]
           )
         }`
     }</section>`
   )
-  sections.push(`<section id="ablation"><h2>Table 2: ablation</h2><p>Held-out tasks, mean ± sd over seeds.</p>${htmlMetricTable("Variant", input.ablation)}</section>`)
+  sections.push(`<section id="ablation"><h2>Table 2: ablation</h2><p>Held-out test tasks, mean ± sd over seeds.</p>${htmlMetricTable("Model", input.ablation)}</section>`)
   sections.push(
-    `<section id="paradigms"><h2>Table 1: paradigms of the trained policy</h2><p>Held-out tasks, mean ± sd over seeds.</p>${htmlMetricTable("Paradigm", input.paradigms)}</section>`
+    `<section id="paradigms"><h2>Table 1: paradigms of the trained policy</h2><p>Held-out test tasks, mean ± sd over seeds.</p>${htmlMetricTable("Paradigm", input.paradigms)}</section>`
   )
   if (input.timeline !== undefined) {
     const t = input.timeline.trajectory
     sections.push(
-      `<section id="timeline"><h2>Timeline of a held-out trajectory</h2><p>Task <code>${escapeHtml(input.timeline.taskId)}</code> · ${escapeHtml(t.paradigm)} · ${escapeHtml(t.policy)} · stop: ${escapeHtml(t.stop)} · ${t.steps.length} rounds · ${duration(t.durationMs)}</p><blockquote class="request">${escapeHtml(input.timeline.request)}</blockquote><div class="scroll">${timelineSvg(t)}</div>${
+      `<section id="timeline"><h2>Timeline of a held-out trajectory</h2><p>Task <code>${escapeHtml(input.timeline.taskId)}</code> · ${escapeHtml(t.paradigm)} · ${escapeHtml(t.policy)} · stop: ${escapeHtml(t.stop)} · ${t.steps.length} rounds · ${duration(t.durationMs)}</p><blockquote class="request">${escapeHtml(input.timeline.request)}</blockquote><p class="verdict"><strong>Verdict:</strong> ${escapeHtml(verdictLine(t))}</p><div class="scroll">${timelineSvg(t)}</div>${
         t.answer !== undefined ? `<p><strong>Answer:</strong> ${escapeHtml(t.answer)}</p>` : ""
-      }</section>`
+      }<h3>Rewards</h3><div class="scroll">${htmlTable(roundHead, roundRows(t).map((r) => r.map(escapeHtml)), [true, false, false, false, true, true])}</div><div class="scroll">${
+        htmlTable(phaseHead, phaseRows(t).map((r) => r.map(escapeHtml)), [true, false, true, true, true, true, true, true])
+      }</div></section>`
     )
   }
   if (input.notes !== undefined && input.notes.length > 0) {
     sections.push(`<section id="notes"><h2>Notes</h2><ul>${input.notes.map((n) => `<li>${escapeHtml(n)}</li>`).join("")}</ul></section>`)
   }
-  const nav = [["stages", "Stages"], ["curves", "Curves"], ["ablation", "Table 2"], ["paradigms", "Table 1"], ...(input.timeline !== undefined ? [["timeline", "Timeline"]] : [])]
+  const nav = [
+    ["#stages", "Stages"],
+    ["#curves", "Curves"],
+    ["#ablation", "Table 2"],
+    ["#paradigms", "Table 1"],
+    ...(input.timeline !== undefined ? [["#timeline", "Timeline"]] : []),
+    ...(input.browser !== undefined ? [[input.browser, "Every held-out trajectory"]] : [])
+  ]
   return [
     "<!doctype html>",
     '<html lang="en">',
@@ -706,7 +864,7 @@ export const renderHtml = (input: ReportInput): string => {
     "</head>",
     "<body>",
     `<header><h1>${escapeHtml(input.title)}</h1><pre class="command">${escapeHtml(input.command)}</pre><p>Seeds: ${input.seeds.length === 0 ? "–" : input.seeds.join(", ")}</p></header>`,
-    `<nav>${nav.map(([id, label]) => `<a href="#${id}">${label}</a>`).join("")}</nav>`,
+    `<nav>${nav.map(([href, label]) => `<a href="${escapeHtml(href ?? "")}">${escapeHtml(label ?? "")}</a>`).join("")}</nav>`,
     ...sections,
     "</body>",
     "</html>",

@@ -2,8 +2,8 @@
  * The one error reporter of every program and benchmark: a typed failure, a bad flag or a defect prints ONE line on
  * stderr (no stack trace) and exits non-zero; logs go to stderr, so stdout carries only the program's results.
  */
-import { Cause, Console, Effect, Layer, Logger, Runtime, Schema } from "effect"
-import { CliError, CliOutput, Command } from "effect/cli"
+import { Cause, Console, Effect, Layer, Logger, Option, Runtime, Schema } from "effect"
+import { CliError, CliOutput, Command, Flag } from "effect/cli"
 
 /** Already reported on stderr: the runtime exits with `code` and logs nothing more. */
 export class Reported extends Schema.TaggedError<Reported>()("Reported", { code: Schema.Number }) {
@@ -77,9 +77,51 @@ export const report = (program: string) => <A, E, R>(effect: Effect.Effect<A, E,
   )
 
 /** Runs a command on the process arguments with the one-line reporter and presenter. */
-export const run = (program: string, version: string) =>
+export const run = (program: string, version: string, defaults: ShownDefaults = new Map()) =>
 <Name extends string, Input, E, R>(command: Command.Command<Name, Input, {}, E, R>) =>
   Command.run(command, { version }).pipe(
     report(program),
-    Effect.provide(presenter(program))
+    Effect.provide(presenter(program)),
+    Effect.provide(CliOutput.layer(formatterShowing(defaults)))
   )
+
+/** Each flag's default as `--help` shows it, by flag name. */
+export type ShownDefaults = ReadonlyMap<string, string>
+
+/** The default help formatter, with ` (default: …)` after the description of every flag `defaults` names. */
+export const formatterShowing = (defaults: ShownDefaults): CliOutput.Formatter => {
+  const base = CliOutput.defaultFormatter()
+  return {
+    ...base,
+    formatHelpDoc: (doc) =>
+      base.formatHelpDoc({
+        ...doc,
+        flags: doc.flags.map((flag) => {
+          const shown = defaults.get(flag.name)
+          if (shown === undefined) return flag
+          const text = Option.getOrElse(flag.description, () => "")
+          return { ...flag, description: Option.some(`${text}${text === "" ? "" : " "}(default: ${shown})`) }
+        })
+      })
+  }
+}
+
+/**
+ * Defaults that `--help` shows: `withDefault(name, value)` sets a flag's default and records it (`shown` for a value
+ * that prints differently, e.g. a computed folder name); pass `shown` to {@link run}.
+ */
+export const defaults = () => {
+  const shown = new Map<string, string>()
+  return {
+    shown: shown as ShownDefaults,
+    withDefault: <const B>(name: string, value: B, text?: string) => <A>(flag: Flag.Flag<A>): Flag.Flag<A | B> => {
+      shown.set(name, text ?? (Array.isArray(value) ? value.join(",") : String(value)))
+      return flag.pipe(Flag.withDefault(value))
+    },
+    /** The default `--help` shows for a flag left optional: the program must know whether it was given (`--resume`). */
+    optional: (name: string, value: unknown) => <A>(flag: Flag.Flag<A>): Flag.Flag<Option.Option<A>> => {
+      shown.set(name, Array.isArray(value) ? value.join(",") : String(value))
+      return flag.pipe(Flag.optional)
+    }
+  }
+}

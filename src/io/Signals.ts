@@ -18,13 +18,18 @@ export const defaultGraceMs = 10_000
 
 /** Options of {@link runMain}. */
 export interface RunMainOptions {
-  /** See {@link defaultGraceMs}. */
-  readonly graceMs?: number
+  /** See {@link defaultGraceMs}; a function is read when the signal comes (a grace set by a flag: a server's drain). */
+  readonly graceMs?: number | (() => number)
   /**
    * `interrupt` (default): the first signal interrupts the main fiber. `notify`: it only completes {@link received};
    * the program finishes by itself (exit 0 when its effect succeeds, 143/130 when the grace runs out).
    */
   readonly onSignal?: "interrupt" | "notify"
+  /**
+   * With `interrupt`: read when the signal has interrupted the main fiber; true means the program finished its work
+   * on the way (a server that drained every request in flight in its interrupt finalizer), so it exits 0.
+   */
+  readonly finished?: () => boolean
 }
 
 const first = Deferred.makeUnsafe<Signal>()
@@ -34,7 +39,7 @@ export const received: Effect.Effect<Signal> = Deferred.await(first)
 
 /** Runs a program's main effect with the signal handling above (a drop-in for `NodeRuntime.runMain`). */
 export const runMain = (options: RunMainOptions = {}) => <E, A>(effect: Effect.Effect<A, E>): void => {
-  const graceMs = options.graceMs ?? defaultGraceMs
+  const graceMs = () => (typeof options.graceMs === "function" ? options.graceMs() : options.graceMs ?? defaultGraceMs)
   Runtime.makeRunMain(({ fiber, teardown }) => {
     let signal: Signal | undefined
     const on = (name: Signal) => () => {
@@ -42,7 +47,7 @@ export const runMain = (options: RunMainOptions = {}) => <E, A>(effect: Effect.E
       if (signal !== undefined) process.exit(exitCodeOf(signal))
       signal = name
       Deferred.doneUnsafe(first, Exit.succeed(name))
-      setTimeout(() => process.exit(exitCodeOf(name)), graceMs).unref()
+      setTimeout(() => process.exit(exitCodeOf(name)), graceMs()).unref()
       if (options.onSignal !== "notify") fiber.interruptUnsafe(fiber.id)
     }
     const onTerm = on("SIGTERM")
@@ -57,8 +62,13 @@ export const runMain = (options: RunMainOptions = {}) => <E, A>(effect: Effect.E
           if (code !== 0) process.exit(code)
           return
         }
-        // ended by the signal: interrupted → 143/130; a graceful finish → 0; a failure on the way → its code
-        process.exit(Exit.isSuccess(exit) ? 0 : Cause.hasInterruptsOnly(exit.cause) ? exitCodeOf(signal) : code)
+        // ended by the signal: interrupted → 143/130 (0 when it finished its work); a graceful finish → 0; a failure
+        // on the way → its code
+        process.exit(
+          Exit.isSuccess(exit) ? 0
+          : Cause.hasInterruptsOnly(exit.cause) ? (options.finished?.() === true ? 0 : exitCodeOf(signal))
+          : code
+        )
       })
     })
   })(effect)

@@ -115,12 +115,39 @@ export const stripExtensions = (schema: JsonSchema): JsonObject => {
   return Object.fromEntries(out)
 }
 
-/** The `tools` entry of a tool interface: its callable name, description and parameter schema. */
+/**
+ * The entity marks of a tool (`x-entity`) as a line of text: which entity attribute each parameter takes and which
+ * ids the response returns (`Entities: team_id takes team.id; returns team.id, player.id.`), or "" when it has none.
+ * The schemas an LLM is shown drop `x-` keys (strict function schemas refuse them); this line carries the same
+ * information, so an LLM policy sees everything the learned policy reads of a tool (docs/training.md §1).
+ */
+export const entityLine = (spec: ToolSpec): string => {
+  const takes = Object.entries(spec.parameters.properties).flatMap(([name, schema]) => (schema["x-entity"] === undefined ? [] : [`${name} takes ${schema["x-entity"]}`]))
+  const returns: Array<string> = []
+  const walk = (schema: JsonSchema | undefined, depth: number): void => {
+    if (schema === undefined || depth > 6) return
+    const e = schema["x-entity"]
+    if (e !== undefined && !returns.includes(e)) returns.push(e)
+    walk(schema.items, depth + 1)
+    for (const v of Object.values(schema.properties ?? {})) walk(v, depth + 1)
+  }
+  walk(spec.response, 0)
+  if (takes.length === 0 && returns.length === 0) return ""
+  return `Entities: ${[...takes, ...(returns.length > 0 ? [`returns ${returns.join(", ")}`] : [])].join("; ")}.`
+}
+
+/** A tool's description with its entity line (what an LLM is shown of a tool). */
+export const describeTool = (spec: ToolSpec): string => {
+  const line = entityLine(spec)
+  return line.length === 0 ? spec.description : `${spec.description}\n${line}`
+}
+
+/** The `tools` entry of a tool interface: its callable name, description (with its entity line) and parameter schema. */
 export const toolDefinition = (spec: ToolSpec): OpenAiTool => ({
   type: "function",
   function: {
     name: spec.name,
-    description: spec.description,
+    description: describeTool(spec),
     parameters: stripExtensions(spec.parameters)
   }
 })
@@ -309,7 +336,7 @@ export const searchResultJson = (result: SearchResult, options: RenderOptions = 
     const spec = options.lookupTool?.(hit.tool)
     return spec === undefined
       ? { name: hit.tool, score: round3(hit.score) }
-      : { name: hit.tool, score: round3(hit.score), description: spec.description, parameters: stripExtensions(spec.parameters) }
+      : { name: hit.tool, score: round3(hit.score), description: describeTool(spec), parameters: stripExtensions(spec.parameters) }
   })
 })
 

@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
 import { Json, JsonObject } from "../domain/Json.ts"
+import { packageVersion } from "../io/Provenance.ts"
 import { GoldCall, GoldFact, Level, Split, Task } from "../domain/Task.ts"
 import { ToolSpec } from "../domain/Tool.ts"
 import {
@@ -21,6 +22,7 @@ import {
   Verdict
 } from "../domain/Trajectory.ts"
 import { Turn } from "../domain/Turn.ts"
+import { Phase } from "./Readiness.ts"
 
 // ---- errors: each names the field (or the part of the request) that was wrong ----
 
@@ -154,8 +156,19 @@ export const ServedUsage = Schema.Struct({
   completionTokens: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: limits.tokens })))
 })
 
-/** `/health`: liveness, the world this replica serves, and its live sessions. */
-export const Health = Schema.Struct({ status: Schema.Literal("healthy"), world: Schema.String, sessions: Schema.Number })
+/**
+ * `/health`: liveness, the phase (`ready`, or `draining` after SIGTERM), the world this replica serves, and its live
+ * sessions. While the server is starting, `/health` is a 503 `{"status": "starting"}` answered by the server's front.
+ */
+export const Health = Schema.Struct({
+  status: Schema.Literal("healthy"),
+  state: Schema.Literals(["ready", "draining"]),
+  world: Schema.String,
+  sessions: Schema.Number
+})
+
+/** `/ready`: 200 `{"status": "ready"}`; 503 with `starting` or `draining` (answered by the server's front). */
+export const Ready = Schema.Struct({ status: Phase })
 
 /** One line of the tool list. */
 export const ToolSummary = Schema.Struct({ name: Schema.String, category: Schema.String, description: Schema.String })
@@ -355,9 +368,10 @@ export const OpenEnvState = Schema.Struct({
 
 // ---- the API ----
 
-/** Liveness (no token needed). */
+/** Liveness and readiness (no token needed). */
 export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true }).add(
-  HttpApiEndpoint.get("health", "/health", { success: Health })
+  HttpApiEndpoint.get("health", "/health", { success: Health }),
+  HttpApiEndpoint.get("ready", "/ready", { success: Ready })
 ) {}
 
 /** The tool library and retrieval. */
@@ -459,6 +473,8 @@ export class ToolEnvApi extends HttpApi.make("toolenv")
   .middleware(HttpApiMiddleware.ProblemDetails)
   .annotateMerge(OpenApi.annotations({
     title: "ParaAgent ToolEnv",
+    // the document's version is the package's (it said 0.0.1, effect's default, while the package was 0.1.0)
+    version: packageVersion(),
     description: "Tools, retrieval, the three-layer simulator with seeded faults, the judge and the rewards, over HTTP"
   }))
 {}

@@ -3,7 +3,7 @@
  * retrievers, TaskSource, Judge and the scoring math. Each typed refusal is counted in the error metric by its tag.
  * Every session route acts for the caller named by `X-Client-Key` (a create without one is issued a key).
  */
-import { Context, Effect, Layer, Metric, Scheduler } from "effect"
+import { Context, Effect, Layer, Metric, Option, Scheduler } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
@@ -16,8 +16,9 @@ import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
-import type { SessionInfo } from "./Api.ts"
+import type { Score, SessionInfo } from "./Api.ts"
 import * as Guard from "./Guard.ts"
+import { Readiness } from "./Readiness.ts"
 import * as Metrics from "./ServiceMetrics.ts"
 import { sessionNotFound, Sessions } from "./Sessions.ts"
 import type { Owner, StepResult } from "./Sessions.ts"
@@ -77,7 +78,12 @@ const withKey = (info: SessionInfo, issued: string | undefined): SessionInfo => 
 const system = HttpApiBuilder.group(ToolEnvApi, "system", (handlers) =>
   Effect.gen(function*() {
     const sessions = yield* Sessions
-    return handlers.handle("health", () => Effect.succeed({ status: "healthy" as const, world: sessions.config.world, sessions: sessions.live() }))
+    const readiness = Option.getOrUndefined(yield* Effect.serviceOption(Readiness))
+    const phase = () => readiness?.phase() ?? "ready"
+    return handlers
+      .handle("health", () =>
+        Effect.sync(() => ({ status: "healthy" as const, state: phase() === "draining" ? "draining" as const : "ready" as const, world: sessions.config.world, sessions: sessions.live() })))
+      .handle("ready", () => Effect.sync(() => ({ status: phase() })))
   }))
 
 const tools = HttpApiBuilder.group(ToolEnvApi, "tools", (handlers) =>
@@ -170,24 +176,9 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const sessions = yield* Sessions
     const judge = yield* Judge
     const library = yield* ToolLibrary
-    const deps = (from: string, to: string) => library.graph.kind(from, to)
+    const score = scoreSession(sessions, judge, library)
     return handlers
-      .handle("score", ({ params }) =>
-        counted(yielding(Effect.gen(function*() {
-          const owner = yield* ownerOfRequest
-          const info = yield* sessions.info(params.id, owner)
-          if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${params.id} is still running (${info.rounds} rounds): score it once it is done` })
-          const { trajectory, task } = yield* sessions.trajectory(params.id, owner)
-          const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
-          const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
-          return {
-            sessionId: params.id,
-            verdict,
-            answer: score.answer,
-            phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
-            steps: score.steps
-          }
-        }))))
+      .handle("score", ({ params }) => counted(yielding(Effect.flatMap(ownerOfRequest, (owner) => score(params.id, owner)))))
       .handle("advantages", ({ payload }) =>
         counted(yielding(Effect.gen(function*() {
           const group = yield* groupOf(sessions, payload, yield* ownerOfRequest)
@@ -210,6 +201,27 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
           }
         }))))
   }))
+
+/** Judges a finished session: the verdict, R_ans with its Q/F/U pattern, the phase and step rewards (the score body). */
+export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"]) => {
+  const deps = (from: string, to: string) => library.graph.kind(from, to)
+  return (id: string, owner: Owner) =>
+    Effect.gen(function*() {
+      const info = yield* sessions.info(id, owner)
+      if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${id} is still running (${info.rounds} rounds): score it once it is done` })
+      const { trajectory, task } = yield* sessions.trajectory(id, owner)
+      const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
+      const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
+      const scored: Score = {
+        sessionId: id,
+        verdict,
+        answer: score.answer,
+        phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
+        steps: score.steps
+      }
+      return scored
+    })
+}
 
 /** The trajectories and task of an advantage request: finished sessions of one task, or trajectories with a task id. */
 const groupOf = (

@@ -43,6 +43,11 @@ export interface SessionsConfig {
   readonly faultRate: number
   /** T_max when a session does not name one. */
   readonly maxRounds: number
+  /**
+   * Under `--workers`: whether this process owns a session id (the worker front routes each id to its owner), so a
+   * session this process opens gets an id it owns and its steps find it warm. Absent: every id.
+   */
+  readonly ownsId?: (id: string) => boolean
 }
 
 /** Defaults: 1,024 sessions, 10 minutes idle, 64 actions per turn, 64k characters, 5% faults, T_max 12. */
@@ -79,6 +84,8 @@ export class Sessions extends Context.Service<Sessions, {
   readonly close: (id: string, owner: Owner) => Effect.Effect<boolean, StoreFailure>
   readonly postTask: (task: PostedTask, owner: Owner) => Effect.Effect<Task, InvalidRequest | Conflict | StoreFailure>
   readonly findTask: (id: string) => Effect.Effect<Task | undefined, InvalidRequest | StoreFailure>
+  /** The rewards of every step taken so far (r_base, r_plan, r_step), in order. */
+  readonly stepRewards: (id: string, owner: Owner) => Effect.Effect<ReadonlyArray<StepReward>, NotFound | WrongWorld | StepConflict | StoreFailure>
   /** Draws tasks from the catalogue (remembered by id for sessions that name them); undefined without one. */
   readonly sample: ((options: TaskSourceModule.SampleOptions) => Effect.Effect<ReadonlyArray<Task>>) | undefined
   /** Drops idle sessions from memory (and from a memory store); the server runs it on a schedule. */
@@ -481,7 +488,8 @@ export const make = (config: SessionsConfig) =>
       })
 
     const create = Effect.fn("Sessions.create")(function*(request: CreateSession, owner: Owner, wanted?: string) {
-      const id = wanted ?? randomUUID()
+      let id = wanted ?? randomUUID()
+      if (wanted === undefined && config.ownsId !== undefined) while (!config.ownsId(id)) id = randomUUID()
       const task = yield* resolveTask(request, owner)
       const spec: SessionSpec = {
         task,
@@ -567,6 +575,15 @@ export const make = (config: SessionsConfig) =>
       withCurrent(id, owner, (session, spec) => Effect.map(session.trajectory, (t) => ({ trajectory: t, task: spec.task })))
     )
 
+    const stepRewards = Effect.fn("Sessions.stepRewards")((id: string, owner: Owner) =>
+      withCurrent(id, owner, (session) =>
+        Effect.sync(() =>
+          Array.from({ length: session.status().rounds }, (_, i) => {
+            const facts = session.stepScore(i)
+            return facts === undefined ? { rBase: 0, rPlan: 0, rStep: 0 } : Reward.stepReward(facts)
+          })))
+    )
+
     const close = Effect.fn("Sessions.close")(function*(id: string, owner: Owner) {
       const row = yield* store.get(id).pipe(storeFailure("sessionId", id))
       if (row === undefined || row.owner !== owner) return false
@@ -583,7 +600,7 @@ export const make = (config: SessionsConfig) =>
       yield* gauge
     })
 
-    return Sessions.of({ config, create, step, info, trajectory, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
+    return Sessions.of({ config, create, step, info, trajectory, stepRewards, close, postTask, findTask, sample: source === undefined ? undefined : sample, sweep, live: () => cache.size })
   })
 
 /** The service in a layer (over SessionStore, ToolLibrary, Retriever, and optionally GeneratedWorld and TaskSource). */

@@ -4,13 +4,14 @@
  * +SFT & RL (GRPO) / +SFT & RL (ours) over several seeds, and the trained policy under each paradigm. Every stage
  * lands in the run store as it finishes, so `--resume` continues after a crash without redoing finished work.
  */
-import { Effect, Layer, Ref, Schema } from "effect"
+import { Effect, Layer, Option, Ref, Schema } from "effect"
 import type { Json } from "../domain/Json.ts"
 import type { ToolSpec } from "../domain/Tool.ts"
 import type { Level, Task } from "../domain/Task.ts"
 import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import { Policy } from "../agent/Policy.ts"
+import * as StudentOracle from "../agent/StudentOracle.ts"
 import * as Teacher from "../agent/Teacher.ts"
 import * as Evaluation from "../math/Evaluation.ts"
 import type * as PolicyGradient from "../math/PolicyGradient.ts"
@@ -19,6 +20,7 @@ import * as Reward from "../math/Reward.ts"
 import { mean, std } from "../math/Stats.ts"
 import * as Progress from "../io/Progress.ts"
 import type * as Report from "../eval/Report.ts"
+import type * as TrajectoryBrowser from "../eval/TrajectoryBrowser.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
 import { Retriever } from "../retrieval/Retriever.ts"
@@ -26,6 +28,8 @@ import * as Rollout from "../runtime/Rollout.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
 import { TaskSource } from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../toolenv/world/World.ts"
+import * as Dagger from "./Dagger.ts"
 import { RunStore } from "./RunStore.ts"
 import type { RunStoreError } from "./RunStore.ts"
 import * as Trainer from "./Trainer.ts"
@@ -50,6 +54,11 @@ export interface PipelineOptions {
    */
   readonly teacherFirstQuery: "documentation" | "request"
   readonly sftEpochs: number
+  /**
+   * DAgger rounds after SFT on the teacher (`Dagger.run`: the student rolled out, its states labelled by the
+   * student-space oracle, the aggregate cloned); 0 keeps SFT on the teacher's demonstrations only.
+   */
+  readonly daggerRounds: number
   readonly rlIterations: number
   readonly rlTasksPerIteration: number
   readonly group: number
@@ -69,6 +78,7 @@ export const defaults: PipelineOptions = {
   teacherMistakeRate: 0.1,
   teacherFirstQuery: "request",
   sftEpochs: 10,
+  daggerRounds: 3,
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
@@ -89,6 +99,9 @@ export const modelLabels: Readonly<Record<Model, string>> = {
   GRPO: "+SFT & RL (GRPO)",
   Ours: "+SFT & RL (ours)"
 }
+
+/** The ceiling's row label in the tables (the student-space oracle: privileged, not a learned model). */
+export const ceilingLabel = "Ceiling (student-space oracle, privileged)"
 
 /** One evaluation cell's metrics (per level or the average). */
 export interface CellMetrics {
@@ -113,6 +126,11 @@ export type LevelTable = Readonly<Record<string, Readonly<Record<keyof CellMetri
 /** `summary.json`. */
 export interface Summary {
   readonly ablation: Readonly<Record<Model, LevelTable>>
+  /**
+   * The student-space oracle (`StudentOracle`: privileged, choosing among the learned policy's own candidates with
+   * the gold task) on the same held-out tasks and rollout seeds: the action space's ceiling. Never a learned model.
+   */
+  readonly ceiling?: LevelTable
   readonly paradigms: Readonly<Record<string, LevelTable>>
   readonly training: {
     readonly demonstrations: number
@@ -185,6 +203,7 @@ export const renderAblation = (summary: Summary): string => {
     }
   }
   for (const model of models) table(modelLabels[model], summary.ablation[model])
+  if (summary.ceiling !== undefined) table(ceilingLabel, summary.ceiling)
   const paradigmRows: Array<string> = []
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
     const m = levels["Avg"] as Record<keyof CellMetrics, MeanSd>
@@ -249,11 +268,12 @@ const prepare = (runId: string, options: PipelineOptions) =>
       tasks: ReadonlyArray<Task>,
       paradigm: Paradigm,
       seedOf: (task: Task) => number,
-      label: string
+      label: string,
+      progress$: boolean = options.progress
     ) =>
       Effect.gen(function*() {
         const byKey = yield* storedGroups(store, runId, stage)
-        const progress = Progress.make(label, tasks.length, options.progress)
+        const progress = Progress.make(label, tasks.length, progress$)
         const out = yield* Effect.forEach(tasks, (task) =>
           Effect.gen(function*() {
             const known = byKey.get(task.id)?.[0]
@@ -271,32 +291,39 @@ const prepare = (runId: string, options: PipelineOptions) =>
         return out
       })
 
+    // the oracle's equivalent providers: the generated world's operations when the world is there
+    const world = yield* Effect.serviceOption(GeneratedWorld)
+    const equivalent = Option.isSome(world) ? StudentOracle.worldEquivalence(world.value.ops) : StudentOracle.sameToolOnly
+    const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(equivalent).pipe(Layer.provide(base)))))
+
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>) =>
       Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))))
 
-    /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`). */
-    const demonstrations = Effect.gen(function*() {
+    /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
+    const demonstrations = (progress: boolean) => Effect.gen(function*() {
       const teacher = yield* Rollout.make({ maxRounds }).pipe(
         Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: options.teacherFirstQuery }).pipe(Layer.provide(base)))),
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
-      const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations").pipe(
+      const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations", progress).pipe(
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
       return trajectories.map((trajectory, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory }))
     })
 
-    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations }
+    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations }
   })
 
 /**
  * One seed: SFT from the seeded Backbone, RL from that SFT checkpoint with each estimator (same tasks, same rollout
  * seeds), and the held-out evaluation of the four rows and of the trained policy under each paradigm.
  */
-export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number) {
-  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, demonstrations: demonstrate } = yield* prepare(runId, options)
+export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number, plan?: PlanTracker) {
+  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations: demonstrate } = yield* prepare(runId, options)
   const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError | PipelineError) => new PipelineError({ stage, message: e.message })
-  const demonstrations = yield* demonstrate
+  // the demonstrations were made (or read back) by `run` before the seeds: here they are only read back, with no bar
+  const demonstrations = yield* demonstrate(false)
+  const track = plan ?? noPlan
   const stages: Array<Report.Stage> = []
   const cells: Record<string, Record<string, CellMetrics>> = {}
 
@@ -304,7 +331,10 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     Effect.gen(function*() {
       const cell = yield* Ref.make(weights)
       const r = yield* learnedRollout(cell)
+      const restored = (yield* storedGroups(store, runId, stage)).size >= testTasks.length
+      yield* track.start(stage, `${testTasks.length} held-out tasks, ${paradigm}`)
       const trajectories = yield* rolloutStage(stage, r, testTasks, paradigm, (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage)
+      yield* track.finish(stage, restored)
       const byLevel: Record<string, CellMetrics> = {}
       for (const level of options.levels) {
         const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
@@ -328,6 +358,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
   const sftDone = yield* store.stageResult(runId, sftStage).pipe(Effect.mapError(fail(sftStage)))
   let sft: LearnedPolicy.Weights
   let sftReport: Trainer.SftReport
+  yield* track.start(sftStage, `${options.sftEpochs} epochs over ${demonstrations.length} demonstrations`)
   if (storedSft !== undefined && sftDone !== undefined) {
     sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(storedSft.params) }, version: (storedSft.state as { version: number }).version }
     sftReport = sftDone as unknown as Trainer.SftReport
@@ -336,6 +367,33 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     sft = yield* Ref.get(cell)
     yield* store.putCheckpoint(runId, sftStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(sftStage)))
     yield* store.markStage(runId, sftStage, toJson(sftReport)).pipe(Effect.mapError(fail(sftStage)))
+  }
+  yield* track.finish(sftStage, storedSft !== undefined && sftDone !== undefined)
+  // --- DAgger from the SFT checkpoint: the student's states labelled by the student-space oracle (a stored one is read back)
+  if (options.daggerRounds > 0) {
+    const daggerStage = `dagger/seed${seed}`
+    const stored = yield* store.latestCheckpoint(runId, daggerStage).pipe(Effect.mapError(fail(daggerStage)))
+    const done = yield* store.stageResult(runId, daggerStage).pipe(Effect.mapError(fail(daggerStage)))
+    yield* track.start(daggerStage, `${options.daggerRounds} rounds over ${trainTasks.length} training tasks`)
+    if (stored !== undefined && done !== undefined) {
+      sft = { params: { shape: LearnedPolicy.shape, data: Float64Array.from(stored.params) }, version: (stored.state as { version: number }).version }
+    } else {
+      yield* Ref.set(cell, sft)
+      const t0 = Date.now()
+      const report = yield* Dagger.run(trainTasks, demonstrations, { rounds: options.daggerRounds, seed, equivalent, concurrency: options.concurrency, progress: options.progress }).pipe(
+        Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell))),
+        Effect.mapError(fail(daggerStage))
+      )
+      sft = yield* Ref.get(cell)
+      yield* store.putCheckpoint(runId, daggerStage, 0, { params: sft.params.data, optimiser: [], state: weightsState(sft) }).pipe(Effect.mapError(fail(daggerStage)))
+      yield* store.markStage(runId, daggerStage, toJson(report)).pipe(Effect.mapError(fail(daggerStage)))
+      stages.push({
+        name: `DAgger (seed ${seed})`,
+        durationMs: Date.now() - t0,
+        detail: `${report.rounds.length} rounds: ${report.rounds.map((r) => `${r.labelled} states labelled by the oracle`).join(", ")}; aggregate ${report.rounds.at(-1)?.aggregate ?? report.coldStart} (cold start ${report.coldStart} projected teacher steps)`
+      })
+    }
+    yield* track.finish(daggerStage, stored !== undefined && done !== undefined)
   }
   stages.push({
     name: `SFT (seed ${seed})`,
@@ -352,6 +410,8 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     yield* Ref.set(cell, sft)
     const done = yield* store.stageResult(runId, stage).pipe(Effect.mapError(fail(stage)))
     const t0 = Date.now()
+    yield* track.start(stage, `${options.rlIterations} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}`)
+    const label = `${estimator} seed ${seed}`
     const report = yield* trainer.rl(trainTasks, {
       estimator,
       iterations: options.rlIterations,
@@ -360,14 +420,15 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       seed,
       concurrency: options.concurrency,
       progress: options.progress && done === undefined,
-      label: `${estimator} seed ${seed}`,
-      checkpointer: checkpointerFor(store, runId, stage),
+      label,
+      checkpointer: checkpointerFor(store, runId, stage, options.progress ? announceIteration(`rl ${label}`, options.rlIterations) : undefined),
       reference: sft
     }).pipe(Effect.mapError(fail(stage)))
     if (done === undefined) yield* store.markStage(runId, stage, toJson({ iterations: report.metrics.length })).pipe(Effect.mapError(fail(stage)))
+    yield* track.finish(stage, done !== undefined || report.resumedFrom !== undefined)
     finals.set(estimator, yield* Ref.get(cell))
     rl.push({ estimator, metrics: report.metrics })
-    stages.push({ name: `RL ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
+    stages.push({ name: `RL to ${modelLabels[estimatorModel(estimator)]}, estimator ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
     if (estimator === "paraagent") {
       experience = yield* store.trajectories(runId, stage, { iteration: Math.max(0, options.rlIterations - 1) }).pipe(Effect.mapError(fail(stage)))
     }
@@ -389,6 +450,22 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       cells["paradigm:ParaAct"] = result.cells
       timeline = result.trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
     }
+  }
+  // --- the ceiling: the student-space oracle on the same tasks and rollout seeds (privileged; scores no learned model)
+  {
+    const t0 = Date.now()
+    const oracle = yield* oracleRollout
+    const stage = `eval/ceiling/seed${seed}/ParaAct`
+    yield* track.start(stage, `${testTasks.length} held-out tasks, the student-space oracle`)
+    const trajectories = yield* rolloutStage(stage, oracle, testTasks, "ParaAct", (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage).pipe(Effect.mapError(fail("eval ceiling")))
+    const byLevel: Record<string, CellMetrics> = {}
+    for (const level of options.levels) {
+      const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
+      byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+    }
+    cells["ceiling"] = byLevel
+    yield* track.finish(stage, false)
+    stages.push({ name: `evaluate the ceiling (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct, the student-space oracle (privileged)` })
   }
   const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
   for (const paradigm of options.paradigms) {
@@ -422,17 +499,28 @@ export const run = Effect.fn("Pipeline.run")(function*(
   seeds?: { readonly runner: SeedRunner; readonly concurrency: number }
 ) {
   const t0 = Date.now()
-  const { library, testTasks, trainTasks, demonstrations: demonstrate } = yield* prepare(runId, options)
-  const demonstrations = yield* demonstrate
+  const { library, testTasks, trainTasks, demonstrations: demonstrate, store } = yield* prepare(runId, options)
+  const tracker = planTracker(options, seeds === undefined)
+  const storedDemos = (yield* storedGroups(store, runId, "demonstrations").pipe(Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message })))).size
+  yield* tracker.start("demonstrations", `the multi-agent teacher on ${trainTasks.length} training tasks`)
+  const demonstrations = yield* demonstrate(options.progress)
+  yield* tracker.finish("demonstrations", storedDemos >= trainTasks.length)
   const kept = demonstrations.filter((d) => Trainer.keeps("pass", d.trajectory)).length
   const stages: Array<Report.Stage> = [
     { name: "teacher demonstrations", durationMs: Date.now() - t0, detail: `${demonstrations.length} rollouts of the multi-agent teacher on training tasks` },
     { name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` }
   ]
   const context = yield* Effect.context<RunStore | TaskSource | ToolLibrary | Judge | Retriever | Simulator>()
-  const inProcess: SeedRunner = (seed) => runSeed(runId, options, seed).pipe(Effect.provide(context))
-  // the first seed runs on this thread, which holds a world already; the others on workers (a world each)
-  const runner: SeedRunner = seeds === undefined ? inProcess : (seed) => (seed === options.seeds[0] ? inProcess(seed) : seeds.runner(seed))
+  const inProcess: SeedRunner = (seed) => runSeed(runId, options, seed, seeds === undefined ? tracker : undefined).pipe(Effect.provide(context))
+  // the first seed runs on this thread, which holds a world already; the others on workers (a world each), whose
+  // stages the plan counts a seed at a time
+  const runner: SeedRunner = seeds === undefined
+    ? inProcess
+    : (seed) =>
+      tracker.start(`seed ${seed}`, "SFT, RL, evaluation").pipe(
+        Effect.andThen(seed === options.seeds[0] ? inProcess(seed) : seeds.runner(seed)),
+        Effect.tap(() => tracker.finish(`seed ${seed}`, false))
+      )
   const progress = Progress.make(`seeds (SFT, RL ×${options.estimators.length}, evaluation)`, options.seeds.length, options.progress && seeds !== undefined)
   const results = yield* Effect.forEach(options.seeds, (seed) => Effect.tap(runner(seed), () => progress.tick(1)), { concurrency: seeds?.concurrency ?? 1 })
   yield* progress.done
@@ -440,8 +528,10 @@ export const run = Effect.fn("Pipeline.run")(function*(
   const collect = (key: string) => results.map((r) => r.cells[key] as Record<string, CellMetrics>)
   const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(collect(m), options.levels)])) as Record<Model, LevelTable>
   const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(collect(`paradigm:${p}`), options.levels)]))
+  const ceiling = results.every((r) => r.cells["ceiling"] !== undefined) ? overSeeds(collect("ceiling"), options.levels) : undefined
   const summary: Summary = {
     ablation,
+    ...(ceiling !== undefined ? { ceiling } : {}),
     paradigms,
     training: {
       demonstrations: demonstrations.length,
@@ -461,7 +551,8 @@ export const run = Effect.fn("Pipeline.run")(function*(
       seed: r.seed,
       points: x.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy }))
     }))),
-    ablation: Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])),
+    ablation: { ...Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])), ...(ceiling !== undefined ? { [ceilingLabel]: ceiling } : {}) },
+    modelNames: Object.fromEntries(options.estimators.map((e) => [e, modelLabels[estimatorModel(e)]])),
     paradigms,
     stages: [...stages, ...results.flatMap((r) => r.stages)],
     ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
@@ -494,7 +585,12 @@ const storedGroups = (store: RunStore["Service"], runId: string, stage: string, 
   })
 
 /** RL's checkpointer over the run store: checkpoints with their metrics, and each finished group. */
-const checkpointerFor = (store: RunStore["Service"], runId: string, stage: string): Trainer.Checkpointer => {
+const checkpointerFor = (
+  store: RunStore["Service"],
+  runId: string,
+  stage: string,
+  announce?: (metrics: Trainer.IterationMetrics) => Effect.Effect<void>
+): Trainer.Checkpointer => {
   const wrap = (e: RunStoreError) => new Trainer.TrainerError({ stage, message: e.message })
   const cache = new Map<number, ReadonlyMap<string, ReadonlyArray<Trajectory>>>()
   return {
@@ -525,6 +621,7 @@ const checkpointerFor = (store: RunStore["Service"], runId: string, stage: strin
           },
           last === undefined ? undefined : toJson(last)
         )
+        if (announce !== undefined && last !== undefined) yield* announce(last)
       }).pipe(Effect.mapError(wrap)),
     group: (iteration, key) =>
       Effect.gen(function*() {
@@ -541,3 +638,124 @@ const checkpointerFor = (store: RunStore["Service"], runId: string, stage: strin
       }).pipe(Effect.mapError(wrap))
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Progress a person can plan by: the stages in order with an overall counter and an estimate of the time left, and a
+// line of metrics per RL iteration (all on stderr)
+
+/** The plan of a run, addressed by the run store's stage names (`demonstrations`, `sft/seed1`, `rl/grpo/seed1`, …). */
+export interface PlanTracker {
+  readonly start: (stage: string, detail?: string) => Effect.Effect<void>
+  readonly finish: (stage: string, restored: boolean) => Effect.Effect<void>
+}
+
+const noPlan: PlanTracker = { start: () => Effect.void, finish: () => Effect.void }
+
+/**
+ * A unit's first-guess cost per kind of stage, relative to one evaluation rollout of the learned policy — measured on
+ * a one-seed run of this pipeline (80 training tasks, 30 held-out tasks per level, 3 RL iterations of 8 tasks × G=4;
+ * 2026-12-03, 2 cores): a teacher rollout costs ~1.5 of them, an RL rollout with its share of the update ~2.3, an SFT
+ * epoch over one demonstration ~0.12; a DAgger round over one training task (the student's rollout, the oracle's labels
+ * with their searches, and its share of the cloning) is guessed at ~3. Each kind's own measured rate replaces its guess once a stage of it has run.
+ */
+export const stageWeights = { demonstrations: 1.5, sft: 0.12, dagger: 3, rl: 2.3, eval: 1 } as const
+
+/**
+ * The stages of a run in the order they run — the demonstrations, then per seed SFT, RL per estimator, the four
+ * evaluated rows and the other paradigms (`perSeed`), or one stage per seed when seeds run on workers — sized in units.
+ */
+export const plannedStages = (options: PipelineOptions, perSeed: boolean): ReadonlyArray<Progress.PlannedStage & { readonly key: string }> => {
+  const testTasks = options.testTasksPerLevel * options.levels.length
+  const seedStages = (seed: number) => [
+    { key: `sft/seed${seed}`, name: `SFT, seed ${seed}`, kind: "sft", units: options.trainTasks * options.sftEpochs, weight: stageWeights.sft },
+    ...(options.daggerRounds > 0
+      ? [{ key: `dagger/seed${seed}`, name: `DAgger, seed ${seed}`, kind: "dagger", units: options.daggerRounds * options.trainTasks, weight: stageWeights.dagger }]
+      : []),
+    ...options.estimators.map((e) => ({
+      key: `rl/${e}/seed${seed}`,
+      name: `RL to ${modelLabels[estimatorModel(e)]} (estimator ${e}), seed ${seed}`,
+      kind: "rl",
+      units: options.rlIterations * options.rlTasksPerIteration * options.group,
+      weight: stageWeights.rl
+    })),
+    ...[...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])].map((m) => ({
+      key: `eval/${m}/seed${seed}/ParaAct`,
+      name: `evaluate ${modelLabels[m]}, seed ${seed}`,
+      kind: "eval",
+      units: testTasks,
+      weight: stageWeights.eval
+    })),
+    { key: `eval/ceiling/seed${seed}/ParaAct`, name: `evaluate the ceiling, seed ${seed}`, kind: "eval", units: testTasks, weight: stageWeights.eval },
+    ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({
+      key: `eval/Ours/seed${seed}/${p}`,
+      name: `evaluate ours under ${p}, seed ${seed}`,
+      kind: "eval",
+      units: testTasks,
+      weight: stageWeights.eval
+    }))
+  ]
+  const demonstrations = { key: "demonstrations", name: "teacher demonstrations", kind: "demonstrations", units: options.trainTasks, weight: stageWeights.demonstrations }
+  return [
+    demonstrations,
+    ...options.seeds.flatMap((seed) => {
+      const stages = seedStages(seed)
+      if (perSeed) return stages
+      const units = stages.reduce((n, s) => n + s.units * s.weight, 0)
+      return [{ key: `seed ${seed}`, name: `seed ${seed} (SFT, RL, evaluation on a worker)`, kind: "seed", units, weight: 1 }]
+    })
+  ]
+}
+
+const planTracker = (options: PipelineOptions, perSeed: boolean): PlanTracker => {
+  const stages = plannedStages(options, perSeed)
+  const plan = Progress.plan(stages, options.progress)
+  const index = (stage: string) => stages.findIndex((s) => s.key === stage)
+  return {
+    start: (stage, detail) => (index(stage) < 0 ? Effect.void : plan.start(index(stage), detail)),
+    finish: (stage, restored) => (index(stage) < 0 ? Effect.void : plan.finish(index(stage), restored))
+  }
+}
+
+/** A number for a metrics line: fixed decimals, "–" when not finite. */
+const metric = (x: number | undefined, digits: number, scale = 1): string => (x === undefined || !Number.isFinite(x) ? "–" : (x * scale).toFixed(digits))
+
+/** One stderr line per finished RL iteration: its training-split metrics as they land. */
+const announceIteration = (label: string, iterations: number) => (m: Trainer.IterationMetrics): Effect.Effect<void> =>
+  Effect.sync(() => {
+    process.stderr.write(
+      `${label} · iteration ${m.iteration + 1}/${iterations} · R_ans ${metric(m.rAns, 3)} · Pass@1 ${metric(m.pass1, 1, 100)}% · rounds ${metric(m.rounds, 2)}` +
+        ` · calls ${metric(m.calls, 2)} · KL ${metric(m.kl, 4)} · clip ${metric(m.clipFraction, 1, 100)}% · entropy ${metric(m.entropy, 3)} (training split)\n`
+    )
+  })
+
+/** The RL runs' per-iteration metrics as CSV (`rl-metrics.csv`): one row per seed, estimator and iteration. */
+export const metricsCsv = (rl: Summary["training"]["rl"]): string => {
+  const keys: Array<string> = []
+  for (const run of rl) for (const m of run.metrics) for (const k of Object.keys(m)) if (!keys.includes(k) && typeof (m as unknown as Record<string, unknown>)[k] === "number") keys.push(k)
+  const cell = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? String(v) : "")
+  const rows = rl.flatMap((run) => run.metrics.map((m) => [String(run.seed), run.estimator, ...keys.map((k) => cell((m as unknown as Record<string, unknown>)[k]))].join(",")))
+  return [["seed", "estimator", ...keys].join(","), ...rows].join("\n") + "\n"
+}
+
+/**
+ * Every held-out trajectory of a run, read back from the run store (the `eval/<model>/seed<k>/<paradigm>` stages), for
+ * the trajectory browser: the four rows under ParaAct, then the trained policy under the other paradigms, seed by seed.
+ */
+export const heldOutEntries = (runId: string, options: PipelineOptions, testTasks: ReadonlyArray<Task>) =>
+  Effect.gen(function*() {
+    const store = yield* RunStore
+    const byId = new Map(testTasks.map((t) => [t.id as string, t]))
+    const rows = [...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])]
+    const stages = options.seeds.flatMap((seed) => [
+      ...rows.map((m) => ({ stage: `eval/${m}/seed${seed}/ParaAct`, model: modelLabels[m], seed })),
+      ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({ stage: `eval/Ours/seed${seed}/${p}`, model: modelLabels.Ours, seed }))
+    ])
+    const entries: Array<TrajectoryBrowser.BrowserEntry> = []
+    for (const { stage, model, seed } of stages) {
+      for (const trajectory of yield* store.trajectories(runId, stage)) {
+        const task = byId.get(trajectory.taskId)
+        entries.push({ model, seed, level: task?.level ?? "?", request: task?.request ?? "", trajectory })
+      }
+    }
+    return entries as ReadonlyArray<TrajectoryBrowser.BrowserEntry>
+  })

@@ -124,7 +124,7 @@ describe("LearnedPolicy log-probabilities", () => {
       assert.isAbove(handChecked, 20)
       for (const c of ["none", "subset", "subset of several", "several chosen", "plan emitted", "plan withheld", "three kinds"]) assert.isTrue(covered.has(c), c)
       console.log(`log-prob exactness: ${steps} steps, max |recorded − rescored| = ${maxDelta.toExponential(2)}; ${handChecked} checked by hand`)
-    }), { timeout: 60_000 })
+    }))
 
   it.effect("new weights change rescore (not the recorded behaviour log-prob); a tampered context is a PolicyError", () =>
     Effect.gen(function*() {
@@ -160,7 +160,7 @@ describe("LearnedPolicy log-probabilities", () => {
       const missing = yield* Effect.flip(policy.rescore!(context, bare))
       assert.strictEqual(missing._tag, "PolicyError")
       assert.include(missing.message, "no decision")
-    }), { timeout: 60_000 })
+    }))
 })
 
 /** PolicyScorerOnnx's scorer as the policy's: it holds one exported version and refuses others. */
@@ -205,5 +205,5 @@ describe("LearnedPolicy with the ONNX scorer", () => {
       // the trajectories compared hold searches, calls and answers, not only immediate answers
       const kinds = new Set(viaOnnx.flatMap((t) => t.steps.map((s) => s.decision!.kind)))
       assert.sameMembers([...kinds], ["search", "call", "answer"])
-    }).pipe(Effect.scoped), { timeout: 60_000 })
+    }).pipe(Effect.scoped))
 })

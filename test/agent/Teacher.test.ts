@@ -602,7 +602,7 @@ describe("the scripted teacher on generated-world tasks", () => {
       const summary = `${reexplored}/${tasks.length} with two or more explore phases, ${solved}/${tasks.length} solved`
       assert.isAtLeast(reexplored / tasks.length, 0.2, summary)
       assert.isAtLeast(solved / tasks.length, 0.8, summary)
-    }), 120_000)
+    }))
 
   it.effect("each paradigm: well-formed demonstrations, and most tasks solved end to end", () =>
     Effect.gen(function*() {
@@ -625,7 +625,7 @@ describe("the scripted teacher on generated-world tasks", () => {
         // ReAct and DFSDT take two rounds per gold call, so the largest DAGs can run out of the 12 rounds
         assert.isAtLeast(solved, paradigm === "ParaAct" || paradigm === "ExploreThenExecute" ? 9 : 6, summary.join(", "))
       }
-    }), 120_000)
+    }))
 })
 
 describe("Teacher.factLabel", () => {

@@ -52,7 +52,7 @@ describe("the teacher's request-grounded first searches", () => {
       assert.isBelow(documentedExpressed, expressed, "the documentation's phrasing is not what the action space writes")
       // later attempts still read the documentation: the teacher finds its tools and answers every task
       for (const t of out) assert.strictEqual(t.stop, "answer")
-    }), 120_000)
+    }))
 
   it("maps a gold call to the clause quoting its argument, a dependent call to its dependency's clause", () => {
     const clauses = ["What is the home score of the match \"Ashford vs Bell\"?", "Also list the top 3 vehicles by asking price."]

@@ -183,5 +183,5 @@ describe("API-Bank through a policy", () => {
     assert.deepStrictEqual([last.levels["L1"]?.accuracy, last.levels["L1"]?.steps, last.levels["L2"]?.accuracy], [100, 4, 100])
     assert.include(r.stdout, "L1 records left out: malformed_line 1, unknown_api 1, no_api_call 1")
     assert.strictEqual(fs.readFileSync(out, "utf8").trim().split("\n").length, 7)
-  }, 60_000)
+  })
 })

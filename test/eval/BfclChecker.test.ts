@@ -271,7 +271,7 @@ describe.skipIf(bfclDir === undefined)("BFCL v4 data (../shared/data/bfcl; skipp
           assert.deepStrictEqual(Object.keys(errors), [p.expected(cat.kind)], `${cat.name}: ${p.name}`)
         }
       }
-    }), 60_000)
+    }))
 })
 
 describe("a category folder laid out as BFCL's", () => {

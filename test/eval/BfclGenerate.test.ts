@@ -107,5 +107,5 @@ describe("bfcl generate", () => {
         const c = summary.categories[cat.name]
         assert.strictEqual((c?.correct ?? -1) + Object.values(c?.errors ?? {}).reduce((a, b) => a + b, 0), c?.total)
       }
-    }), 60_000)
+    }))
 })

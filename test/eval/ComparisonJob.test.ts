@@ -59,7 +59,7 @@ describe("Job", () => {
         const avg = summary.average[p]
         assert.isTrue(avg !== undefined && avg.truncation >= 0 && avg.truncation <= 1 && avg.unjudged === 0)
       }
-    }).pipe(Effect.provide(appLayer)), { timeout: 300_000 })
+    }).pipe(Effect.provide(appLayer)))
 
   it.effect("rejects an unknown estimator before running anything", () =>
     Effect.gen(function*() {
@@ -69,7 +69,7 @@ describe("Job", () => {
       }).pipe(Effect.flip)
       assert.strictEqual(error._tag, "JobError")
       assert.include((error as Job.JobError).message, "grpo")
-    }).pipe(Effect.provide(appLayer)), { timeout: 120_000 })
+    }).pipe(Effect.provide(appLayer)))
 })
 
 describe("npm run compare (programs/compare.ts)", () => {
@@ -89,7 +89,7 @@ describe("npm run compare (programs/compare.ts)", () => {
     }))(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")))
     assert.sameMembers(Object.keys(summary.paradigms), ["ParaAct", "ReAct"])
     assert.sameMembers(Object.keys(summary.paradigms["ParaAct"]!), ["I1", "I2", "I3"])
-  }, 180_000)
+  })
 
   it("gives a clear error for a bad flag value", () => {
     let stderr = ""
@@ -101,5 +101,5 @@ describe("npm run compare (programs/compare.ts)", () => {
       stderr = String((e as { stderr?: string }).stderr ?? "")
     }
     assert.include(stderr, "Nope")
-  }, 60_000)
+  })
 })

@@ -36,8 +36,8 @@ describe("Report", () => {
     for (const id of ["stages", "curves", "ablation", "paradigms", "timeline", "notes"]) assert.include(html, `<section id="${id}">`)
     assert.include(md, "```\nnpm start -- pipeline --seeds 1,2,3 --out runs/pipeline-7\n```")
     assert.include(md, "Seeds: 1, 2, 3.")
-    // three learning curves and four diagnostics, one timeline
-    assert.strictEqual(elements(html, "svg", { class: "chart" }).length, 7)
+    // the held-out chart, three learning curves and four diagnostics of the training split, one timeline
+    assert.strictEqual(elements(html, "svg", { class: "chart" }).length, 8)
     assert.strictEqual(elements(html, "svg", { class: "timeline" }).length, 1)
   })
 
@@ -62,8 +62,10 @@ describe("Report", () => {
     }
     assert.include(md, "| Backbone | I2 | 20.0 ± 2.1 | 45.0 ± 3.4 | 8.00 ± 0.31 | 6.00 ± 0.42 | 4.00 ± 0.27 | 9.00 ± 0.50 |")
     assert.include(md, "| ParaAct | Avg | 53.0 ± 2.1 | 67.0 ± 3.4 | 5.80 ± 0.31 | 4.90 ± 0.42 | 2.90 ± 0.27 | 6.80 ± 0.50 |")
-    // levels in input order, Avg last; one header group per level in the HTML
-    assert.match(html, /<th colspan="6">I1<\/th><th colspan="6">I2<\/th><th colspan="6">I3<\/th><th colspan="6">Avg<\/th>/)
+    // the average first, then the levels in input order: one table per level, in markdown too (grouped by level)
+    assert.deepStrictEqual(elements(html, "table", { class: "metrics" }).map((t) => t["data-level"]), ["Avg", "I1", "I2", "I3", "Avg", "I1", "I2", "I3"])
+    const mdLevels = md.split("## Table 2")[1]!.split("## Table 1")[0]!.split("\n").filter((l) => l.startsWith("| Backbone |")).map((l) => l.split(" | ")[1])
+    assert.deepStrictEqual(mdLevels, ["Avg", "I1", "I2", "I3"])
   })
 
   it("lists the stages with their durations and a total", () => {
@@ -75,19 +77,51 @@ describe("Report", () => {
 
   it("averages the curves over seeds: mean line, population sd band, one point per iteration", () => {
     const curves = input.curves
-    const [grpo, ours] = Report.curveSeries(curves, "rAns")
-    assert.strictEqual(grpo?.label, "grpo")
-    assert.strictEqual(ours?.label, "paraagent")
+    const [grpo, ours] = Report.curveSeries(curves, "rAns", input.modelNames)
+    // one name per model everywhere: the tables' names, not the estimators' registry names
+    assert.strictEqual(grpo?.label, "+SFT & RL (GRPO)")
+    assert.strictEqual(ours?.label, "+SFT & RL (ours)")
+    assert.deepStrictEqual(Report.curveSeries(curves, "rAns").map((s) => s.label), ["grpo", "paraagent"])
     const at0 = curves.filter((c) => c.estimator === "paraagent").map((c) => c.points[0]?.rAns as number)
     assert.strictEqual(ours?.points[0]?.y, mean(at0))
     assert.strictEqual(ours?.points[0]?.sd, std(at0))
     assert.strictEqual(ours?.points[0]?.n, 3)
+    // 7 training-split charts of 25 iterations, and the held-out chart's two paths of 3 stages
     const lines = elements(html, "path", { class: "line" })
-    assert.strictEqual(lines.length, 2 * 7)
-    for (const line of lines) assert.strictEqual(line.d?.match(/[ML]/g)?.length, 25, line["data-series"])
-    assert.strictEqual(elements(html, "path", { class: "band" }).length, 2 * 7)
-    assert.strictEqual(elements(html, "circle", { class: "dot" }).length, 2 * 7 * 25)
-    assert.include(md, "| R_ans | paraagent | 3 |")
+    assert.strictEqual(lines.length, 2 * 7 + 2)
+    assert.deepStrictEqual(lines.map((l) => l.d?.match(/[ML]/g)?.length), [3, 3, ...Array.from({ length: 14 }, () => 25)])
+    assert.strictEqual(elements(html, "path", { class: "band" }).length, 2 * 7 + 2)
+    assert.strictEqual(elements(html, "circle", { class: "dot" }).length, 2 * 7 * 25 + 2 * 3)
+    assert.deepStrictEqual([...new Set(lines.map((l) => l["data-series"]))], ["+SFT &amp; RL (GRPO)", "+SFT &amp; RL (ours)"])
+    assert.include(md, "| R_ans | +SFT &amp; RL (ours) | 3 |")
+  })
+
+  it("labels the split of every curve: the RL curves as the training split, the held-out chart by training stage", () => {
+    const titles = [...html.matchAll(/<text class="chart-title"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1])
+    assert.strictEqual(titles[0], "Pass@1 on held-out test tasks")
+    for (const title of titles.slice(1)) assert.match(title ?? "", /\(training split\)$/)
+    assert.include(html, ">Backbone</text>")
+    assert.include(html, ">+SFT &amp; RL</text>")
+    const heldOut = Report.heldOutSeries(input.ablation)
+    assert.deepStrictEqual(heldOut.stages, ["Backbone", "+SFT", "+SFT & RL"])
+    assert.deepStrictEqual(heldOut.series.map((s) => [s.label, s.points.map((p) => p.y)]), [
+      ["+SFT & RL (GRPO)", [input.ablation["Backbone"]!["Avg"]!.pass1!.mean, input.ablation["+SFT"]!["Avg"]!.pass1!.mean, input.ablation["+SFT & RL (GRPO)"]!["Avg"]!.pass1!.mean]],
+      ["+SFT & RL (ours)", [input.ablation["Backbone"]!["Avg"]!.pass1!.mean, input.ablation["+SFT"]!["Avg"]!.pass1!.mean, input.ablation["+SFT & RL (ours)"]!["Avg"]!.pass1!.mean]]
+    ])
+    assert.include(md, "## Learning curves (training split)")
+  })
+
+  it("the timeline states the trajectory's verdict, R_ans, step rewards and advantages, and phase rewards", () => {
+    const t = Fixture.trajectory
+    assert.include(html, `<strong>Verdict:</strong> ${Report.escapeHtml(Report.verdictLine(t))}`)
+    assert.match(Report.verdictLine(t), /^Quality \w+ · Faithfulness \w+ · Utility \w+ \(judge \w+\)/)
+    const section = html.split('<section id="timeline">')[1]!.split("</section>")[0]!
+    for (const step of t.steps) {
+      if (step.reward !== undefined) assert.include(section, `<td class="n">${step.reward.rStep.toFixed(2)} (base ${step.reward.rBase.toFixed(0)}, plan ${step.reward.rPlan.toFixed(0)})</td>`)
+    }
+    for (const phase of t.phases) if (phase.reward !== undefined) assert.include(section, `<td class="n">${phase.reward.rPhase.toFixed(2)}</td>`)
+    assert.include(md, "Verdict: Quality YES · Faithfulness PARTIAL · Utility YES (judge rule) → pattern 101, R_ans 0.00 — Q: 2/2 gold facts &lt;stated&gt;.")
+    assert.include(md, "| Round | Phase | Controller | Action | R_step | Advantage |")
   })
 
   it("draws axes with ticks and labels, a legend and tooltips", () => {

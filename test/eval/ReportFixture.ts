@@ -55,7 +55,9 @@ const step = (
   startMs,
   policyMs,
   endMs,
-  usage: { promptTokens: 900 + 150 * index, completionTokens: 120 }
+  usage: { promptTokens: 900 + 150 * index, completionTokens: 120 },
+  reward: { rBase: index === 1 ? 0 : 1, rPlan: index % 2, rStep: ((index === 1 ? 0 : 1) + (index % 2)) / 2 },
+  advantage: { traj: 0.25, phase: -0.5 + index * 0.1, step: index === 1 ? -1.2 : 0.3, combined: 0.25 + 0.5 * (-0.5 + index * 0.1) + 0.25 * (index === 1 ? -1.2 : 0.3) }
 })
 
 /** The trajectory of the timeline: round 3 runs c1, c2 (fails) and c3 at overlapping times. */
@@ -81,11 +83,16 @@ export const trajectory: Trajectory = {
     ]),
     step(4, "execute", 2_044, 410, 2_454, [], [], "The two cheapest offers are <EUR 120> & EUR 134.")
   ],
-  phases: [{ kind: "explore", start: 0, end: 2 }, { kind: "execute", start: 2, end: 5 }],
+  phases: [
+    { kind: "explore", start: 0, end: 2, reward: { l1: 0.5, l2: 1, l3: 1, l4: 0.5, rPhase: 0.7 } },
+    { kind: "execute", start: 2, end: 5, reward: { l1: 1, l2: 0.667, l3: 0.75, l4: 0.75, rPhase: 0.758 } }
+  ],
   answer: "The two cheapest offers are <EUR 120> & EUR 134.",
   stop: "answer",
   startedAt: 1_764_633_600_000,
-  durationMs: 2_454
+  durationMs: 2_454,
+  verdict: { quality: "YES", faithfulness: "PARTIAL", utility: "YES", rationale: "Q: 2/2 gold facts <stated>", judge: "rule" },
+  answerReward: { pattern: "101", rAns: 0 }
 }
 
 /** The learning curves: `paraagent` climbs faster than `grpo`; per-seed noise from a fixed generator. */
@@ -153,5 +160,6 @@ export const input = (timeline?: Report.TimelineInput): Report.ReportInput => ({
     { name: "evaluation", durationMs: 702, detail: "90 held-out tasks × 4 paradigms" }
   ],
   timeline: timeline ?? { taskId: "test-i3-0042", request: hostileRequest, trajectory },
-  notes: ["Pass@1 is judged by the rule judge <strict>.", "sd is over the 3 seeds."]
+  notes: ["Pass@1 is judged by the rule judge <strict>.", "sd is over the 3 seeds."],
+  modelNames: { grpo: "+SFT & RL (GRPO)", paraagent: "+SFT & RL (ours)" }
 })

@@ -87,7 +87,7 @@ describe("RunConfig", () => {
       const original = readFileSync(join(out, "tasks.jsonl"), "utf8").trim().split("\n").map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(Task))(line))
       assert.strictEqual(original.length, 4)
       assert.deepStrictEqual(again.map((t) => [t.id, t.request]), original.map((t) => [t.id, t.request]))
-    }).pipe(Effect.provide(NodeServices.layer)), { timeout: 120_000 })
+    }).pipe(Effect.provide(NodeServices.layer)))
 
   it.effect("a config.json with a value out of range does not decode", () =>
     Effect.gen(function*() {

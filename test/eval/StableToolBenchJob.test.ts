@@ -103,7 +103,7 @@ describe("StableToolBench job on the real G3_instruction queries (skipped withou
       assert.isNull(ruled[0]?.[1].passRate)
       assert.strictEqual(ruled[0]?.[1].path, row?.path)
       assert.strictEqual((yield* server.requests).length, before)
-    }).pipe(Effect.scoped), { timeout: 120_000 })
+    }).pipe(Effect.scoped))
 })
 
 describe("StableToolBench job options", () => {

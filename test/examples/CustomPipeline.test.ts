@@ -26,5 +26,5 @@ describe("examples/custom-pipeline.ts", () => {
           }
         }
       }
-    }).pipe(Effect.provide(layer)), { timeout: 120_000 })
+    }).pipe(Effect.provide(layer)))
 })

@@ -9,6 +9,7 @@ import { Judge } from "../../src/judge/Judge.ts"
 import * as Agreement from "../../src/judge/Agreement.ts"
 import * as RuleJudge from "../../src/judge/RuleJudge.ts"
 import { makeTask, makeTrajectory, patternCases, scorerTask } from "./fixtures.ts"
+import { safetyBoundMs } from "../support/Bounds.ts"
 
 const g = (bit: string, partial = false): Grade => (bit === "1" ? "YES" : partial ? "PARTIAL" : "NO")
 
@@ -132,7 +133,7 @@ describe("agreement harness", () => {
         execFile(
           process.execPath,
           ["--import", "tsx", "programs/judge-agreement.ts", "--input", file, "--judge", "rule", "--stability", "--json", out],
-          { cwd: path.resolve(import.meta.dirname, "../.."), timeout: 60_000 },
+          { cwd: path.resolve(import.meta.dirname, "../.."), timeout: safetyBoundMs },
           (error, stdout) => resolve({ stdout, code: error === null ? 0 : typeof error.code === "number" ? error.code : 1 })
         )
       })

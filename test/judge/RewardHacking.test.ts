@@ -67,7 +67,7 @@ let failing: ReadonlyArray<TeacherRollout> = []
 beforeAll(async () => {
   rollouts = await Effect.runPromise(teacherRollouts({ count: ROLLOUTS }))
   failing = await Effect.runPromise(teacherRollouts({ count: FAILING_ROLLOUTS, faultRate: 1 }))
-}, 600_000)
+})
 
 describe("reward hacking: no strategy that does not answer the request reaches R_ans 1.5", () => {
   it("every strategy has an expected pattern, names are unique, honest and dump are there", () => {

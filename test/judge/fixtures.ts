@@ -169,3 +169,28 @@ export const patternCases = (): ReadonlyArray<{ readonly pattern: string; readon
     trajectory: makeTrajectory(scorerTask, [[serverError()]], "Jayson Tatum led the Boston Celtics with 45 points.")
   }
 ]
+
+const MB = 1 << 20
+const fill = (unit: string): string => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB)
+
+/**
+ * 1 MB answers that made the old fact extractor backtrack (capital runs) or rebuild the string once per token (many
+ * tokens): judged by test/judge/Adversarial.test.ts, timed by bench/judge-linear.ts.
+ */
+export const adversarialAnswers: ReadonlyArray<readonly [string, string]> = [
+  ["a capital run", fill("A")],
+  ["capital words", fill("AB ")],
+  ["dotted capitals", fill("A.")],
+  ["a digit run", fill("7")],
+  ["digits with separators", fill("1.2,")],
+  ["a quote run", fill("\"")],
+  ["single quotes", fill("'a")],
+  ["backticks", fill("`x")],
+  ["ids", fill("A-1-")],
+  ["dates", fill("2024-03-05 ")],
+  ["month dates", fill("March 5, 2024 ")],
+  ["list markers", fill("1.\n")],
+  ["bold labels", fill("**Top Scorer:** ")],
+  ["one long blank between two capitals", `A${" ".repeat(MB - 2)}B`],
+  ["mixed", fill("Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 12:30 A.B-C 42km ")]
+]

@@ -40,7 +40,7 @@ const connect = Effect.gen(function*() {
   return client
 })
 
-layer(app, { timeout: 120_000 })("MCP over streamable HTTP (the official SDK client as the peer)", (it) => {
+layer(app)("MCP over streamable HTTP (the official SDK client as the peer)", (it) => {
   it.effect("lists the seven tools, each with an object JSON Schema that refuses unknown keys", () =>
     Effect.scoped(Effect.gen(function*() {
       const client = yield* connect

@@ -61,7 +61,7 @@ describe("verl parquet, read back with hyparquet", () => {
       assert.deepStrictEqual(back.schema, rlSchema)
       assert.deepStrictEqual(back.rows, JSON.parse(JSON.stringify(rows)))
       assert.strictEqual(back.rows[0].extra_info.seed, 2 ** 40)
-    }), 120_000)
+    }))
 
   it.effect("SFT rows round-trip: messages with tool_calls (arguments as JSON strings), tools as JSON text", () =>
     Effect.gen(function*() {
@@ -76,7 +76,7 @@ describe("verl parquet, read back with hyparquet", () => {
       assert.isAbove(calls.length, 0)
       for (const c of calls) assert.isString(c.function.arguments)
       assert.deepStrictEqual(JSON.parse(back.rows[0].tools), demos.lines[0]?.tools)
-    }), 120_000)
+    }))
 
   it.effect("an unwritable path is a ParquetError naming the file", () =>
     Effect.gen(function*() {

@@ -37,7 +37,7 @@ describe("PolicyLearned (the shipped model)", () => {
           expect(Number.isFinite(step.logprob)).toBe(true)
         }
       }
-    }), 60_000)
+    }))
 
   it.effect("a folder without a model is a ConfigError naming the folder", () =>
     Effect.gen(function*() {

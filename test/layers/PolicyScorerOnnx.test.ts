@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import onnxProto from "onnx-proto"
+import * as ActionSpace from "../../src/agent/ActionSpace.ts"
 import * as PolicyScorerOnnx from "../../layers/PolicyScorerOnnx.ts"
 import * as PolicyOnnxGraph from "../../src/agent/PolicyOnnxGraph.ts"
 import * as Mlp from "../../src/math/Mlp.ts"
@@ -236,6 +237,20 @@ describe("PolicyScorerOnnx", () => {
       const count = yield* Effect.flip(PolicyScorerOnnx.loadModel(dir))
       assert.strictEqual(count.reason, "mismatch")
       assert.match(count.message, /^parameters: the metadata says 5, paraagent-policy.onnx holds 289/)
+
+      // a model of another action space (same width, other features), and one saved before the hash was recorded
+      assert.strictEqual((JSON.parse(json) as { featureSchema: string }).featureSchema, ActionSpace.featureSchemaHash)
+      rewrite((m) => ({ ...m, featureSchema: "0badc0de" }))
+      const schema = yield* Effect.flip(PolicyScorerOnnx.loadModel(dir))
+      assert.strictEqual(schema.reason, "mismatch")
+      assert.strictEqual(
+        schema.message,
+        `featureSchema: the model was trained on action-space features 0badc0de, this action space's are ${ActionSpace.featureSchemaHash} (another version of src/agent/actions) — retrain it (npm start -- --ship <dir>)`
+      )
+      rewrite(({ featureSchema: _, ...m }) => m)
+      const unrecorded = yield* Effect.flip(PolicyScorerOnnx.loadModel(dir))
+      assert.strictEqual(unrecorded.reason, "mismatch")
+      assert.match(unrecorded.message, /^featureSchema: the model records no feature-schema hash/)
 
       // the weights of another save beside this metadata
       fs.writeFileSync(saved.metadata, json)

@@ -332,7 +332,7 @@ describe("RunStoreSqlite", () => {
           assert.strictEqual((yield* store.groups("crash", "rl")).length, (iteration + 1) * groups)
           assert.strictEqual((yield* store.getRun("crash"))?.status, "running")
         }))
-    }), 30_000)
+    }))
 })
 
 /** What a killed writer printed before it died, and how it ended. */

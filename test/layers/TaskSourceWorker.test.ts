@@ -29,5 +29,5 @@ describe("TaskSourceWorker: the server's task draws on a worker thread", () => {
       // idle past idleMs the worker exits; the next draw starts another, with the same answers
       yield* Effect.sleep("600 millis")
       assert.deepStrictEqual(yield* worker.sample({ split: "test", count: 3 }), yield* inThread.sample({ split: "test", count: 3 }))
-    })), 120_000)
+    })))
 })

@@ -114,5 +114,5 @@ describe("ToolLibraryFiles", () => {
       expect(loaded.library.tools.length).toBe(46803 + 176)
       expect(loaded.reports.map((r) => r.loaded)).toEqual([46803, 163, 176])
       expect(loaded.library.graph.edges.length).toBeGreaterThan(20000)
-    }), 120_000)
+    }))
 })

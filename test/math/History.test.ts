@@ -63,7 +63,7 @@ describe("History", () => {
       }
       // the check is only worth something if some rollout left a branch behind
       assert.isAbove(backtracked, 0)
-    }), 120_000)
+    }))
 
   it.effect("linear paradigms: the policy sees every earlier step; the fold agrees with the one-pass readers", () =>
     Effect.gen(function*() {
@@ -86,7 +86,7 @@ describe("History", () => {
           void step
         })
       }
-    }), 120_000)
+    }))
 
   it("pathTo follows parent links from a node to the root and stops at the root", () => {
     const step = (index: number, parent?: number): Step =>

@@ -149,7 +149,5 @@ describe.concurrent("a bad command line: exit ≠ 0, one stderr line naming the 
     expect(lines, r.stderr).toHaveLength(1)
     expect(lines[0]).toContain(names)
     expect(r.stdout + r.stderr).not.toContain("    at ")
-    // refused before any expensive work (building the 50k world alone takes ~7 s)
-    expect(r.ms).toBeLessThan(60_000)
-  }, 150_000)
+  })
 })

@@ -50,7 +50,7 @@ describe("npm run compare against an endpoint that only fails (500)", () => {
       assert.strictEqual(all.length, 3)
       assert.strictEqual((all[2]?.body as { model?: string }).model, "flag-model")
       assert.isUndefined(all[2]?.headers["authorization"])
-    }).pipe(Effect.scoped), { timeout: 240_000 })
+    }).pipe(Effect.scoped))
 
   it.live("credentials and a query key in the base URL: Basic auth reaches the server, the path is joined before the query, config.json records neither", () =>
     Effect.gen(function*() {
@@ -71,5 +71,5 @@ describe("npm run compare against an endpoint that only fails (500)", () => {
       const trajectories = readFileSync(join(out, "trajectories.jsonl"), "utf8")
       for (const secret of [password, queryKey]) assert.notInclude(r.stdout + r.stderr + config + trajectories, secret)
       assert.include(config, `"http://127.0.0.1:${server.port}/v1?api-key=<redacted>"`)
-    }).pipe(Effect.scoped), { timeout: 240_000 })
+    }).pipe(Effect.scoped))
 })

@@ -1,15 +1,30 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import type { ChildProcess } from "node:child_process"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { repoRoot } from "../../src/io/DataPath.ts"
 import { callTool } from "../support/McpPeer.ts"
 
-// `npm run mcp` as a desktop client starts it: one spawned process, driven by the official SDK client over stdio
-describe("npm run mcp (stdio)", () => {
-  it("serves the tools over stdio with nothing but protocol on stdout: an episode from the task source ends with the judge's verdict and R_ans; bad input is a tool error", async () => {
+/** Ends the server's stdin, as a client does at a normal close, and resolves with its exit code once it has exited. */
+const endStdin = (transport: StdioClientTransport): Promise<number | null> => {
+  // the SDK's own close() ends stdin too, but sends SIGTERM after 2 s: on a loaded machine that would decide the exit
+  // code by the clock, so the test ends stdin itself and waits for the exit event
+  const child = (transport as unknown as { readonly _process?: ChildProcess })._process
+  if (child === undefined) return Promise.resolve(null)
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode)
+    child.once("exit", (code) => resolve(code))
+    child.stdin?.end()
+  })
+}
+
+// the MCP server as a desktop client starts it (`node --import tsx programs/mcp.ts`, the command docs/mcp.md gives):
+// one spawned process, driven by the official SDK client over stdio
+describe("the MCP server over stdio (programs/mcp.ts)", () => {
+  it("serves the tools over stdio with nothing but protocol on stdout: an episode from the task source ends with the judge's verdict and R_ans; bad input is a tool error; the end of stdin exits 0", async () => {
     const transport = new StdioClientTransport({
-      command: "npx",
-      args: ["tsx", "programs/mcp.ts", "--size", "2000", "--fault-rate", "0", "--max-rounds", "6"],
+      command: process.execPath,
+      args: ["--import", "tsx", "programs/mcp.ts", "--size", "2000", "--fault-rate", "0", "--max-rounds", "6"],
       cwd: repoRoot,
       stderr: "pipe"
     })
@@ -22,6 +37,7 @@ describe("npm run mcp (stdio)", () => {
     const transportErrors: Array<string> = []
     client.onerror = (e) => transportErrors.push(String(e))
     await client.connect(transport)
+    let exitCode: number | null = null
     try {
       const listed = await client.listTools()
       assert.deepStrictEqual(listed.tools.map((t) => t.name), ["start_episode", "search_tools", "describe_tool", "call_tool", "call_tools", "answer", "episode_state"])
@@ -51,8 +67,10 @@ describe("npm run mcp (stdio)", () => {
       assert.deepStrictEqual([state.value?.["rounds"], state.value?.["stop"]], [2, "answer"])
       assert.deepStrictEqual(transportErrors, [])
     } finally {
-      await client.close()
+      exitCode = await endStdin(transport)
     }
+    assert.strictEqual(exitCode, 0, stderr)
+    assert.include(stderr, "stdin closed: the MCP server stops")
     assert.notInclude(stderr, "internal error")
-  }, 180_000)
+  })
 })

@@ -11,6 +11,7 @@ import { repoRoot } from "../../src/io/DataPath.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
 import * as Session from "../../src/runtime/Session.ts"
 import { TaskSource } from "../../src/toolenv/TaskSource.ts"
+import { safetyBoundMs } from "../support/Bounds.ts"
 import * as RoundRobinProxy from "../support/RoundRobinProxy.ts"
 import { goldRounds, timeless } from "../support/ServedEpisode.ts"
 
@@ -20,7 +21,8 @@ const serve = (args: ReadonlyArray<string>): Promise<{ readonly child: ChildProc
     const child = spawn(process.execPath, ["--import", "tsx", "programs/serve.ts", ...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 90_000)
+    // the listening line is the event waited on; the bound only catches a hang
+    const timer = setTimeout(() => reject(new Error(`serve did not start within the safety bound: ${err}`)), safetyBoundMs)
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       out += chunk
       const m = /toolenv listening on (http:\/\/\S+)/.exec(out)
@@ -48,7 +50,7 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
   beforeAll(async () => {
     const args = ["--port", "0", "--world-size", "2000", "--store", store]
     replicas.push(...(await Promise.all([serve(args), serve(args)])))
-  }, 120_000)
+  })
   afterAll(() => {
     for (const r of replicas) r.child.kill("SIGTERM")
     rmSync(dir, { recursive: true, force: true })
@@ -92,5 +94,5 @@ describe("npm run serve: two replicas over one --store behind a round-robin prox
     } finally {
       await proxy.close()
     }
-  }, 120_000)
+  })
 })

@@ -108,5 +108,5 @@ describe("npm run stabletoolbench (spawned)", () => {
       const summary = JSON.parse(fs.readFileSync(path.join(out, "summary.json"), "utf8")) as { files: Record<string, unknown> }
       assert.deepStrictEqual(summary.files, report.files)
 
-    }).pipe(Effect.scoped), { timeout: 240_000 })
+    }).pipe(Effect.scoped))
 })

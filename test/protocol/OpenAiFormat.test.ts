@@ -16,6 +16,8 @@ import {
   searchToolDefinition,
   stepToMessages,
   stripExtensions,
+  describeTool,
+  entityLine,
   toolDefinition,
   turnToMessage
 } from "../../src/protocol/OpenAiFormat.ts"
@@ -92,13 +94,13 @@ const observation = (callId: string, toolName: string, outcome: Observation["out
 })
 
 describe("tool definitions", () => {
-  it("maps a ToolSpec to an OpenAI function, stripping x-entity at every depth", () => {
+  it("maps a ToolSpec to an OpenAI function, stripping x-entity at every depth (its marks as the description's entity line)", () => {
     const def = toolDefinition(roster)
     expect(def).toEqual({
       type: "function",
       function: {
         name: "team_roster",
-        description: "Lists the players of a team.",
+        description: `Lists the players of a team.\n${entityLine(roster)}`,
         parameters: {
           type: "object",
           properties: {
@@ -111,6 +113,14 @@ describe("tool definitions", () => {
     })
     expect(JSON.stringify(def)).not.toContain("x-entity")
     expect(Result.isSuccess(Schema.decodeUnknownResult(OpenAiTool)(def))).toBe(true)
+  })
+
+  it("entityLine states which entity each parameter takes and which the response returns", () => {
+    expect(entityLine(roster)).toBe("Entities: team_id takes team.id.")
+    expect(entityLine({ ...roster, response: { type: "array", items: { type: "object", properties: { id: { type: "string", "x-entity": "player.id" } } } } }))
+      .toBe("Entities: team_id takes team.id; returns player.id.")
+    expect(entityLine(roster)).not.toContain("x-entity")
+    expect(entityLine({ ...roster, parameters: { type: "object", properties: { q: { type: "string" } }, required: [] }, response: { type: "object" } })).toBe("")
   })
 
   it("stripExtensions keeps a property named like an extension key only when it is a property name", () => {
@@ -323,7 +333,7 @@ describe("steps -> messages", () => {
         slot: "c1",
         query: "team \"roster\"",
         tools: [
-          { name: "team_roster", score: 0.912, description: roster.description, parameters: stripExtensions(roster.parameters) },
+          { name: "team_roster", score: 0.912, description: describeTool(roster), parameters: stripExtensions(roster.parameters) },
           { name: "other", score: 0.5 }
         ]
       }),

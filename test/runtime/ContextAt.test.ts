@@ -38,5 +38,5 @@ describe("Rollout.contextAt", () => {
       assert.isAbove(withAbandoned, 0)
       assert.isAbove(offPath, 0)
       assert.isUndefined(Rollout.contextAt(run.unscored[0]!, run.unscored[0]!.steps.length, { request: "", maxRounds, lookup: run.lookup }))
-    }), { timeout: 300_000 })
+    }))
 })

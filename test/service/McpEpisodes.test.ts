@@ -29,5 +29,5 @@ describe("McpEpisodes", () => {
       const dropped = yield* Effect.flip(episodes.state(b, {}))
       assert.strictEqual(dropped.field, "episode")
       assert.include(dropped.message, "start_episode first")
-    }).pipe(Effect.provide(environment)), 120_000)
+    }).pipe(Effect.provide(environment)))
 })

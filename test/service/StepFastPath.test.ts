@@ -139,7 +139,7 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
       // the trajectories the two servers hold are the same episode
       const trajectory = (base: string, id: string) => Effect.map(send(base, "GET", `/sessions/${id}/trajectory`, undefined, auth), (a) => comparable(a, id))
       assert.deepStrictEqual(yield* trajectory(fast, ids.fast), yield* trajectory(framework, ids.framework))
-    })), 60_000)
+    })))
 
   it.effect("under an exporting tracer the fast path stays off: each step keeps the framework's server span", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -162,5 +162,5 @@ describe("the step fast path (layers/StepFastPath.ts)", () => {
       // the framework's server span (named by the method) around the handler's `Sessions.step`
       const stepSpans = names.slice(spans)
       assert.deepStrictEqual(stepSpans.slice(0, 2), ["POST", "Sessions.step"])
-    })), 60_000)
+    })))
 })

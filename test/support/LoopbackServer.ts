@@ -125,6 +125,8 @@ export interface LoopbackServer {
   readonly push: (...replies: ReadonlyArray<Responder>) => Effect.Effect<void>
   /** The same as `requests`, readable outside Effect (e.g. from a simulator callback). */
   readonly requestsUnsafe: () => ReadonlyArray<RecordedRequest>
+  /** Waits until request `index` has arrived and was answered or abandoned by its client (an event, not a delay). */
+  readonly settled: (index: number) => Effect.Effect<RecordedRequest>
 }
 
 interface MutableRecord {
@@ -255,6 +257,15 @@ export const make = (script: Script = {}): Effect.Effect<LoopbackServer, never, 
           port,
           requests: Effect.sync(snapshot),
           requestsUnsafe: snapshot,
+          settled: (index) =>
+            Effect.gen(function*() {
+              // polled: the server's close and reply events are plain callbacks outside any fiber
+              for (;;) {
+                const r = recorded[index]
+                if (r !== undefined && (r.repliedAt !== undefined || r.abortedAt !== undefined)) return { ...r }
+                yield* Effect.sleep(10)
+              }
+            }),
           push: (...replies) =>
             Effect.sync(() => {
               queue.push(...replies)

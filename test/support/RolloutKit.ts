@@ -57,9 +57,10 @@ export const scriptedPolicy = (turns: ReadonlyArray<string>, seen: Array<PolicyC
     })
   )
 
-/** How the test simulator treats a tool. */
+/** How the test simulator treats a tool. `rendezvous` answers only once `expectStarted` calls have started. */
 export type Behaviour =
   | { readonly _tag: "sleep"; readonly ms: number }
+  | { readonly _tag: "rendezvous" }
   | { readonly _tag: "die" }
   | { readonly _tag: "hang" }
 
@@ -87,6 +88,7 @@ export const simulatorLayer = (behaviours: Readonly<Record<string, Behaviour>>, 
               if (behaviour?._tag === "die") return yield* Effect.die(new Error(`${call.tool} exploded`))
               if (behaviour?._tag === "hang") yield* Effect.never
               if (behaviour?._tag === "sleep") yield* Effect.sleep(behaviour.ms)
+              if (behaviour?._tag === "rendezvous") yield* Deferred.await(log.allStarted)
               log.finished.push(call.id)
               return { outcome: { _tag: "ok" as const, payload: { echo: call.arguments, tool: call.tool } }, attempt: 1 }
             })

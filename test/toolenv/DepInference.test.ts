@@ -210,5 +210,5 @@ describe.skipIf(toolEnv === undefined)("G_dep of ToolEnv2404 (needs ../shared/da
       expect(pet).toEqual({ from: "listpets_for_sample", to: "showpetbyid_for_sample", kind: "hard", param: "petId", field: "[].id", entity: "pet.id" })
       const show = result.tools.find((t) => t.name === "showpetbyid_for_sample")
       expect(show?.parameters.properties["petId"]?.["x-entity"]).toBe("pet.id")
-    }), 120_000)
+    }))
 })

@@ -135,7 +135,7 @@ describe("Exports.demonstrations", () => {
       }
       // the notes the policy gets (last round, DFSDT's abandoned turns) are in the conversations too
       assert.isAbove(notes, 0)
-    }), { timeout: 300_000 })
+    }))
 
   it.effect("native mode: tool_calls with JSON-string arguments matching the step's calls, tool results matching its observations", () =>
     Effect.gen(function*() {
@@ -208,7 +208,7 @@ describe("Exports.demonstrations", () => {
         })
       }
       assert.isAbove(toolMessages, 20)
-    }), { timeout: 300_000 })
+    }))
 
   it.effect("refuses inputs that do not fit together, naming the field and the value", () =>
     Effect.gen(function*() {
@@ -234,7 +234,7 @@ describe("Exports.demonstrations", () => {
       const { verdict: _verdict, ...unjudged } = long
       const kept = exported(Exports.demonstrations([unjudged], { ...base, keep: () => true }))
       assert.deepStrictEqual(kept, { lines: [], skipped: [{ id: long.id, reason: "unjudged" }] })
-    }), { timeout: 300_000 })
+    }))
 })
 
 describe("Exports.experience", () => {
@@ -276,7 +276,7 @@ describe("Exports.experience", () => {
       const groups = new Map<string, Array<number>>()
       for (const line of lines.filter((l) => l.step === 0)) groups.set(line.group, [...(groups.get(line.group) ?? []), line.advantage.traj])
       for (const values of groups.values()) assert.approximately(values.reduce((a, b) => a + b, 0), 0, 1e-9)
-    }), { timeout: 300_000 })
+    }))
 
   it.effect("unscored trajectories give no lines; a missing groupIndex falls back to the position in the group", () =>
     Effect.gen(function*() {
@@ -287,5 +287,5 @@ describe("Exports.experience", () => {
       const pair = run.trajectories.slice(0, 2).map(({ groupIndex: _groupIndex, ...rest }) => rest)
       const fallback = exported(Exports.experience(pair, { estimator: "paraagent", group: () => "g" }))
       assert.deepStrictEqual([...new Set(fallback.lines.map((l) => `${l.trajectory_id}:${l.group_index}:${l.group}`))], pair.map((t, k) => `${t.id}:${k}:g`))
-    }), { timeout: 300_000 })
+    }))
 })

@@ -89,7 +89,7 @@ describe("Trainer.sft", () => {
       const none = yield* Effect.flip(trainer.sft([], { epochs: 1 }))
       assert.strictEqual(none._tag, "TrainerError")
       assert.strictEqual(none.stage, "sft")
-    }).pipe(Effect.provide(trainerLayer)), { timeout: 60_000 })
+    }).pipe(Effect.provide(trainerLayer)))
 })
 
 describe("Trainer.rl", () => {
@@ -121,7 +121,7 @@ describe("Trainer.rl", () => {
         const after = yield* Ref.get(cell)
         assert.strictEqual(after.version, start.version + 2)
         assert.isTrue(after.params.data.some((w, i) => w !== start.params.data[i]))
-      }).pipe(Effect.provide(trainerLayer)), { timeout: 60_000 })
+      }).pipe(Effect.provide(trainerLayer)))
   }
 
   it.effect("an unknown estimator, or no tasks, is a typed TrainerError before anything runs", () =>
@@ -138,5 +138,5 @@ describe("Trainer.rl", () => {
       assert.strictEqual(empty._tag, "TrainerError")
       // nothing ran: the weights are untouched
       assert.strictEqual((yield* Ref.get(cell)).version, start.version)
-    }).pipe(Effect.provide(trainerLayer)), { timeout: 60_000 })
+    }).pipe(Effect.provide(trainerLayer)))
 })

@@ -82,5 +82,5 @@ describe("verl SFT rows", () => {
         assert.strictEqual(row.messages.at(-1)?.role, "assistant")
       }
       assert.isAbove(calls, 0)
-    }), 120_000)
+    }))
 })

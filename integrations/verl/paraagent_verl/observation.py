@@ -65,6 +65,36 @@ def _attr(value: Any) -> str:
 ToolLookup = Callable[[str], Optional[Mapping[str, Any]]]
 
 
+def entity_line(spec: Mapping[str, Any]) -> str:
+    """The entity marks of a tool (``x-entity``) as one line, as ``OpenAiFormat.entityLine`` writes it, or ""."""
+    properties = (spec.get("parameters") or {}).get("properties") or {}
+    takes = [f"{name} takes {schema['x-entity']}" for name, schema in properties.items() if isinstance(schema, Mapping) and "x-entity" in schema]
+    returns: List[str] = []
+
+    def walk(schema: Any, depth: int) -> None:
+        if not isinstance(schema, Mapping) or depth > 6:
+            return
+        entity = schema.get("x-entity")
+        if entity is not None and entity not in returns:
+            returns.append(entity)
+        walk(schema.get("items"), depth + 1)
+        for value in (schema.get("properties") or {}).values():
+            walk(value, depth + 1)
+
+    walk(spec.get("response"), 0)
+    if not takes and not returns:
+        return ""
+    parts = takes + ([f"returns {', '.join(returns)}"] if returns else [])
+    return f"Entities: {'; '.join(parts)}."
+
+
+def describe_tool(spec: Mapping[str, Any]) -> str:
+    """A tool's description with its entity line (``OpenAiFormat.describeTool``)."""
+    line = entity_line(spec)
+    description = spec.get("description", "")
+    return description if not line else f"{description}\n{line}"
+
+
 def search_json(result: Mapping[str, Any], lookup: Optional[ToolLookup]) -> Dict[str, Any]:
     """A search result as shown: slot, query, and per hit the name, the score to 3 decimals, description and parameters."""
     tools: List[Dict[str, Any]] = []
@@ -72,7 +102,7 @@ def search_json(result: Mapping[str, Any], lookup: Optional[ToolLookup]) -> Dict
         spec = lookup(hit["tool"]) if lookup is not None else None
         entry: Dict[str, Any] = {"name": hit["tool"], "score": round(float(hit["score"]) * 1000) / 1000}
         if spec is not None:
-            entry["description"] = spec.get("description", "")
+            entry["description"] = describe_tool(spec)
             entry["parameters"] = strip_extensions(spec.get("parameters", {}))
         tools.append(entry)
     return {"slot": result["slot"], "query": result["query"], "tools": tools}

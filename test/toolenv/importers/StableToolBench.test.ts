@@ -140,7 +140,7 @@ describe.skipIf(queriesDir === undefined || toolEnv === undefined)("StableToolBe
   let library: ImportResult | undefined
   beforeAll(async () => {
     library = await Effect.runPromise(loadDirectory(toolEnv ?? ""))
-  }, 120_000)
+  })
 
   const files = [
     ["G1_instruction", 163],

@@ -275,5 +275,5 @@ describe.skipIf(toolEnv === undefined)("ToolEnv2404 (needs ../shared/data/toolen
       // every spec is a valid ToolSpec (the domain schema), x-entity marks included
       const decode = Schema.decodeUnknownExit(ToolSpec)
       expect(result.tools.filter((t) => decode(t)._tag === "Failure").map((t) => t.id)).toEqual([])
-    }), 60_000)
+    }))
 })

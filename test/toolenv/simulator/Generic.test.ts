@@ -149,5 +149,5 @@ describe.skipIf(toolenv === undefined)("generic renderer over real ToolEnv2404 t
       }
       expect(okCalls).toBeGreaterThan(300)
       expect(notFound).toBe(0)
-    }), 120_000)
+    }))
 })

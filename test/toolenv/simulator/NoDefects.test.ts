@@ -53,5 +53,5 @@ describe("the generated world's simulator", () => {
       assert.strictEqual(defects, 0)
       // and the gold calls mostly succeed, so the count is not of calls that never reached a tool
       assert.isAbove(ok / calls, 0.9)
-    }), 120_000)
+    }))
 })

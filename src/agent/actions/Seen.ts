@@ -1,0 +1,93 @@
+/**
+ * The history, read for the action space's features: what each search found (per tool: its clause, rank, score),
+ * which clauses were searched, attempted and succeeded, which calls settled, failed or failed transiently, and which
+ * outputs a later call consumed. Pure.
+ */
+import { transientErrorKinds } from "../../domain/Call.ts"
+import type { Step } from "../../domain/Trajectory.ts"
+import { callKey } from "../../math/CanonicalJson.ts"
+import { cover, tokens } from "./Text.ts"
+
+
+export interface Seen {
+  /** tool → (clause, rank, normalised score, from a re-search) of its best hit. */
+  readonly hits: ReadonlyMap<string, { readonly clause: number; readonly rank: number; readonly score: number; readonly research: boolean }>
+  readonly searchedClauses: ReadonlyMap<number, number>
+  readonly clauseSuccess: ReadonlySet<number>
+  readonly clauseAttempted: ReadonlySet<number>
+  readonly toolOk: ReadonlySet<string>
+  readonly toolFailedHard: ReadonlySet<string>
+  readonly settled: ReadonlySet<string>
+  readonly transient: ReadonlySet<string>
+  /** call ids whose output a later call consumed through a `$ref`. */
+  readonly consumed: ReadonlySet<string>
+  readonly researched: ReadonlySet<string>
+}
+
+const slotClause = (slot: string): { readonly clause: number; readonly research: boolean } => {
+  const m = slot.match(/^(s|r)(\d+)/)
+  return m === null ? { clause: -1, research: false } : { clause: Number(m[2]) - 1, research: m[1] === "r" }
+}
+
+/**
+ * The clause a search served: by its slot when the slot is one of ours (`s<k>`, `r<k>_…`), else the clause its
+ * query covers best (at least half of the query's words; -1 when none does, e.g. a search by a tool's own name).
+ */
+const clauseOfSearch = (slot: string, query: string, clauseTokens: ReadonlyArray<ReadonlySet<string>>): { readonly clause: number; readonly research: boolean } => {
+  const own = slotClause(slot)
+  if (own.clause >= 0 && own.clause < clauseTokens.length) return own
+  const q = tokens(query)
+  let best = -1
+  let bestScore = 0.5
+  clauseTokens.forEach((c, i) => {
+    const score = cover(q, c)
+    if (score > bestScore || (score === bestScore && best < 0)) {
+      best = i
+      bestScore = score
+    }
+  })
+  return { clause: best, research: false }
+}
+
+export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: ReadonlyArray<ReadonlySet<string>>): Seen => {
+  const hits = new Map<string, { clause: number; rank: number; score: number; research: boolean }>()
+  const searchedClauses = new Map<number, number>()
+  const clauseSuccess = new Set<number>()
+  const clauseAttempted = new Set<number>()
+  const toolOk = new Set<string>()
+  const toolFailedHard = new Set<string>()
+  const settled = new Set<string>()
+  const transient = new Set<string>()
+  const consumed = new Set<string>()
+  const researched = new Set<string>()
+  for (const step of history) {
+    for (const search of step.searches) {
+      const { clause, research } = clauseOfSearch(search.slot, search.query, clauseTokens)
+      if (research) researched.add(search.query)
+      else searchedClauses.set(clause, (searchedClauses.get(clause) ?? 0) + 1)
+      const top = search.hits[0]?.score ?? 1
+      search.hits.forEach((hit, rank) => {
+        const known = hits.get(hit.tool)
+        if (known === undefined || rank < known.rank) hits.set(hit.tool, { clause, rank, score: top > 0 ? hit.score / top : 0, research })
+      })
+    }
+    for (const o of step.observations) {
+      const clause = hits.get(o.tool)?.clause ?? -1
+      clauseAttempted.add(clause)
+      const key = callKey(o.tool, o.arguments)
+      for (const ref of o.refs) consumed.add(ref)
+      if (o.outcome._tag === "ok") {
+        toolOk.add(o.tool)
+        clauseSuccess.add(clause)
+        settled.add(key)
+        transient.delete(key)
+      } else if (transientErrorKinds.has(o.outcome.error.kind)) {
+        transient.add(key)
+      } else {
+        if (o.attempts > 0) settled.add(key)
+        toolFailedHard.add(o.tool)
+      }
+    }
+  }
+  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched }
+}

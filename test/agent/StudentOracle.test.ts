@@ -1,0 +1,71 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Ref } from "effect"
+import type { Task } from "../../src/domain/Task.ts"
+import * as ActionSpace from "../../src/agent/ActionSpace.ts"
+import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
+import { Policy } from "../../src/agent/Policy.ts"
+import type { PolicyContext } from "../../src/agent/Policy.ts"
+import * as StudentOracle from "../../src/agent/StudentOracle.ts"
+import * as Scoring from "../../src/eval/Scoring.ts"
+import { Retriever } from "../../src/retrieval/Retriever.ts"
+import { appLayer, contextOf, rollouts, sampleTasks, world } from "../support/LearnedWorld.ts"
+
+/** A policy layer that records every context it is given, around the oracle or the learned policy. */
+const capturing = <R>(inner: Layer.Layer<Policy, never, R>, seen: Array<PolicyContext>) =>
+  Layer.effect(
+    Policy,
+    Effect.gen(function*() {
+      const policy = yield* Policy
+      return Policy.of({ ...policy, act: (context) => Effect.andThen(Effect.sync(() => seen.push(context)), policy.act(context)) })
+    }).pipe(Effect.provide(inner))
+  )
+
+/** The oracle over its own BM25 index of the same library (the runtime's retriever is built the same way: same hits). */
+const oracleLayer = (seen: Array<PolicyContext>) =>
+  capturing(StudentOracle.layer(StudentOracle.worldEquivalence(world().ops)).pipe(Layer.provideMerge(Retriever.layerBm25)), seen)
+
+describe("StudentOracle", () => {
+  it.effect("is privileged (the runtime gives it the task) and the learned policy is not (it gets none)", () =>
+    Effect.gen(function*() {
+      const oracleContexts: Array<PolicyContext> = []
+      const learnedContexts: Array<PolicyContext> = []
+      const tasks = yield* sampleTasks("validation", 6).pipe(Effect.provide(appLayer(oracleLayer(oracleContexts))))
+      const oracle = yield* rollouts(tasks, 11).pipe(Effect.provide(appLayer(oracleLayer(oracleContexts))))
+      const learned = LearnedPolicy.layerFixed(LearnedPolicy.initial(3))
+      yield* rollouts(tasks, 11).pipe(Effect.provide(appLayer(capturing(learned, learnedContexts))))
+      assert.isTrue(oracle.every((t) => t.stop !== "policy_error"), "the oracle acted every round: it was given the task")
+      assert.isTrue(oracleContexts.length > 0 && oracleContexts.every((c) => c.task !== undefined))
+      assert.isTrue(learnedContexts.length > 0 && learnedContexts.every((c) => !("task" in c)))
+      assert.strictEqual(LearnedPolicy.make(yield* Ref.make(LearnedPolicy.initial(1))).privileged, false)
+    }), 120_000)
+
+  it.effect("chooses only among the learned policy's candidates: each of its turns is a choice of that round's space, projected whole", () =>
+    Effect.gen(function*() {
+      const seen: Array<PolicyContext> = []
+      const layer = appLayer(oracleLayer(seen))
+      const tasks = yield* sampleTasks("validation", 9).pipe(Effect.provide(layer))
+      const trajectories = yield* rollouts(tasks, 5).pipe(Effect.provide(layer))
+      const byId = new Map(tasks.map((t) => [t.id as string, t]))
+      let steps = 0
+      for (const t of trajectories) {
+        const task = byId.get(t.taskId) as Task
+        t.steps.forEach((step, i) => {
+          const space = ActionSpace.build(contextOf(t, i, task))
+          const projection = ActionSpace.project(space, step.turn!)
+          assert.deepStrictEqual(projection.dropped, [], `step ${i} of ${t.id}: ${step.raw}`)
+          assert.isDefined(projection.choice)
+          steps++
+        })
+      }
+      assert.isAbove(steps, 9)
+      // and it does reach answers the judge passes on some of them (the ceiling is not empty)
+      const scored = yield* Effect.forEach(trajectories, (t) => Scoring.scoreGroup(byId.get(t.taskId) as Task, [t])).pipe(Effect.provide(layer))
+      assert.isAbove(scored.flat().filter((t) => t.verdict?.quality === "YES" && t.verdict.faithfulness === "YES").length, 0)
+    }), 120_000)
+
+  it("refuses to act without the task, and matches facts by value and entity attribute", () => {
+    const fact: ActionSpace.FactCandidate = { callId: "c1" as never, path: ["data", 0, "name"], label: "name", value: "Ada" }
+    assert.isTrue(StudentOracle.factMatches(fact, undefined, { key: "k", value: "Ada", call: "c1" as never, path: "results.0.name" }, undefined))
+    assert.isFalse(StudentOracle.factMatches(fact, undefined, { key: "k", value: "Bob", call: "c1" as never, path: "results.0.name" }, undefined))
+  })
+})

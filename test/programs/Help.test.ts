@@ -1,0 +1,20 @@
+/** `npm start -- --help` as a person reads it: every flag that has a default shows it, the run folder's included. */
+import { describe, expect, it } from "@effect/vitest"
+import { spawnProgram } from "../support/Spawn.ts"
+
+describe("npm start -- --help", () => {
+  it("lists every flag with its default, the --out default being the pipeline's folder pattern; exit 0", async () => {
+    const r = await spawnProgram("programs/main.ts", ["--help"])
+    expect(r.code, r.stderr).toBe(0)
+    const flags = r.stdout.split("\n").filter((l) => /^\s+--[a-z-]+ /.test(l)).map((l) => l.trim())
+    const byName = new Map(flags.map((l) => [/^--([a-z-]+)/.exec(l)?.[1] ?? "", l]))
+    const shown = (name: string) => /\(default: ([^)]*)\)$/.exec(byName.get(name) ?? "")?.[1]
+    const want: ReadonlyArray<readonly [string, string]> = [
+      ["seeds", "1,2,3"], ["seed", "1"], ["train-tasks", "240"], ["tasks", "50"], ["levels", "I1,I2,I3"], ["paradigms", "ParaAct,ReAct,ExploreThenExecute,DFSDT"],
+      ["sft-epochs", "10"], ["rl-iterations", "8"], ["rl-tasks", "16"], ["group", "4"], ["world-seed", "7"], ["world-size", "50011"],
+      ["concurrency", "8"], ["workers", "1"], ["out", "runs/<UTC date-time>-pipeline"]
+    ]
+    expect(want.map(([name]) => [name, shown(name)])).toStrictEqual(want)
+    expect(r.stdout).not.toContain("-seed<seed>")
+  })
+})

@@ -1,0 +1,78 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Ref } from "effect"
+import type { Task } from "../../src/domain/Task.ts"
+import * as ActionSpace from "../../src/agent/ActionSpace.ts"
+import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
+import * as StudentOracle from "../../src/agent/StudentOracle.ts"
+import * as Mlp from "../../src/math/Mlp.ts"
+import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
+import * as Rollout from "../../src/runtime/Rollout.ts"
+import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
+import * as Dagger from "../../src/training/Dagger.ts"
+import { WeightsCell } from "../../src/training/Trainer.ts"
+import { appLayer, contextOf, rollouts, sampleTasks, world } from "../support/LearnedWorld.ts"
+
+const equivalent = StudentOracle.worldEquivalence(world().ops)
+
+describe("Dagger", () => {
+  it.effect("labels only with the oracle's choice among the student's own candidates: each label is a choice of the space the student had", () =>
+    Effect.gen(function*() {
+      const tasks = yield* sampleTasks("train", 6)
+      const student = yield* rollouts(tasks, 21)
+      const byId = new Map(tasks.map((t) => [t.id as string, t]))
+      const labels = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent)
+      const steps = student.flatMap((t) => t.steps.map((step, i) => ({ t, step, i })))
+      assert.strictEqual(labels.length, steps.length)
+      const library = yield* ToolLibrary
+      const oracleWorld: StudentOracle.OracleWorld = { lookup: (n) => library.get(n), equivalent }
+      for (const [k, { t, step, i }] of steps.entries()) {
+        const label = labels[k]!
+        assert.strictEqual(label.source, "oracle")
+        const context = contextOf(t, i, byId.get(t.taskId) as Task)
+        const space = ActionSpace.build(context)
+        // the state is the student's own: the matrix it was scored on (its recorded digest)
+        assert.strictEqual(ActionSpace.digest({ ...space, features: label.x, layout: label.layout }), step.decision?.digest)
+        // the label is the oracle's choice in that space (the look-ahead run here again), and a choice the layout can draw
+        const lookahead = yield* StudentOracle.lookaheadOf(space)
+        const again = StudentOracle.choose(space, context, byId.get(t.taskId) as Task, lookahead, oracleWorld)
+        assert.isTrue(Dagger.sameChoice(label.choice, again.choice))
+        assert.isTrue(Number.isFinite(TurnDistribution.logProb(label.layout, new Float64Array(label.layout.rows), label.choice)))
+      }
+    }).pipe(Effect.provide(appLayer(LearnedPolicy.layerFixed(LearnedPolicy.initial(2))))), 180_000)
+
+  it.effect("a round rolls out the student, adds the oracle's labels to the cold start and clones them: the clone fits its labels better", () =>
+    Effect.gen(function*() {
+      const tasks = yield* sampleTasks("train", 8)
+      const cell = yield* WeightsCell
+      const before = yield* Ref.get(cell)
+      const report = yield* Dagger.run(tasks, [], { rounds: 1, tasksPerRound: 8, epochs: 6, equivalent, concurrency: 4 })
+      const after = yield* Ref.get(cell)
+      assert.strictEqual(report.coldStart, 0)
+      assert.strictEqual(report.rounds.length, 1)
+      assert.strictEqual(report.rounds[0]!.rollouts, 8)
+      assert.isAbove(report.rounds[0]!.labelled, 8)
+      assert.strictEqual(after.version, before.version + 1)
+      // the student's states relabelled by the oracle: the clone gives the oracle's choices more probability than the Backbone did
+      const byId = new Map(tasks.map((t) => [t.id as string, t]))
+      yield* Ref.set(cell, before)
+      const student = yield* rollouts(tasks, 21)
+      const labels = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent)
+      const nll = (params: Mlp.Params) => labels.reduce((n, l) => n - TurnDistribution.logProb(l.layout, Mlp.logits(params, l.x, l.layout.rows), l.choice), 0) / labels.length
+      assert.isBelow(nll(after.params), nll(before.params))
+    }).pipe(
+      Effect.provide(Layer.unwrap(Effect.gen(function*() {
+        const cell = yield* Ref.make(LearnedPolicy.initial(4))
+        return Layer.merge(appLayer(LearnedPolicy.layer(cell)), Layer.succeed(WeightsCell, cell))
+      })))
+    ), 300_000)
+
+  it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {
+    const layout: TurnDistribution.Layout = { kinds: [{ row: 0, start: 2, end: 4, mode: "subset", plan: true }], planRow: 1, rows: 4 }
+    const params = Mlp.init({ input: 2, hidden: [3] }, 1)
+    const x = Float64Array.from([0, 0, 0, 0, 1, 0, 0, 1])
+    const greedy = TurnDistribution.greedy(layout, Mlp.logits(params, x, 4))
+    assert.strictEqual(Dagger.exactTurnAccuracy(params, [{ x, layout, choice: greedy }]), 1)
+    assert.strictEqual(Dagger.exactTurnAccuracy(params, [{ x, layout, choice: { ...greedy, plan: !greedy.plan } }]), 0)
+    assert.isNaN(Dagger.exactTurnAccuracy(params, []))
+  })
+})
