@@ -207,11 +207,11 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     const announced = stderr.indexOf(`paraagent: run folder ${dirA} (config.json and run.sqlite now; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     assert.isAtLeast(announced, 0, runs.a.stderr.slice(0, 2000))
     assert.isTrue(stderr.slice(0, announced).every((l) => !l.startsWith("[") && !l.includes(" [#") && !l.includes(" [-")), stderr.slice(0, announced + 1).join("\n"))
-    // 1 demonstrations stage + per seed: SFT, RL ×2, 4 evaluated rows, 3 other paradigms
-    const counted = stderr.filter((l) => /^\[\d+\/21 · /.test(l))
-    expect(counted.map((l) => Number(/^\[(\d+)\//.exec(l)?.[1]))).toStrictEqual(Array.from({ length: 21 }, (_, i) => i + 1))
+    // 1 demonstrations stage + per seed: SFT, RL ×2, 4 evaluated rows, the ceiling, 3 other paradigms (--dagger-rounds 0: no DAgger stage)
+    const counted = stderr.filter((l) => /^\[\d+\/23 · /.test(l))
+    expect(counted.map((l) => Number(/^\[(\d+)\//.exec(l)?.[1]))).toStrictEqual(Array.from({ length: 23 }, (_, i) => i + 1))
     const time = "(\\d+ s|\\d+ min \\d\\d s|\\d+ h \\d\\d min)"
-    expect(counted[0]).toMatch(new RegExp(`^\\[1/21 · ${time} elapsed · ETA after the first timed stage\\] teacher demonstrations: `))
+    expect(counted[0]).toMatch(new RegExp(`^\\[1/23 · ${time} elapsed · ETA after the first timed stage\\] teacher demonstrations: `))
     for (const l of counted.slice(1)) expect(l).toMatch(new RegExp(` · ${time} elapsed · ETA ${time}\\] `))
     expect(stderr.filter((l) => l.startsWith("paraagent: done in "))).toHaveLength(1)
     // 2 seeds × 2 estimators × 3 iterations, each as it lands
