@@ -163,8 +163,6 @@ const command = Command.make(
     const folder = yield* RunFolder.make(dir).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: cannot create the run folder (${e.message})` }))
     )
-    // announced at once, so a person can watch it fill: config.json and run.sqlite now, the tables and report at the end
-    yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     const program = Effect.gen(function*() {
       const store = yield* RunStore
       const runId = "pipeline"
@@ -186,6 +184,9 @@ const command = Command.make(
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
       }
+      // announced before any work (after a resumed run's settings are checked, so a refusal is the one line), so a
+      // person can watch it fill: config.json and run.sqlite now, the tables and report at the end
+      yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
       const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", daggerRounds: record.daggerRounds ?? 0, progress: true }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
