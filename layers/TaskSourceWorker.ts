@@ -3,7 +3,7 @@
  * (10,000 tasks for `index` 9,999 under a new seed; the world's entity tables are built the first time a draw touches
  * them, up to a second each), and on the server's thread that would stall every other client. The worker builds the
  * same world (deterministic from its seed and size: the tasks are those of `TaskSource.layerGenerated`), starts on the
- * first draw, and exits after `idleMs` without one, giving its memory back. A worker that dies fails the draws in
+ * first draw, keeps recent whole draws for `sampleAt` (a session created at `split` + `index` takes one task across), and exits after `idleMs` without one, giving its memory back. A worker that dies fails the draws in
  * flight (a defect: the server's 500) and is started again by the next draw.
  */
 import { Effect, Layer } from "effect"
@@ -23,6 +23,7 @@ export interface DrawWorkerInput {
 export type DrawRequest =
   | { readonly id: number; readonly kind: "sample"; readonly options: SampleOptions }
   | { readonly id: number; readonly kind: "drawAt"; readonly position: TaskPosition }
+  | { readonly id: number; readonly kind: "sampleAt"; readonly options: SampleOptions; readonly index: number }
 
 /** The worker's answer to a request. */
 export type DrawReply =
@@ -91,7 +92,7 @@ export const layer = (options: Options): Layer.Layer<TaskSource> =>
       stop()
     }))
 
-    const ask = <A>(request: Omit<Extract<DrawRequest, { kind: "sample" }>, "id"> | Omit<Extract<DrawRequest, { kind: "drawAt" }>, "id">): Effect.Effect<A> =>
+    const ask = <A>(request: DrawRequest extends infer R ? R extends DrawRequest ? Omit<R, "id"> : never : never): Effect.Effect<A> =>
       Effect.callback<A>((resume) => {
         const id = nextId++
         if (idleTimer !== undefined) clearTimeout(idleTimer)
@@ -109,6 +110,8 @@ export const layer = (options: Options): Layer.Layer<TaskSource> =>
 
     return TaskSource.of({
       sample: (o) => ask<ReadonlyArray<Task>>({ kind: "sample", options: o }).pipe(Effect.withSpan("TaskSource.sample")),
-      drawAt: (position) => ask<Task | undefined>({ kind: "drawAt", position })
+      drawAt: (position) => ask<Task | undefined>({ kind: "drawAt", position }),
+      // one task crosses to this thread, not the draw before it (deserialising 10,000 tasks held it for seconds)
+      sampleAt: (o, index) => ask<Task | undefined>({ kind: "sampleAt", options: o, index }).pipe(Effect.withSpan("TaskSource.sampleAt"))
     })
   }))

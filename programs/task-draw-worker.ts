@@ -22,8 +22,38 @@ let running = false
 
 const reply = (message: DrawReply) => port.postMessage(message)
 
+/** Whole draws by their options, for `sampleAt` (sessions created at `index` 0, 1, 2… of one draw): at most 10,000 tasks. */
+const draws = new Map<string, ReadonlyArray<unknown>>()
+let drawnTasks = 0
+const maxDrawnTasks = 10_000
+const keep = (key: string, tasks: ReadonlyArray<unknown>) => {
+  if (tasks.length > maxDrawnTasks) return
+  draws.set(key, tasks)
+  drawnTasks += tasks.length
+  while (drawnTasks > maxDrawnTasks) {
+    const oldest = draws.keys().next().value as string
+    drawnTasks -= draws.get(oldest)?.length ?? 0
+    draws.delete(oldest)
+  }
+}
+
 const jobOf = (request: DrawRequest): Job => {
   if (request.kind === "sample") return { id: request.id, steps: generator.takeStepwise(request.options) }
+  if (request.kind === "sampleAt") {
+    const { options, index } = request
+    const key = JSON.stringify([options.split, options.count, options.levels ?? null, options.seed ?? null])
+    return {
+      id: request.id,
+      steps: (function*() {
+        let tasks = draws.get(key)
+        if (tasks === undefined) {
+          tasks = yield* generator.takeStepwise(options)
+          keep(key, tasks)
+        }
+        return tasks[index]
+      })()
+    }
+  }
   const { split, level, index, seed } = request.position
   return { id: request.id, steps: (function*() { return generator.draw(split, level, index, seed) })() }
 }

@@ -476,13 +476,16 @@ export const make = (config: SessionsConfig) =>
         }
         if (source === undefined) return yield* noCatalogue("taskId")
         const index = request.index ?? 0
-        const tasks = yield* sample({
+        const options: TaskSourceModule.SampleOptions = {
           split: request.split ?? "test",
           count: index + 1,
           ...(request.level !== undefined ? { levels: [request.level] } : {}),
           ...(request.taskSeed !== undefined ? { seed: request.taskSeed } : {})
-        })
-        const task = tasks[index]
+        }
+        // a source on another thread hands over the one task (the draw stays there); else the draw, cached here
+        const task = source.sampleAt !== undefined
+          ? yield* Effect.tap(source.sampleAt(options, index), (t) => Effect.sync(() => t !== undefined && remember([t])))
+          : (yield* sample(options))[index]
         if (task === undefined) return yield* new NotFound({ field: "index", value: String(index), message: `the draw has no task at index ${index}` })
         return task
       })

@@ -33,6 +33,12 @@ export class TaskSource extends Context.Service<TaskSource, {
    * undefined when that position holds no task. Sources without positions leave it out.
    */
   readonly drawAt?: (position: TaskPosition) => Effect.Effect<Task | undefined>
+  /**
+   * The task at `index` of `sample(options)` (undefined past its end), handed over alone: a source that draws on
+   * another thread keeps the draw there (the server creating a session at `index` 9,999 would otherwise take 10,000
+   * tasks onto its own thread). Sources without it are asked for the whole draw.
+   */
+  readonly sampleAt?: (options: SampleOptions, index: number) => Effect.Effect<Task | undefined>
 }>()("paraagent/TaskSource") {
   /** The default layer: tasks sampled from the generated world (see {@link layerGenerated}). */
   static readonly layer = (options: Tasks.TaskOptions = {}): Layer.Layer<TaskSource, never, GeneratedWorld> => layerGenerated(options)
