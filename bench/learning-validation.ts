@@ -1,12 +1,17 @@
 /**
  * The learning pipeline measured on the **validation** split — where its settings are chosen, never on the test
  * split: the teacher's demonstrations on training tasks, SFT from the seeded Backbone, RL from that checkpoint with
- * each estimator (the pipeline's budget), and every model evaluated on held-out validation tasks (providers of the
- * validation split) with two rollout seeds each. Prints, per seed and model: Pass@1 per level and where the failures
- * fall (no successful call / not every gold fact observed / observed but not all stated), rounds and calls.
- * Also the teacher-forced exact-turn accuracy (greedy turn = the label) on the training demonstrations and on the
- * teacher's demonstrations of the validation tasks, after SFT and after DAgger.
- * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--dagger 3] [--rl false] [--first-query request|documentation]`.
+ * each estimator (the pipeline's budget unless overridden) and the zero-advantage control (KL + entropy only), and
+ * every model evaluated on held-out validation tasks (providers of the validation split): greedy decoding with
+ * `--rollouts` environment seeds per task (the pipeline's protocol) and sampled decoding beside it. Prints per seed and
+ * model Pass@1 (greedy, sampled), Path, Path≈, rounds, where the failures fall and, for RL, the groups trained and
+ * skipped; then the paired differences over (seed, task) with bootstrap 95% intervals. Also the teacher-forced
+ * exact-turn accuracy (greedy turn = the label) on the training demonstrations and on the teacher's demonstrations of
+ * the validation tasks, after SFT and after DAgger (`--dagger` rounds; RL starts from the DAgger checkpoint).
+ * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
+ * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
+ * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
+ * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--first-query request|documentation] [--json]`.
  */
 import { Effect, Layer, Ref } from "effect"
 import { Flag } from "effect/cli"
@@ -20,6 +25,8 @@ import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Scoring from "../src/eval/Scoring.ts"
 import * as Evaluation from "../src/math/Evaluation.ts"
 import { hashParts } from "../src/math/Random.ts"
+import * as Reward from "../src/math/Reward.ts"
+import * as Stats from "../src/math/Stats.ts"
 import * as Rollout from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
@@ -29,118 +36,223 @@ import * as Dagger from "../src/training/Dagger.ts"
 import * as StudentOracle from "../src/agent/StudentOracle.ts"
 import { GeneratedWorld } from "../src/toolenv/world/World.ts"
 
-const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each estimator) evaluated on the validation split", {
+const weight = (name: string, description: string, fallback: number) =>
+  Flag.Finite(name).pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 1 })), Flag.withDescription(description), Flag.withDefault(fallback))
+const credit = Reward.defaultRewardConfig.credit
+
+const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each estimator, and the zero-advantage control) evaluated on the validation split", {
   seeds: Flag.String("seeds").pipe(Flag.withDescription("training seeds, comma-separated"), Flag.withDefault("1,2")),
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("validation tasks (levels round-robin)"), Flag.withDefault(90)),
+  estimators: Flag.String("estimators").pipe(Flag.withDescription("RL estimators to train, comma-separated (zero = the zero-advantage control)"), Flag.withDefault([...Pipeline.defaults.estimators, "zero"].join(","))),
+  rollouts: Flag.Int("rollouts").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 16 })), Flag.withDescription("greedy (and sampled) rollouts per validation task"), Flag.withDefault(Pipeline.defaults.evalRollouts)),
+  rlIterations: Flag.Int("rl-iterations").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 1000 })), Flag.withDescription("RL iterations"), Flag.withDefault(Pipeline.defaults.rlIterations)),
+  rlTasks: Flag.Int("rl-tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 1000 })), Flag.withDescription("tasks per RL iteration"), Flag.withDefault(Pipeline.defaults.rlTasksPerIteration)),
+  group: Flag.Int("group").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 64 })), Flag.withDescription("rollouts per RL task (G)"), Flag.withDefault(Pipeline.defaults.group)),
+  dynamic: Flag.Literals("dynamic", ["outcome", "signal", "off"]).pipe(Flag.withDescription("dynamic sampling: train only on groups whose outcomes differ (outcome) or that carry any advantage (signal)"), Flag.withDefault(Pipeline.defaults.dynamicSampling.filter)),
+  rounds: Flag.Int("rounds").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 8 })), Flag.withDescription("dynamic sampling: draws of tasks per iteration at most"), Flag.withDefault(Pipeline.defaults.dynamicSampling.rounds)),
+  credit: Flag.Literals("credit", ["action", "turn"]).pipe(Flag.withDescription("per-factor credit, or one advantage on the whole turn"), Flag.withDefault(Pipeline.defaults.credit)),
+  entropy: Flag.Literals("entropy", ["normalised", "sum"]).pipe(Flag.withDescription("the entropy bonus"), Flag.withDefault(Trainer.defaultRl.ppo.entropy ?? "sum")),
+  entropyCoef: Flag.Finite("entropy-coef").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 1 })), Flag.withDescription("entropy coefficient"), Flag.withDefault(Trainer.defaultRl.ppo.entropyCoef)),
+  lr: Flag.Finite("lr").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 1 })), Flag.withDescription("RL learning rate"), Flag.withDefault(Trainer.defaultRl.adam.lr)),
+  phaseCoverage: weight("phase-coverage", "weight of the coverage term in R_phase", credit.phaseCoverage),
+  stepCoverage: weight("step-coverage", "weight of the coverage term in R_step", credit.stepCoverage),
+  actionCoverage: weight("action-coverage", "weight of the coverage term in a call's and a search's own reward", credit.actionCoverage),
+  answerStep: weight("answer-step", "weight of the judge-count F1 in the answer step", credit.answerStep),
   dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT (0: SFT on the teacher only)"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
   rl: Flag.Boolean("rl").pipe(Flag.withDescription("run RL after SFT (each estimator)"), Flag.withDefault(true)),
-  firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery))
+  firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery)),
+  sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
+  backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
+  evalSplit: Flag.Literals("eval-split", ["validation", "train"]).pipe(
+    Flag.withDescription("where the models are evaluated: the validation split (its own providers), or fresh tasks of the training split that RL never drew (the training providers: does what RL learned hold on new tasks of the same tools?)"),
+    Flag.withDefault("validation")
+  ),
+  json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false))
 })
 const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
   console.error(`bench/learning-validation: --seeds ${flags.seeds}: expected non-negative integers, comma-separated`)
   process.exit(1)
 }
+const estimators = flags.estimators.split(",").map((s) => s.trim()).filter((s) => s !== "")
 
 const options = Pipeline.defaults
+const reward: Reward.RewardConfig = {
+  ...Reward.defaultRewardConfig,
+  credit: { phaseCoverage: flags.phaseCoverage, stepCoverage: flags.stepCoverage, actionCoverage: flags.actionCoverage, answerStep: flags.answerStep }
+}
 const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1))
 const app = App.layer({ tasks: { holdoutTools: true }, policy: { kind: "learned", weights: cell } })
 
-/** One line per model: Pass@1 per level and overall, and where the failures fall. */
-const line = (label: string, tasks: ReadonlyArray<Task>, trajectories: ReadonlyArray<Trajectory>): string => {
-  const byLevel = new Map<string, [number, number]>()
-  let pass = 0
-  let noSuccess = 0
-  let notObserved = 0
-  let notStated = 0
-  let rounds = 0
-  let calls = 0
-  trajectories.forEach((t, i) => {
-    const task = tasks[i] as Task
-    // the pipeline's own outcome: Pass@1 is Quality and Faithfulness YES, calls are the calls that ran
-    const outcome = Evaluation.outcomeOf(task, t)
-    rounds += outcome.rounds
-    calls += outcome.calls
-    const cell = byLevel.get(task.level) ?? [0, 0]
-    byLevel.set(task.level, [cell[0] + (outcome.success ? 1 : 0), cell[1] + 1])
-    if (outcome.success) pass++
-    else if (!t.steps.some((s) => s.observations.some((o) => o.outcome._tag === "ok"))) noSuccess++
-    else if (t.verdict?.utility !== "YES") notObserved++
-    else notStated++
-  })
-  const n = trajectories.length
-  const levels = [...byLevel].sort().map(([l, [a, b]]) => `${l} ${a}/${b}`).join(" ")
-  return `${label.padEnd(10)} Pass@1 ${(100 * pass / n).toFixed(1).padStart(5)}% (${levels}); failed: no successful call ${noSuccess}, ` +
-    `a gold fact not observed ${notObserved}, observed but not stated ${notStated}; rounds ${(rounds / n).toFixed(2)}, calls ${(calls / n).toFixed(2)}`
+/** One model's evaluation: per task its greedy success rate (the paired comparison's input), and the lines to print. */
+interface Evaluated {
+  readonly successes: ReadonlyArray<number>
+  readonly pass1: number
+  readonly sampled: number
+  readonly rounds: number
+  readonly line: string
+}
+
+/** What the groups of an RL run were: trained (outcomes differed) and skipped. */
+const skippedOf = (report: Trainer.RlReport) => {
+  const groups = report.metrics.reduce((n, m) => n + m.groups, 0)
+  const skipped = report.metrics.reduce((n, m) => n + m.groupsSkipped, 0)
+  return { groups, skipped }
 }
 
 const program = Effect.gen(function*() {
   const source = yield* TaskSource
   const library = yield* ToolLibrary
-  const learned = yield* Rollout.Rollout
+  const equivalent = yield* Scoring.equivalence
   const trainTasks = yield* source.sample({ split: "train", count: options.trainTasks, levels: options.levels, seed: options.taskSeed })
-  const validation = yield* source.sample({ split: "validation", count: flags.tasks, levels: options.levels, seed: options.taskSeed })
+  const validation = flags.evalSplit === "validation"
+    ? yield* source.sample({ split: "validation", count: flags.tasks, levels: options.levels, seed: options.taskSeed })
+    : yield* Effect.map(
+      source.sample({ split: "train", count: flags.tasks + trainTasks.length, levels: options.levels, seed: options.taskSeed + 1000 }),
+      (drawn) => {
+        const pool = new Set(trainTasks.map((t) => t.id as string))
+        return drawn.filter((t) => !pool.has(t.id)).slice(0, flags.tasks)
+      }
+    )
   const teacher = yield* Rollout.make({}).pipe(
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
-  const scored = (rollout: Rollout.RolloutService, tasks: ReadonlyArray<Task>, salt: string) =>
-    Effect.gen(function*() {
-      const out = yield* rollout.runAll(tasks.map((task) => ({ task, options: { paradigm: "ParaAct" as const, seed: hashParts(0, salt, task.id) & 0x3fffffff } })), { concurrency: 8 })
-      return yield* Effect.forEach(out, (t, i) => Effect.map(Scoring.scoreGroup(tasks[i] as Task, [t]), (s) => s[0] as Trajectory))
-    })
-  const demos = yield* scored(teacher, trainTasks, "demo")
-  const validationDemos = yield* scored(teacher, validation, "val-demo")
+  // the app's other services stay in the context: only the policy differs
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy" })))
+  const sampling = yield* Rollout.Rollout
+  const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
+  /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */
+  const scored = (rollout: Rollout.RolloutService, tasks: ReadonlyArray<Task>, salt: string, size: number) =>
+    Effect.forEach(tasks, (task) =>
+      Effect.flatMap(rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(0, salt, task.id) & 0x3fffffff, size }), (g) => Scoring.scoreGroup(task, g, scoring)), { concurrency: 8 })
+  const demos = (yield* scored(teacher, trainTasks, "demo", 1)).map((g) => g[0] as Trajectory)
+  const validationDemos = (yield* scored(teacher, validation, "val-demo", 1)).map((g) => g[0] as Trajectory)
   const maxRounds = Rollout.defaultConfig.maxRounds
   const world = yield* GeneratedWorld
-  const equivalent = StudentOracle.worldEquivalence(world.ops)
+  const oracleEquivalent = StudentOracle.worldEquivalence(world.ops)
   const kept = (ts: ReadonlyArray<Trajectory>, tasks: ReadonlyArray<Task>) =>
     Dagger.projectedDemonstrations(ts.flatMap((trajectory, i) => (Trainer.keeps("pass", trajectory) ? [{ task: tasks[i] as Task, trajectory }] : [])), maxRounds, (n) => library.get(n))
   const trainStates = kept(demos, trainTasks)
   const validationStates = kept(validationDemos, validation)
   const accuracy = (w: LearnedPolicy.Weights) =>
     `teacher-forced exact-turn accuracy: training ${(100 * Dagger.exactTurnAccuracy(w.params, trainStates)).toFixed(1)}% of ${trainStates.length}, validation ${(100 * Dagger.exactTurnAccuracy(w.params, validationStates)).toFixed(1)}% of ${validationStates.length}`
-  console.log(`${trainTasks.length} training tasks, ${validation.length} validation tasks, teacher first queries from the ${flags.firstQuery}`)
-  console.log(line("teacher", trainTasks, demos) + "  (training tasks)")
+  const teacherPass = demos.filter((t, i) => Evaluation.outcomeOf(trainTasks[i] as Task, t).success).length
+  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; ` +
+    `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
+  console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
+    `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}; credit weights ${JSON.stringify(reward.credit)}`)
   const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.succeed(Trainer.WeightsCell, cell)))
-  /** The validation tasks rolled out twice (two rollout seeds), as one list. */
-  const evaluate = (weights: LearnedPolicy.Weights, seed: number) =>
+
+  /** A model on the validation tasks: greedy and sampled, `rollouts` each; failures classified on the greedy rollouts. */
+  const evaluate = (label: string, weights: LearnedPolicy.Weights, seed: number) =>
     Effect.gen(function*() {
       yield* Ref.set(cell, weights)
-      const a = yield* scored(learned, validation, `val-a-${seed}`)
-      const b = yield* scored(learned, validation, `val-b-${seed}`)
-      return [...a, ...b]
+      const g = yield* scored(greedy, validation, `val-${seed}`, flags.rollouts)
+      const s = flags.sampled ? yield* scored(sampling, validation, `val-${seed}`, flags.rollouts) : []
+      const outcomes = g.map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
+      const cellG = Evaluation.aggregate(outcomes)
+      const cellS = flags.sampled ? Evaluation.aggregate(s.map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t)))) : { pass1: NaN }
+      let noSuccess = 0
+      let notObserved = 0
+      let notStated = 0
+      g.flat().forEach((t, k) => {
+        const o = (outcomes.flat())[k] as Evaluation.Outcome
+        if (o.success) return
+        if (!t.steps.some((st) => st.observations.some((ob) => ob.outcome._tag === "ok"))) noSuccess++
+        else if (t.verdict?.utility !== "YES") notObserved++
+        else notStated++
+      })
+      const byLevel = options.levels.map((level) => {
+        const idx = validation.flatMap((t, i) => (t.level === level ? [i] : []))
+        return `${level} ${(100 * Evaluation.aggregate(idx.map((i) => outcomes[i] ?? [])).pass1).toFixed(1)}`
+      }).join(" ")
+      const line = `${label.padEnd(18)} Pass@1 greedy ${(100 * cellG.pass1).toFixed(1).padStart(5)}% (${byLevel}), sampled ${(100 * cellS.pass1).toFixed(1).padStart(5)}%; ` +
+        `Path ${(100 * cellG.path).toFixed(1)}% Path≈ ${(100 * cellG.pathEquivalent).toFixed(1)}%; rounds ${cellG.rounds.toFixed(2)}, calls ${cellG.calls.toFixed(2)}; ` +
+        `failed: no successful call ${noSuccess}, a gold fact not observed ${notObserved}, observed but not stated ${notStated}`
+      const result: Evaluated = {
+        successes: outcomes.map((os) => Stats.mean(os.map((o) => (o.success ? 1 : 0)))),
+        pass1: cellG.pass1,
+        sampled: cellS.pass1,
+        rounds: cellG.rounds,
+        line
+      }
+      return result
     })
-  const twice = [...validation, ...validation]
+
+  const bySeed: Array<Record<string, Evaluated>> = []
+  const rlStats: Array<{ seed: number; estimator: string; groups: number; skipped: number; curve: ReadonlyArray<number> }> = []
   for (const seed of seeds) {
+    const models: Record<string, Evaluated> = {}
     const backbone = LearnedPolicy.initial(seed)
     yield* Ref.set(cell, backbone)
     const sft = yield* trainer.sft(demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { epochs: options.sftEpochs, seed })
     const sftWeights = yield* Ref.get(cell)
     console.log(`seed ${seed}: SFT on ${sft.steps} demonstration steps (${sft.projectedWhole} whole, ${sft.projectedPartly} in part, ${sft.unprojected} not expressible)`)
-    console.log(line("Backbone", twice, yield* evaluate(backbone, seed)))
-    console.log(line("SFT", twice, yield* evaluate(sftWeights, seed)) + `; ${accuracy(sftWeights)}`)
+    if (flags.backbone) {
+      models["Backbone"] = yield* evaluate("Backbone", backbone, seed)
+      console.log(models["Backbone"].line)
+    }
+    models["SFT"] = yield* evaluate("SFT", sftWeights, seed)
+    console.log(`${models["SFT"].line}; ${accuracy(sftWeights)}`)
+    // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
-      console.log(line("DAgger", twice, yield* evaluate(cloned, seed)) + `; ${accuracy(cloned)}`)
+      models["SFT"] = yield* evaluate("DAgger", cloned, seed)
+      console.log(`${models["SFT"].line}; ${accuracy(cloned)}`)
     }
-    for (const estimator of flags.rl ? options.estimators : []) {
+    for (const estimator of flags.rl ? estimators : []) {
       yield* Ref.set(cell, cloned)
       const report = yield* trainer.rl(trainTasks, {
         estimator,
-        iterations: options.rlIterations,
-        tasksPerIteration: options.rlTasksPerIteration,
-        group: options.group,
+        iterations: flags.rlIterations,
+        tasksPerIteration: flags.rlTasks,
+        group: flags.group,
         seed,
         concurrency: options.concurrency,
-        reference: cloned
+        reference: cloned,
+        reward,
+        credit: flags.credit,
+        dynamicSampling: { filter: flags.dynamic, rounds: flags.rounds },
+        adam: { ...Trainer.defaultRl.adam, lr: flags.lr },
+        ppo: { ...Trainer.defaultRl.ppo, entropy: flags.entropy, entropyCoef: flags.entropyCoef }
       })
       const final = yield* Ref.get(cell)
-      const curve = report.metrics.map((m) => (100 * m.pass1).toFixed(0)).join(" ")
-      console.log(line(estimator, twice, yield* evaluate(final, seed)) + `; training Pass@1 per iteration ${curve}`)
+      const { groups, skipped } = skippedOf(report)
+      const curve = report.metrics.map((m) => m.pass1)
+      const last = report.metrics[report.metrics.length - 1]
+      rlStats.push({ seed, estimator, groups, skipped, curve })
+      models[estimator] = yield* evaluate(estimator, final, seed)
+      console.log(`${models[estimator].line}; RL groups trained ${groups - skipped}/${groups} (${skipped} skipped); training Pass@1 per iteration ${curve.map((p) => (100 * p).toFixed(0)).join(" ")}; ` +
+        `last iteration KL ${last?.kl.toExponential(2)}, clip ${((last?.clipFraction ?? NaN) * 100).toFixed(1)}%, entropy ${last?.entropy.toFixed(3)}`)
     }
+    bySeed.push(models)
+  }
+
+  // paired differences over (seed, task), in points, with the bootstrap 95% interval (seeds and tasks resampled)
+  const rows = [...(flags.backbone ? ["Backbone"] : []), "SFT", ...estimators]
+  const pairs: Array<readonly [string, string]> = [
+    ...(flags.backbone ? [["SFT", "Backbone"] as const] : []),
+    ...estimators.map((e) => [e, "SFT"] as const),
+    ...estimators.flatMap((a, i) => estimators.slice(i + 1).map((b) => [b, a] as const))
+  ]
+  const paired = pairs.map(([a, b]) => {
+    const diffs = bySeed.map((m) => (m[a]?.successes ?? []).map((x, i) => 100 * (x - ((m[b]?.successes ?? [])[i] ?? NaN))))
+    return { pair: `${a} − ${b}`, ...Stats.pairedBootstrap(diffs, { seed: 1 }) }
+  })
+  console.log(`\nPass@1 greedy over seeds ${seeds.join(", ")} (sampled): ${rows.map((r) => `${r} ${(100 * Stats.mean(bySeed.map((m) => m[r]?.pass1 ?? NaN))).toFixed(1)} (${(100 * Stats.mean(bySeed.map((m) => m[r]?.sampled ?? NaN))).toFixed(1)})`).join(", ")}`)
+  console.log(`Rounds: ${rows.map((r) => `${r} ${Stats.mean(bySeed.map((m) => m[r]?.rounds ?? NaN)).toFixed(2)}`).join(", ")}`)
+  console.log("Paired differences, points of Pass@1 (greedy), mean [bootstrap 95% CI]:")
+  for (const p of paired) console.log(`  ${p.pair.padEnd(36)} ${Pipeline.formatPaired(p)}`)
+  if (flags.json) {
+    console.log(JSON.stringify({
+      settings: { ...flags, estimators, seeds },
+      models: Object.fromEntries(rows.map((r) => [r, { pass1: bySeed.map((m) => m[r]?.pass1), sampled: bySeed.map((m) => m[r]?.sampled), rounds: bySeed.map((m) => m[r]?.rounds) }])),
+      rl: rlStats,
+      paired
+    }))
   }
 })
 

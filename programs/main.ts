@@ -67,6 +67,11 @@ const PipelineRecord = Schema.Struct({
   rlTasksPerIteration: Schema.Int,
   group: Schema.Int,
   estimators: Schema.Array(Schema.String),
+  // absent in a run stored before these options existed: the defaults
+  dynamicSampling: Schema.optionalKey(Schema.Struct({ filter: Schema.Literals(["off", "outcome", "signal"]), rounds: Schema.Int })),
+  credit: Schema.optionalKey(Schema.Literals(["turn", "action"])),
+  evalRollouts: Schema.optionalKey(Schema.Int),
+  evalSampled: Schema.optionalKey(Schema.Int),
   concurrency: Schema.Int,
   worldSeed: Schema.Int,
   worldSize: Schema.Int
@@ -90,6 +95,8 @@ const command = Command.make(
     rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(optional("rl-iterations", Pipeline.defaults.rlIterations)),
     rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(optional("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
     group: flags.group.pipe(optional("group", Pipeline.defaults.group)),
+    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(optional("eval-rollouts", Pipeline.defaults.evalRollouts)),
+    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(optional("eval-sampled", Pipeline.defaults.evalSampled)),
     worldSeed: flags.worldSeed.pipe(optional("world-seed", 7)),
     worldSize: flags.worldSize.pipe(optional("world-size", 50_011)),
     concurrency: flags.concurrency.pipe(optional("concurrency", Pipeline.defaults.concurrency)),
@@ -115,6 +122,8 @@ const command = Command.make(
       ["--rl-iterations", "rlIterations", Option.getOrUndefined(given.rlIterations)],
       ["--rl-tasks", "rlTasksPerIteration", Option.getOrUndefined(given.rlTasks)],
       ["--group", "group", Option.getOrUndefined(given.group)],
+      ["--eval-rollouts", "evalRollouts", Option.getOrUndefined(given.evalRollouts)],
+      ["--eval-sampled", "evalSampled", Option.getOrUndefined(given.evalSampled)],
       ["--world-seed", "worldSeed", Option.getOrUndefined(given.worldSeed)],
       ["--world-size", "worldSize", Option.getOrUndefined(given.worldSize)],
       ["--concurrency", "concurrency", Option.getOrUndefined(given.concurrency)]
@@ -137,6 +146,10 @@ const command = Command.make(
       rlTasksPerIteration: value(given.rlTasks, Pipeline.defaults.rlTasksPerIteration),
       group: value(given.group, Pipeline.defaults.group),
       estimators: Pipeline.defaults.estimators,
+      dynamicSampling: Pipeline.defaults.dynamicSampling,
+      credit: Pipeline.defaults.credit,
+      evalRollouts: value(given.evalRollouts, Pipeline.defaults.evalRollouts),
+      evalSampled: value(given.evalSampled, Pipeline.defaults.evalSampled),
       concurrency: value(given.concurrency, Pipeline.defaults.concurrency),
       worldSeed: value(given.worldSeed, 7),
       worldSize: value(given.worldSize, 50_011)
@@ -175,8 +188,11 @@ const command = Command.make(
         record = decoded.success
         // a setting given now must be the run's own: a resumed run continues as it was started
         for (const [flag, field, value] of settings) {
-          // a run stored before DAgger resumes with 0 rounds
-          const stored = field === "daggerRounds" ? (record.daggerRounds ?? 0) : record[field]
+          // a run stored before a setting existed resumes with what the options below give it (DAgger: 0 rounds)
+          const stored = field === "daggerRounds" ? (record.daggerRounds ?? 0)
+            : field === "evalRollouts" ? (record.evalRollouts ?? Pipeline.defaults.evalRollouts)
+            : field === "evalSampled" ? (record.evalSampled ?? Pipeline.defaults.evalSampled)
+            : record[field]
           if (value === undefined || JSON.stringify(value) === JSON.stringify(stored)) continue
           return yield* new ConfigError({ field: flag, value: JSON.stringify(value), message: `${flag} ${JSON.stringify(value)} conflicts with the resumed run's ${JSON.stringify(stored)}: --resume continues the run as it was started (drop ${flag}, or start a new run with --out)` })
         }
@@ -187,7 +203,17 @@ const command = Command.make(
       // announced before any work (after a resumed run's settings are checked, so a refusal is the one line), so a
       // person can watch it fill: config.json and run.sqlite now, the tables and report at the end
       yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
-      const options: Pipeline.PipelineOptions = { ...Pipeline.defaults, ...record, teacherFirstQuery: record.teacherFirstQuery ?? "documentation", daggerRounds: record.daggerRounds ?? 0, progress: true }
+      const options: Pipeline.PipelineOptions = {
+        ...Pipeline.defaults,
+        ...record,
+        teacherFirstQuery: record.teacherFirstQuery ?? "documentation",
+        daggerRounds: record.daggerRounds ?? 0,
+        dynamicSampling: record.dynamicSampling ?? Pipeline.defaults.dynamicSampling,
+        credit: record.credit ?? Pipeline.defaults.credit,
+        evalRollouts: record.evalRollouts ?? Pipeline.defaults.evalRollouts,
+        evalSampled: record.evalSampled ?? Pipeline.defaults.evalSampled,
+        progress: true
+      }
       const workers = Math.min(given.workers, options.seeds.length)
       const seeds = workers > 1
         ? { runner: PipelineWorkers.runner({ runId, options, storeFile: storeFile(dir), world: { seed: record.worldSeed, size: record.worldSize } }), concurrency: workers }
@@ -218,7 +244,7 @@ const command = Command.make(
       maxRounds: 12
     })
     if (Result.isSuccess(demos)) yield* folder.writeText("demonstrations.jsonl", demos.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
-    const experience = Exports.experience(result.experience, { estimator: "paraagent" })
+    const experience = Exports.experience(result.experience, { estimator: Pipeline.oursEstimator(options) ?? "paraagent" })
     if (Result.isSuccess(experience)) yield* folder.writeText("experience.jsonl", experience.success.lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
     const avg = result.summary.ablation.Ours["Avg"]
     const modelProvenance = {

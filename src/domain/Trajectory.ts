@@ -91,7 +91,15 @@ export const Usage = Schema.Struct({ promptTokens: Schema.Finite, completionToke
 export type Usage = typeof Usage.Type
 
 /** Step-level reward (spec §3). */
-export const StepReward = Schema.Struct({ rBase: Schema.Finite, rPlan: Schema.Finite, rStep: Schema.Finite })
+export const StepReward = Schema.Struct({
+  rBase: Schema.Finite,
+  rPlan: Schema.Finite,
+  rStep: Schema.Finite,
+  /** The step's coverage term (src/math/Credit.ts), when it was mixed into R_step **[ours]**. */
+  coverage: Schema.optionalKey(Schema.Finite),
+  /** The answer step's F1 from the judge's counts, when it replaced r_plan's constant **[ours]**. */
+  answer: Schema.optionalKey(Schema.Finite)
+})
 /** Step-level reward. */
 export type StepReward = typeof StepReward.Type
 
@@ -101,7 +109,9 @@ export const PhaseReward = Schema.Struct({
   l2: Schema.Finite,
   l3: Schema.Finite,
   l4: Schema.Finite,
-  rPhase: Schema.Finite
+  rPhase: Schema.Finite,
+  /** The phase's coverage of the task's gold calls (src/math/Credit.ts), when it was mixed into R_phase **[ours]**. */
+  coverage: Schema.optionalKey(Schema.Finite)
 })
 /** Phase-level reward. */
 export type PhaseReward = typeof PhaseReward.Type
@@ -111,7 +121,11 @@ export const StepAdvantage = Schema.Struct({
   traj: Schema.Finite,
   phase: Schema.Finite,
   step: Schema.Finite,
-  combined: Schema.Finite
+  combined: Schema.Finite,
+  /** Per-action credit **[ours]** (estimators that give it): each call's, then each search's advantage, in turn order. */
+  actions: Schema.optionalKey(Schema.Array(Schema.Finite)),
+  /** The plan bit's advantage (per-action credit; the step's combined advantage when it made no plan decision). */
+  plan: Schema.optionalKey(Schema.Finite)
 })
 /** The per-step advantage. */
 export type StepAdvantage = typeof StepAdvantage.Type
@@ -201,7 +215,13 @@ export const Verdict = Schema.Struct({
   faithfulness: Grade,
   utility: Grade,
   rationale: Schema.optionalKey(Schema.String),
-  judge: Schema.String
+  judge: Schema.String,
+  /**
+   * What the judge counted, when it counts **[ours]**: the gold facts checked, those the answer states, and the
+   * answer's factual claims that state no requested fact (nor come from the request). The answer-step reward reads
+   * them (src/math/Credit.ts); they name no gold value.
+   */
+  counts: Schema.optionalKey(Schema.Struct({ facts: Schema.Finite, stated: Schema.Finite, unrequested: Schema.Finite }))
 })
 /** The judge's three verdicts. */
 export type Verdict = typeof Verdict.Type

@@ -5,13 +5,13 @@
 import { Effect, Schema } from "effect"
 import type { Level, Task } from "../domain/Task.ts"
 import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
-import * as Advantage from "../math/Advantage.ts"
 import * as Evaluation from "../math/Evaluation.ts"
 import { hashParts } from "../math/Random.ts"
 import * as Reward from "../math/Reward.ts"
 import * as Progress from "../io/Progress.ts"
 import { Rollout } from "../runtime/Rollout.ts"
 import * as RunFolder from "../io/RunFolder.ts"
+import * as Estimators from "./Estimators.ts"
 import * as Scoring from "./Scoring.ts"
 import { TaskSource } from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
@@ -89,6 +89,7 @@ const averageCells = (cells: ReadonlyArray<Evaluation.Cell>): Evaluation.Cell =>
     pass1: m("pass1"),
     pass2: m("pass2"),
     path: m("path"),
+    pathEquivalent: m("pathEquivalent"),
     rounds: m("rounds"),
     calls: m("calls"),
     searches: m("searches"),
@@ -116,15 +117,15 @@ export const oracleCaption =
 export const renderTable = (summary: Summary): string => {
   const rows = [
     ...(summary.run.policy === "teacher" ? [oracleCaption, ""] : []),
-    "| Paradigm | Level | Pass@1 % | Pass@2 % | Path % | Rounds | Calls | Searches | Trunc % | Unjudged | Tasks |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    "| Paradigm | Level | Pass@1 % | Pass@2 % | Path % | Path≈ % | Rounds | Calls | Searches | Trunc % | Unjudged | Tasks |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   ]
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
     const avg = summary.average[paradigm]
     const entries: Array<[string, Evaluation.Cell]> = [...Object.entries(levels), ...(avg !== undefined ? [["Avg", avg] as [string, Evaluation.Cell]] : [])]
     for (const [level, c] of entries) {
       rows.push(
-        `| ${paradigm} | ${level} | ${pct(c.pass1)} | ${pct(c.pass2)} | ${pct(c.path)} | ${num(c.rounds)} | ${num(c.calls)} | ${num(c.searches)} | ${pct(c.truncation)} | ${c.unjudged} | ${c.tasks} |`
+        `| ${paradigm} | ${level} | ${pct(c.pass1)} | ${pct(c.pass2)} | ${pct(c.path)} | ${pct(c.pathEquivalent)} | ${num(c.rounds)} | ${num(c.calls)} | ${num(c.searches)} | ${pct(c.truncation)} | ${c.unjudged} | ${c.tasks} |`
       )
     }
   }
@@ -155,7 +156,7 @@ export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
   }
   if (options.paradigms.length === 0) return yield* new JobError({ field: "paradigms", message: "no paradigm to run" })
   if (options.levels.length === 0) return yield* new JobError({ field: "levels", message: "no level to run" })
-  const estimator = Advantage.lookup(options.estimator)
+  const estimator = yield* Estimators.lookup(options.estimator)
   if (estimator._tag === "UnknownEstimator") {
     return yield* new JobError({ field: "estimator", message: `unknown estimator ${JSON.stringify(options.estimator)}; known: ${estimator.known.join(", ")}` })
   }
@@ -176,13 +177,14 @@ export const run = Effect.fn("Job.run")(function*(options: JobOptions) {
   const groups = options.paradigms.flatMap((paradigm) => tasks.map((task) => ({ paradigm, task })))
   const progress = Progress.make("rollouts", groups.length * options.group, options.progress)
   const scoring: Scoring.ScoringOptions = { reward, estimator: options.estimator }
+  const equivalent = yield* Scoring.equivalence
   const outcomes = yield* Effect.forEach(groups, ({ paradigm, task }) =>
     Effect.gen(function*() {
       const trajectories = yield* rollout.runGroup(task, { paradigm, seed: taskSeed(options.seed, task), size: options.group })
       const scored: ReadonlyArray<Trajectory> = yield* Scoring.scoreGroup(task, trajectories, scoring)
       yield* folder.appendJsonl("trajectories.jsonl", scored)
       yield* progress.tick(scored.length)
-      return { paradigm, level: task.level, outcomes: scored.map((t) => Evaluation.outcomeOf(task, t)), failed: scored.filter((t) => t.stop === "policy_error") }
+      return { paradigm, level: task.level, outcomes: scored.map((t) => Evaluation.outcomeOf(task, t, { equivalent })), failed: scored.filter((t) => t.stop === "policy_error") }
     }), { concurrency: options.concurrency })
   yield* progress.done
 

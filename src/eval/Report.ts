@@ -19,7 +19,7 @@ export interface MeanSd {
 }
 
 /** The metrics of a Table-1 / Table-2 cell, in column order. */
-export const tableMetrics = ["pass1", "path", "rounds", "calls", "searches", "decisions"] as const
+export const tableMetrics = ["pass1", "pass1Sampled", "path", "pathEquivalent", "rounds", "calls", "searches", "decisions"] as const
 /** One metric of a table cell. */
 export type TableMetric = typeof tableMetrics[number]
 
@@ -89,6 +89,15 @@ export interface ReportInput {
   readonly modelNames?: Readonly<Record<string, string>>
   /** The file name of the run's trajectory browser beside the report (`trajectories.html`), linked when given. */
   readonly browser?: string
+  /** Paired differences between rows (e.g. "GRPO-SFT"), in points, per column ("All", levels): mean and interval. */
+  readonly paired?: PairedTable
+}
+
+/** A table of paired differences: what it measures, its columns, and one row per pair. */
+export interface PairedTable {
+  readonly caption: string
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<{ readonly pair: string; readonly cells: Readonly<Record<string, { readonly mean: number; readonly lo: number; readonly hi: number }>> }>
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -114,7 +123,7 @@ export const pct = (x: number): string => fixed(100 * x, 1)
 /** A count with two decimals (`3.25`). */
 export const num = (x: number): string => fixed(x, 2)
 
-const rateMetrics: ReadonlySet<string> = new Set(["pass1", "path"])
+const rateMetrics: ReadonlySet<string> = new Set(["pass1", "pass1Sampled", "path", "pathEquivalent"])
 
 /** A cell: `mean ± sd`, rates in percent. */
 export const meanSd = (metric: TableMetric, v: MeanSd | undefined): string => {
@@ -142,7 +151,9 @@ const raw = (x: number): string => (Number.isFinite(x) ? String(Math.round(x * 1
 
 const metricLabel: Readonly<Record<TableMetric, string>> = {
   pass1: "Pass@1 %",
+  pass1Sampled: "Pass@1 sampled %",
   path: "Path %",
+  pathEquivalent: "Path≈ %",
   rounds: "Rounds",
   calls: "Calls",
   searches: "Searches",
@@ -542,6 +553,15 @@ const mdMetricTable = (first: string, table: MetricTable): string => {
   )
 }
 
+/** A paired difference as `+2.3 [−0.4, +5.1]` (points; "–" when undefined). */
+const pairedCell = (d: { readonly mean: number; readonly lo: number; readonly hi: number } | undefined): string => {
+  const f = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? "+" : "−"}${fixed(Math.abs(x), 1)}` : "–")
+  return d === undefined || !Number.isFinite(d.mean) ? "–" : `${f(d.mean)} [${f(d.lo)}, ${f(d.hi)}]`
+}
+
+const pairedRows = (table: PairedTable): ReadonlyArray<ReadonlyArray<string>> =>
+  table.rows.map((r) => [r.pair, ...table.columns.map((c) => pairedCell(r.cells[c]))])
+
 /** The training-split curves' first and last point per estimator and metric (plain text: each renderer escapes it). */
 const curveSummaryRows = (curves: ReadonlyArray<Curve>, names: Readonly<Record<string, string>>): ReadonlyArray<ReadonlyArray<string>> =>
   curveMetrics.flatMap((metric) =>
@@ -727,6 +747,16 @@ export const renderMarkdown = (input: ReportInput): string => {
     mdMetricTable("Paradigm", input.paradigms),
     ""
   ]
+  if (input.paired !== undefined) {
+    parts.push(
+      "## Paired differences",
+      "",
+      escapeMd(input.paired.caption),
+      "",
+      mdTable(["Pair", ...input.paired.columns], ["l", ...input.paired.columns.map(() => "r" as const)], pairedRows(input.paired).map((r) => r.map(escapeMd))),
+      ""
+    )
+  }
   if (input.timeline !== undefined) parts.push("## Timeline of a held-out trajectory", "", mdTimeline(input.timeline), "")
   if (input.notes !== undefined && input.notes.length > 0) parts.push("## Notes", "", ...input.notes.map((n) => `- ${escapeMd(n)}`), "")
   return parts.join("\n")
@@ -831,6 +861,13 @@ export const renderHtml = (input: ReportInput): string => {
   sections.push(
     `<section id="paradigms"><h2>Table 1: paradigms of the trained policy</h2><p>Held-out test tasks, mean ± sd over seeds.</p>${htmlMetricTable("Paradigm", input.paradigms)}</section>`
   )
+  if (input.paired !== undefined) {
+    sections.push(
+      `<section id="paired"><h2>Paired differences</h2><p>${escapeHtml(input.paired.caption)}</p>${
+        htmlTable(["Pair", ...input.paired.columns], pairedRows(input.paired).map((r) => r.map(escapeHtml)), [false, ...input.paired.columns.map(() => true)])
+      }</section>`
+    )
+  }
   if (input.timeline !== undefined) {
     const t = input.timeline.trajectory
     sections.push(
@@ -849,6 +886,7 @@ export const renderHtml = (input: ReportInput): string => {
     ["#curves", "Curves"],
     ["#ablation", "Table 2"],
     ["#paradigms", "Table 1"],
+    ...(input.paired !== undefined ? [["#paired", "Paired"]] : []),
     ...(input.timeline !== undefined ? [["#timeline", "Timeline"]] : []),
     ...(input.browser !== undefined ? [[input.browser, "Every held-out trajectory"]] : [])
   ]

@@ -2,15 +2,20 @@
  * Scoring a group of rollouts end to end: judge each trajectory, compute its step / phase / answer rewards,
  * then the group's advantages, and store all of it on the trajectories.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
+import * as StudentOracle from "../agent/StudentOracle.ts"
 import * as Telemetry from "../io/Telemetry.ts"
 import { Judge } from "../judge/Judge.ts"
 import * as Advantage from "../math/Advantage.ts"
+import * as Credit from "../math/Credit.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
+import * as Equivalence from "../toolenv/Equivalence.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../toolenv/world/World.ts"
+import * as Estimators from "./Estimators.ts"
 
 /** Scoring could not run as configured (unknown estimator, a group that cannot be normalised). */
 export class ScoringError extends Schema.TaggedError<ScoringError>()("ScoringError", {
@@ -20,12 +25,54 @@ export class ScoringError extends Schema.TaggedError<ScoringError>()("ScoringErr
 /** How a group is scored. */
 export interface ScoringOptions {
   readonly reward: Reward.RewardConfig
-  /** Advantage estimator name, from {@link Advantage.estimators} (default `paraagent`). */
+  /** Advantage estimator name, from the registry in the context ({@link Estimators.Estimators}; default `paraagent`). */
   readonly estimator: string
 }
 
+/**
+ * Which tools can stand in for a gold tool in this environment, by name: the generated world's equivalent providers
+ * (`StudentOracle.worldEquivalence`: the same operation on the same entity type, with compatible parameters — the
+ * rule of the ceiling and of DAgger's labels) when the context holds the world, else the exact tool only.
+ */
+export const equivalence: Effect.Effect<Equivalence.Equivalent> = Effect.map(
+  Effect.serviceOption(GeneratedWorld),
+  Option.match({
+    onNone: () => Equivalence.exact,
+    onSome: (world): Equivalence.Equivalent => {
+      const oracle = StudentOracle.worldEquivalence(world.ops)
+      return (gold, tool) => {
+        if (gold === tool) return true
+        const a = world.library.get(gold)
+        const b = world.library.get(tool)
+        return a !== undefined && b !== undefined && oracle(a, b) !== undefined
+      }
+    }
+  })
+)
+
+/** The gold needs of a task as the credit terms read them: one per gold call, with the environment's equivalence. */
+export const needsOf = (task: Task, equivalent: Equivalence.Equivalent): Credit.GoldNeeds => ({ tools: task.gold.map((g) => g.tool as string), equivalent })
+
 /** The paper's coefficients and the decoupled estimator. */
 export const defaultOptions: ScoringOptions = { reward: Reward.defaultRewardConfig, estimator: Advantage.defaultEstimator }
+
+/**
+ * The rewards of one judged trajectory of a task: the paper's step / phase / answer rewards, then the credit terms
+ * of src/math/Credit.ts (coverage of the task's gold calls, the answer step from the judge's counts, the rewards of
+ * single actions). Pure; what {@link scoreGroup}, the server's `/score` and the MCP episodes all use.
+ */
+export const rewardsOf = (
+  task: Task,
+  judged: Trajectory,
+  context: { readonly deps: Facts.DepLookup; readonly equivalent: Equivalence.Equivalent; readonly reward: Reward.RewardConfig }
+): Reward.TrajectoryScore =>
+  Credit.apply(
+    Reward.score(Facts.fromTrajectory(judged, { deps: context.deps }), context.reward),
+    judged.steps,
+    Credit.progressOf(judged.steps, needsOf(task, context.equivalent)),
+    judged.verdict?.counts,
+    context.reward
+  )
 
 /** How many trajectories carry no verdict: after {@link scoreGroup}, the ones the judge failed on. */
 export const unjudgedCount = (trajectories: ReadonlyArray<Trajectory>): number => {
@@ -60,7 +107,8 @@ export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
       verdictAttributes
     ), { concurrency: 4 })
   const deps = (from: string, to: string) => library.graph.kind(from, to)
-  const scores = judged.map((t) => Reward.score(Facts.fromTrajectory(t, { deps }), options.reward))
+  const equivalent = yield* equivalence
+  const scores = judged.map((t) => rewardsOf(task, t, { deps, equivalent, reward: options.reward }))
   const rewarded = judged.map((t, i) => Reward.attach(t, scores[i] as Reward.TrajectoryScore))
   const unjudged = unjudgedCount(judged)
   if (unjudged > 0) {
@@ -68,7 +116,7 @@ export const scoreGroup = Effect.fn("Scoring.scoreGroup")(function*(
     yield* Effect.logWarning(`${unjudged} of ${judged.length} trajectories of task ${task.id} unjudged: ${policy}`)
   }
   const rollouts = scores.map((s, i) => Advantage.fromScore(s, (judged[i] as Trajectory).steps))
-  const advantages = Advantage.compute(options.estimator, rollouts, options.reward.advantage)
+  const advantages = Advantage.compute(options.estimator, rollouts, options.reward.advantage, yield* Estimators.current)
   if (advantages._tag === "UnknownEstimator") {
     return yield* new ScoringError({ message: `unknown advantage estimator ${JSON.stringify(options.estimator)}; known: ${advantages.known.join(", ")}` })
   }

@@ -208,6 +208,8 @@ export interface ResponsivenessCheck {
   readonly lengthBudget: number
   readonly unrequestedShare: number
   readonly precision: number
+  /** The distinct factual tokens that state no requested fact and do not come from the request or the arguments. */
+  readonly unrequestedFacts: number
   readonly echoShare: number
 }
 
@@ -408,6 +410,7 @@ export const check = (
     lengthBudget: budget,
     unrequestedShare: unrequested.share,
     precision: precise.precision,
+    unrequestedFacts: precise.extra.length,
     echoShare: echo
   }
 }

@@ -369,7 +369,8 @@ export const judgeRule = (task: Task, trajectory: Trajectory): Verdict => {
         (f.fabricated.length > 0 ? `; fabricated numbers ${f.fabricated.slice(0, 5).join(", ")}` : ""),
     `U: ${u.observed.length}/${facts.length} gold facts observed by successful calls${u.unobserved.length > 0 ? ` (not observed ${listFacts(u.unobserved)})` : ""}`
   ].join("; ")
-  return { quality: q.grade, faithfulness: f.grade, utility: u.grade, rationale, judge: NAME }
+  const counts = { facts: facts.length, stated: noAnswer ? 0 : q.stated.length, unrequested: noAnswer ? 0 : q.responsiveness.unrequestedFacts }
+  return { quality: q.grade, faithfulness: f.grade, utility: u.grade, rationale, judge: NAME, counts }
 }
 
 /** The rule judge as a service; a task without gold facts is a JudgeError (use the LLM judge for those). */

@@ -31,7 +31,28 @@ export interface RolloutRewards {
   readonly stepPhase: ReadonlyArray<number>
   readonly stepPool?: ReadonlyArray<number>
   readonly masked?: boolean
+  /**
+   * Each phase's pool key **[ours]** ({@link phaseKindKey}: explore 0, execute 1): the `…_phase_kind` and
+   * `paraagent_credit` estimators normalise a phase only against phases of its kind. Absent: one pool.
+   */
+  readonly phaseKind?: ReadonlyArray<number>
+  /**
+   * Per step, the rewards of the actions a reward can be attributed to **[ours]** (its calls, then its searches, in
+   * turn order), each with its pool key (call 0, search 1). `paraagent_credit` gives each its own advantage.
+   */
+  readonly actions?: ReadonlyArray<ReadonlyArray<ActionReward>>
+  /** Per step, r_plan of its plan decision and the pool key (the controller state), or undefined for a step without one. */
+  readonly plans?: ReadonlyArray<ActionReward | undefined>
 }
+
+/** One attributable reward: its value and the key of the pool it is normalised in. */
+export interface ActionReward {
+  readonly reward: number
+  readonly pool: number
+}
+
+/** The phase pool key of a phase kind: explore 0, execute 1. */
+export const phaseKindKey = (kind: "explore" | "execute"): number => (kind === "explore" ? 0 : 1)
 
 /** The rewards of a scored trajectory (R_ans, R_phase, R_step), its steps pooled by action kind, masked when the score says so. */
 export const fromScore = (score: TrajectoryScore, steps: ReadonlyArray<Pick<Step, "turn">>): RolloutRewards => ({
@@ -40,7 +61,10 @@ export const fromScore = (score: TrajectoryScore, steps: ReadonlyArray<Pick<Step
   steps: score.steps.map((s) => s.rStep),
   stepPhase: score.stepPhase,
   stepPool: StepKind.stepPools(steps),
-  masked: score.masked
+  masked: score.masked,
+  phaseKind: score.phases.map((p) => phaseKindKey(p.kind)),
+  ...(score.actions !== undefined ? { actions: score.actions } : {}),
+  ...(score.plans !== undefined ? { plans: score.plans } : {})
 })
 
 /**
@@ -76,6 +100,22 @@ export interface FlatGroup {
   readonly stepOffsets: Int32Array
   readonly maxPhases: number
   readonly maxSteps: number
+  /** Each phase's kind pool key from `RolloutRewards.phaseKind` (0 when absent), or −1; and 1 + the largest. */
+  readonly phaseKind: Int32Array
+  readonly phaseKindCount: number
+  /** The attributable actions, step-major: reward, pool key (−1 masked), flat step index. */
+  readonly actionReward: Float64Array
+  readonly actionPool: Int32Array
+  readonly actionPoolCount: number
+  readonly actionStep: Int32Array
+  /** Actions of flat step s are `[actionOffsets[s], actionOffsets[s + 1])`. */
+  readonly actionOffsets: Int32Array
+  /** Per flat step: r_plan of its plan decision, and its pool key (−1: no plan decision, or masked). */
+  readonly planReward: Float64Array
+  readonly planPool: Int32Array
+  readonly planPoolCount: number
+  /** Whether any rollout brought action or plan rewards. */
+  readonly credited: boolean
 }
 
 /** Per-step advantages, flat and aligned with `FlatGroup`'s steps. */
@@ -85,6 +125,14 @@ export interface FlatAdvantages {
   readonly step: Float64Array
   readonly combined: Float64Array
   readonly stepOffsets: Int32Array
+  /**
+   * Per-action credit **[ours]**, from estimators that give it: each action's combined advantage
+   * (aligned with `FlatGroup.actionReward`, offsets `actionOffsets`), and each step's plan-bit advantage (the step's
+   * combined advantage where it made no plan decision).
+   */
+  readonly action?: Float64Array
+  readonly actionOffsets?: Int32Array
+  readonly plan?: Float64Array
 }
 
 /** An advantage estimator. */
@@ -114,6 +162,11 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
   let maxPhases = 0
   let maxSteps = 0
   let stepPoolCount = 1
+  let phaseKindCount = 1
+  let actionPoolCount = 1
+  let planPoolCount = 1
+  let actionCount = 0
+  let credited = false
   for (let g = 0; g < rollouts.length; g++) {
     const r = rollouts[g] as RolloutRewards
     const invalid = (message: string): InvalidGroup => ({ _tag: "InvalidGroup", rollout: g, message })
@@ -123,6 +176,44 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
     }
     if (r.stepPool !== undefined && r.stepPool.length !== r.steps.length) {
       return invalid(`${r.steps.length} step rewards but ${r.stepPool.length} step-pool keys`)
+    }
+    if (r.phaseKind !== undefined && r.phaseKind.length !== r.phases.length) {
+      return invalid(`${r.phases.length} phase rewards but ${r.phaseKind.length} phase-kind keys`)
+    }
+    if (r.actions !== undefined && r.actions.length !== r.steps.length) {
+      return invalid(`${r.steps.length} step rewards but ${r.actions.length} steps of action rewards`)
+    }
+    if (r.plans !== undefined && r.plans.length !== r.steps.length) {
+      return invalid(`${r.steps.length} step rewards but ${r.plans.length} plan rewards`)
+    }
+    const key = (what: string, k: number): InvalidGroup | undefined =>
+      Number.isInteger(k) && k >= 0 && k < maxStepPools ? undefined : invalid(`${what} has pool key ${k}; keys are integers in [0, ${maxStepPools})`)
+    for (let i = 0; i < (r.phaseKind?.length ?? 0); i++) {
+      const k = r.phaseKind?.[i] as number
+      const bad = key(`phase ${i}`, k)
+      if (bad !== undefined) return bad
+      phaseKindCount = Math.max(phaseKindCount, k + 1)
+    }
+    for (let i = 0; i < (r.actions?.length ?? 0); i++) {
+      const acts = r.actions?.[i] ?? []
+      for (let j = 0; j < acts.length; j++) {
+        const a = acts[j] as ActionReward
+        if (!Number.isFinite(a.reward)) return invalid(`step ${i} action ${j} reward is ${a.reward}`)
+        const bad = key(`step ${i} action ${j}`, a.pool)
+        if (bad !== undefined) return bad
+        actionPoolCount = Math.max(actionPoolCount, a.pool + 1)
+      }
+      actionCount += acts.length
+      credited = true
+    }
+    for (let i = 0; i < (r.plans?.length ?? 0); i++) {
+      const p = r.plans?.[i]
+      if (p === undefined) continue
+      if (!Number.isFinite(p.reward)) return invalid(`step ${i} plan reward is ${p.reward}`)
+      const bad = key(`step ${i} plan`, p.pool)
+      if (bad !== undefined) return bad
+      planPoolCount = Math.max(planPoolCount, p.pool + 1)
+      credited = true
     }
     for (let i = 0; i < r.phases.length; i++) {
       if (!Number.isFinite(r.phases[i])) return invalid(`phase ${i} reward is ${r.phases[i]}`)
@@ -161,10 +252,22 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
     stepPhase: new Int32Array(stepCount),
     stepOffsets: new Int32Array(rollouts.length + 1),
     maxPhases,
-    maxSteps
+    maxSteps,
+    phaseKind: new Int32Array(phaseCount),
+    phaseKindCount,
+    actionReward: new Float64Array(actionCount),
+    actionPool: new Int32Array(actionCount),
+    actionPoolCount,
+    actionStep: new Int32Array(actionCount),
+    actionOffsets: new Int32Array(stepCount + 1),
+    planReward: new Float64Array(stepCount),
+    planPool: new Int32Array(stepCount).fill(-1),
+    planPoolCount,
+    credited
   }
   let p0 = 0
   let s0 = 0
+  let a0 = 0
   rollouts.forEach((r, g) => {
     const masked = r.masked === true
     group.traj[g] = r.traj
@@ -174,6 +277,7 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
       group.phaseReward[p0 + i] = x
       group.phaseKey[p0 + i] = masked ? -1 : 0
       group.phaseIndex[p0 + i] = masked ? -1 : i
+      group.phaseKind[p0 + i] = masked ? -1 : r.phaseKind === undefined ? 0 : (r.phaseKind[i] as number)
     })
     group.stepOffsets[g] = s0
     r.steps.forEach((x, i) => {
@@ -183,11 +287,24 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
       group.stepPool[s0 + i] = masked ? -1 : r.stepPool === undefined ? 0 : (r.stepPool[i] as number)
       group.stepRollout[s0 + i] = g
       group.stepPhase[s0 + i] = p0 + (r.stepPhase[i] as number)
+      group.actionOffsets[s0 + i] = a0
+      for (const a of r.actions?.[i] ?? []) {
+        group.actionReward[a0] = a.reward
+        group.actionPool[a0] = masked ? -1 : a.pool
+        group.actionStep[a0] = s0 + i
+        a0++
+      }
+      const plan = r.plans?.[i]
+      if (plan !== undefined) {
+        group.planReward[s0 + i] = plan.reward
+        group.planPool[s0 + i] = masked ? -1 : plan.pool
+      }
     })
     p0 += r.phases.length
     s0 += r.steps.length
   })
   group.stepOffsets[rollouts.length] = s0
+  group.actionOffsets[s0] = a0
   return { _tag: "Ok", group }
 }
 
@@ -340,18 +457,76 @@ export const grpoPerIndex: Estimator = (group, config) =>
     lambdas(config)
   )
 
+const phasesByKind = (group: FlatGroup, config: AdvantageConfig): Float64Array =>
+  normalise(group.phaseReward, group.phaseKind, group.phaseKindCount, config.epsilon, config.tolerance)
+
+/**
+ * The decoupled estimator with phases normalised **by phase kind** **[ours]**: an explore phase only against the
+ * group's explore phases, an execute phase against execute phases (pooled together, explore phases carried a
+ * kind offset: their L's are not distributed like an execute phase's). Steps by action kind, as `paraagent`.
+ */
+export const paraagentPhaseKind: Estimator = (group, config) =>
+  combine(
+    group,
+    trajLevel(group, config),
+    phasesByKind(group, config),
+    normalise(group.stepReward, group.stepPool, group.stepPoolCount, config.epsilon, config.tolerance),
+    lambdas(config)
+  )
+
+/**
+ * {@link paraagentPhaseKind} plus **per-action credit** **[ours]**: each attributable action (a call, a search) gets
+ * λτ·A_traj + λp·A_phase + λs·A_action, its own reward normalised among the group's actions of its pool (calls with
+ * calls, searches with searches); each plan decision gets λτ·A_traj + λp·A_phase + λs·A_plan, r_plan normalised among
+ * the group's plan decisions made in the same controller state. A trainer applies them to the factors of the turn's
+ * probability that made those decisions; the step's combined advantage stays for the rest (the kind, unchosen
+ * candidates, an answer's facts). Without action or plan rewards in the group it is {@link paraagentPhaseKind}.
+ */
+export const paraagentCredit: Estimator = (group, config) => {
+  const traj = trajLevel(group, config)
+  const phase = phasesByKind(group, config)
+  const base = combine(group, traj, phase, normalise(group.stepReward, group.stepPool, group.stepPoolCount, config.epsilon, config.tolerance), lambdas(config))
+  if (!group.credited) return base
+  const actionZ = normalise(group.actionReward, group.actionPool, group.actionPoolCount, config.epsilon, config.tolerance)
+  const planZ = normalise(group.planReward, group.planPool, group.planPoolCount, config.epsilon, config.tolerance)
+  const shared = (s: number) => config.lambdaTraj * (base.traj[s] as number) + config.lambdaPhase * (base.phase[s] as number)
+  const action = new Float64Array(actionZ.length)
+  for (let a = 0; a < action.length; a++) {
+    const s = group.actionStep[a] as number
+    action[a] = group.actionPool[a] === -1 ? 0 : shared(s) + config.lambdaStep * (actionZ[a] as number)
+  }
+  const plan = new Float64Array(group.stepReward.length)
+  for (let s = 0; s < plan.length; s++) {
+    plan[s] = group.planPool[s] === -1 ? (base.combined[s] as number) : shared(s) + config.lambdaStep * (planZ[s] as number)
+  }
+  return { ...base, action, actionOffsets: group.actionOffsets, plan }
+}
+
+/** The zero-advantage control **[ours]**: every advantage 0, so an update is the KL and entropy terms alone. */
+export const zero: Estimator = (group) => {
+  const n = group.stepReward.length
+  return { traj: new Float64Array(n), phase: new Float64Array(n), step: new Float64Array(n), combined: new Float64Array(n), stepOffsets: group.stepOffsets }
+}
+
 /** Estimators by name. */
 export type Registry = ReadonlyMap<string, Estimator>
 
 /** The estimator used when none is named. */
 export const defaultEstimator = "paraagent"
 
-/** The built-in estimators: `grpo`, `paraagent` (default), `paraagent_single_pool`, `grpo_per_index`. */
+/**
+ * The built-in estimators: `grpo`, `paraagent` (default), `paraagent_single_pool`, `grpo_per_index`,
+ * `paraagent_phase_kind`, `paraagent_credit` and the `zero` control. A program passes its own registry as a value
+ * (`Scoring`'s `Estimators` service): this constant is only the default.
+ */
 export const estimators: Registry = new Map<string, Estimator>([
   ["grpo", grpo],
   ["paraagent", paraagent],
   ["paraagent_single_pool", paraagentSinglePool],
-  ["grpo_per_index", grpoPerIndex]
+  ["grpo_per_index", grpoPerIndex],
+  ["paraagent_phase_kind", paraagentPhaseKind],
+  ["paraagent_credit", paraagentCredit],
+  ["zero", zero]
 ])
 
 /** A registry with one more (or a replaced) estimator. */
@@ -372,14 +547,19 @@ export const lookup = (
 /** Per-step advantages of every rollout of a flat result, in rollout order. */
 export const unflatten = (advantages: FlatAdvantages): ReadonlyArray<ReadonlyArray<StepAdvantage>> => {
   const out: Array<Array<StepAdvantage>> = []
+  const { action, actionOffsets, plan } = advantages
   for (let g = 0; g + 1 < advantages.stepOffsets.length; g++) {
     const rows: Array<StepAdvantage> = []
     for (let i = advantages.stepOffsets[g] as number; i < (advantages.stepOffsets[g + 1] as number); i++) {
+      const credit = action === undefined || actionOffsets === undefined || plan === undefined
+        ? {}
+        : { actions: Array.from(action.subarray(actionOffsets[i] as number, actionOffsets[i + 1] as number)), plan: plan[i] as number }
       rows.push({
         traj: advantages.traj[i] as number,
         phase: advantages.phase[i] as number,
         step: advantages.step[i] as number,
-        combined: advantages.combined[i] as number
+        combined: advantages.combined[i] as number,
+        ...credit
       })
     }
     out.push(rows)

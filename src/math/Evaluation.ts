@@ -12,6 +12,11 @@ export interface Outcome {
   readonly success: boolean
   /** Fraction of the task's distinct gold tools the rollout called successfully. */
   readonly path: number
+  /**
+   * The same with an equivalent provider counted **[ours]**: a gold tool is reached when it, or a tool of the same
+   * operation on the same entity type (`options.equivalent`), was called successfully. ≥ `path`.
+   */
+  readonly pathEquivalent: number
   readonly rounds: number
   /** Calls that ran (refused calls — unseen tool, unresolved `$ref` — do not count). */
   readonly calls: number
@@ -24,10 +29,16 @@ export interface Outcome {
   readonly machineryFaults: number
 }
 
+/** Options of {@link outcomeOf}: which tools stand in for a gold tool (default: only itself). */
+export interface OutcomeOptions {
+  readonly equivalent?: (gold: string, tool: string) => boolean
+}
+
 /** Scores one rollout of a task. */
-export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
+export const outcomeOf = (task: Task, trajectory: Trajectory, options: OutcomeOptions = {}): Outcome => {
   const gold = new Set(task.gold.map((g) => g.tool as string))
   const hit = new Set<string>()
+  const succeeded = new Set<string>()
   let calls = 0
   let searches = 0
   let machineryFaults = 0
@@ -39,12 +50,16 @@ export const outcomeOf = (task: Task, trajectory: Trajectory): Outcome => {
       if (o.attempts === 0) continue
       calls++
       if (o.outcome._tag === "ok" && gold.has(o.tool)) hit.add(o.tool)
+      if (o.outcome._tag === "ok") succeeded.add(o.tool)
     }
   }
   const v = trajectory.verdict
+  const equivalent = options.equivalent
+  const reached = equivalent === undefined ? hit.size : [...gold].filter((g) => hit.has(g) || [...succeeded].some((t) => equivalent(g, t))).length
   return {
     success: v !== undefined && v.quality === "YES" && v.faithfulness === "YES",
     path: gold.size === 0 ? 1 : hit.size / gold.size,
+    pathEquivalent: gold.size === 0 ? 1 : reached / gold.size,
     rounds: trajectory.steps.length,
     calls,
     searches,
@@ -61,6 +76,7 @@ export interface Cell {
   /** Unbiased pass@2, in 0–1 (equals pass1 when a task has a single rollout). */
   readonly pass2: number
   readonly path: number
+  readonly pathEquivalent: number
   readonly rounds: number
   readonly calls: number
   readonly searches: number
@@ -84,6 +100,7 @@ export const aggregate = (perTask: ReadonlyArray<ReadonlyArray<Outcome>>): Cell 
     pass1: passAt(1),
     pass2: passAt(2),
     path: per("path"),
+    pathEquivalent: per("pathEquivalent"),
     rounds: per("rounds"),
     calls: per("calls"),
     searches: per("searches"),

@@ -105,7 +105,17 @@ export interface PpoConfig {
   readonly maxGradNorm: number
   /** Steps per update; absent: the whole batch. */
   readonly minibatch?: number
+  /**
+   * The entropy bonus: `sum` ({@link TurnDistribution.entropy}: a subset kind's Bernoulli entropies summed, so it
+   * grows with the candidate count) or `normalised` **[ours]** ({@link TurnDistribution.entropyNormalised}: each
+   * factor's entropy over its maximum, bounded whatever the count). Absent: `sum`.
+   */
+  readonly entropy?: "sum" | "normalised"
 }
+
+/** The entropy bonus a config names. */
+export const entropyOf = (config: Pick<PpoConfig, "entropy">) =>
+  config.entropy === "normalised" ? TurnDistribution.entropyNormalised : TurnDistribution.entropy
 
 /** clip 0.2, 4 epochs, no KL, entropy 0.01, gradient norm ≤ 1. */
 export const defaultPpo: PpoConfig = { clip: 0.2, epochs: 4, klCoef: 0, entropyCoef: 0.01, maxGradNorm: 1.0 }
@@ -150,7 +160,7 @@ export const stepLoss = (input: RecordedStep & {
   const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, choice)
   const ppo = ppoClip({ logprob, behaviour: input.behaviour, advantage: input.advantage, clip: config.clip })
   const kl = input.reference === undefined ? { kl: 0, dLogprob: 0 } : klK3({ logprob, reference: input.reference })
-  const h = TurnDistribution.entropy(layout, logits)
+  const h = entropyOf(config)(layout, logits)
   const dLogprob = ppo.dLogprob + config.klCoef * kl.dLogprob
   // d(z / T)/dz = 1 / T
   const scale = (input.weight ?? 1) / temperature
@@ -218,7 +228,7 @@ export const ppoBatch = (input: {
     const { logprob, dLogits } = TurnDistribution.logProbGrad(s.layout, own, s.choice)
     const ppo = ppoClip({ logprob, behaviour: s.behaviour, advantage: s.advantage, clip: config.clip })
     const kl = s.reference === undefined ? { kl: 0, dLogprob: 0 } : klK3({ logprob, reference: s.reference })
-    const h = TurnDistribution.entropy(s.layout, own)
+    const h = entropyOf(config)(s.layout, own)
     const dLogprob = ppo.dLogprob + config.klCoef * kl.dLogprob
     for (let r = 0; r < s.layout.rows; r++) d[at + r] = weight * (dLogprob * (dLogits[r] as number) - config.entropyCoef * (h.dLogits[r] as number))
     const result: StepLossResult = {
@@ -255,4 +265,99 @@ export const sftBatch = (input: {
   })
   Mlp.backward(params, trace, d, input.grad)
   return losses
+}
+
+/**
+ * A recorded step with per-factor credit **[ours]**: one behaviour log-probability and one advantage per factor of
+ * {@link TurnDistribution.factors} (same order), and the reference's log-probability of the whole turn.
+ */
+export interface FactorSample extends RecordedStep {
+  readonly behaviour: Float64Array
+  readonly advantages: Float64Array
+  readonly reference?: number
+}
+
+/** What one step contributed under per-factor PPO: {@link StepLossResult} plus its factor count and how many were clipped. */
+export interface FactorLossResult extends StepLossResult {
+  readonly factors: number
+  readonly clippedFactors: number
+}
+
+/**
+ * PPO with per-factor credit, the turn-level analogue of token-level PPO **[ours]**: each factor f of a step (the
+ * kind, each candidate decision, the plan bit) is an action with its own ratio r_f = exp(log p_f − behaviour_f) and
+ * advantage A_f; the step's loss is Σ_f −min(r_f·A_f, clip(r_f)·A_f) + klCoef·k3(turn) − entropyCoef·H, each step
+ * weighted 1/N. With every A_f equal to the step's A it differs from {@link ppoBatch} only in where the clip applies
+ * (per factor instead of on the product of the ratios), and has the same gradient while no factor is clipped.
+ * `ratio` is the turn's ratio, `clipped` whether any factor was. One stacked forward/backward pass per minibatch.
+ */
+export const ppoFactorBatch = (input: {
+  readonly params: Mlp.Params
+  readonly steps: ReadonlyArray<FactorSample>
+  readonly config: PpoConfig
+  readonly grad: Float64Array
+}): ReadonlyArray<FactorLossResult> => {
+  const { params, steps, config } = input
+  if (steps.length === 0) return []
+  const { x, offsets, rows } = stack(steps, params.shape.input)
+  const { logits, trace } = Mlp.forward(params, x, rows)
+  const d = new Float64Array(rows)
+  const weight = 1 / steps.length
+  const entropyFn = entropyOf(config)
+  const results = steps.map((s, i) => {
+    const at = offsets[i] as number
+    const own = logits.subarray(at, at + s.layout.rows)
+    const fs = TurnDistribution.factors(s.layout, own, s.choice)
+    const weights = new Float64Array(fs.length)
+    let loss = 0
+    let logprob = 0
+    let behaviour = 0
+    let clipped = 0
+    fs.forEach((f, k) => {
+      const ppo = ppoClip({ logprob: f.logprob, behaviour: s.behaviour[k] as number, advantage: s.advantages[k] as number, clip: config.clip })
+      loss += ppo.loss
+      logprob += f.logprob
+      behaviour += s.behaviour[k] as number
+      if (ppo.clipped) clipped++
+      weights[k] = ppo.dLogprob
+    })
+    const kl = s.reference === undefined || fs.length === 0 ? { kl: 0, dLogprob: 0 } : klK3({ logprob, reference: s.reference })
+    // the KL is on the whole turn: its derivative reaches every factor with the same weight
+    for (let k = 0; k < weights.length; k++) weights[k] = weight * ((weights[k] as number) + config.klCoef * kl.dLogprob)
+    const grad = new Float64Array(s.layout.rows)
+    TurnDistribution.addFactorGrad(s.layout, own, s.choice, weights, grad)
+    const h = entropyFn(s.layout, own)
+    for (let r = 0; r < s.layout.rows; r++) d[at + r] = (grad[r] as number) - weight * config.entropyCoef * (h.dLogits[r] as number)
+    const result: FactorLossResult = {
+      loss: loss + config.klCoef * kl.kl - config.entropyCoef * h.entropy,
+      logprob: fs.length === 0 ? -Infinity : logprob,
+      ratio: Math.exp(logprob - behaviour),
+      clipped: clipped > 0,
+      kl: kl.kl,
+      entropy: h.entropy,
+      factors: fs.length,
+      clippedFactors: clipped
+    }
+    return result
+  })
+  Mlp.backward(params, trace, d, input.grad)
+  return results
+}
+
+/**
+ * The loss of {@link ppoFactorBatch} for one step, written as plainly as possible (per factor, no stacking): the
+ * reference the tests check the batch and its gradient against.
+ */
+export const factorStepLoss = (input: FactorSample & { readonly params: Mlp.Params; readonly config: PpoConfig }): number => {
+  const { params, config } = input
+  const logits = Mlp.logits(params, input.x, input.layout.rows)
+  const fs = TurnDistribution.factors(input.layout, logits, input.choice)
+  let loss = 0
+  let logprob = 0
+  fs.forEach((f, k) => {
+    loss += ppoClip({ logprob: f.logprob, behaviour: input.behaviour[k] as number, advantage: input.advantages[k] as number, clip: config.clip }).loss
+    logprob += f.logprob
+  })
+  const kl = input.reference === undefined || fs.length === 0 ? 0 : klK3({ logprob, reference: input.reference }).kl
+  return loss + config.klCoef * kl - config.entropyCoef * entropyOf(config)(input.layout, logits).entropy
 }

@@ -20,6 +20,18 @@ export const answerPatterns: ReadonlyArray<AnswerPattern> = ["000", "001", "010"
  */
 export type UnjudgedPolicy = "mask" | { readonly penalty: number }
 
+/** The coefficients of the credit terms of src/math/Credit.ts **[ours]** (0 everywhere: the paper's reward). */
+export interface CreditConfig {
+  /** R_phase = (1 − w)·(w1·L1 + … + w4·L4) + w·C_phase (the phase's coverage of the task's gold calls). */
+  readonly phaseCoverage: number
+  /** R_step = (1 − w)·(½·r_base + ½·r_plan) + w·C_step, for steps that search or call. */
+  readonly stepCoverage: number
+  /** A call's own reward = (1 − w)·valid + w·covers; a search's = (1 − w) + w·finds. */
+  readonly actionCoverage: number
+  /** In the Answer state the second half of R_step is w·F1(stated, missing, unrequested) + (1 − w)·r_plan (r_plan is 0 there). */
+  readonly answerStep: number
+}
+
 /** Every coefficient of the reward and the advantage, in one record. */
 export interface RewardConfig {
   /** R_step = baseWeight·r_base + planWeight·r_plan (Eq. 4: ½ and ½). */
@@ -54,6 +66,8 @@ export interface RewardConfig {
     readonly epsilon: number
     readonly tolerance: number
   }
+  /** The credit terms **[ours]** (coverage, the answer step from the judge's counts, the per-action rewards' mix). */
+  readonly credit: CreditConfig
 }
 
 /** The coefficients of the paper (Tables 7–9) and our choices where it is silent (marked in docs/reward.md). */
@@ -72,7 +86,8 @@ export const defaultRewardConfig: RewardConfig = {
   },
   // tolerance 0.02: R_step and R_ans move in steps of 0.5, so it never hides a real difference there; on R_phase
   // it is one event of the lightest component (w1 = 0.1) among 5 items — below that is noise (docs/reward.md)
-  advantage: { lambdaTraj: 1.0, lambdaPhase: 0.5, lambdaStep: 0.25, epsilon: 1e-6, tolerance: 0.02 }
+  advantage: { lambdaTraj: 1.0, lambdaPhase: 0.5, lambdaStep: 0.25, epsilon: 1e-6, tolerance: 0.02 },
+  credit: { phaseCoverage: 0.5, stepCoverage: 0.5, actionCoverage: 0.5, answerStep: 1 }
 }
 
 /** A patch of a config value: numbers by numbers, string choices by a choice, records field by field. */
@@ -164,6 +179,9 @@ export const configure = (patch: RewardConfigPatch, base: RewardConfig = default
   ]
   for (const [field, value] of nonNegative) {
     if (value < 0) issues.push({ field, value: show(value), message: "must be >= 0" })
+  }
+  for (const [field, value] of Object.entries(config.credit)) {
+    if (!(value >= 0 && value <= 1)) issues.push({ field: `credit.${field}`, value: show(value), message: "must be in [0, 1]" })
   }
   const { w1, w2, w3, w4, l3Order, l3Batching } = config.phase
   if (!sumsToOne([w1, w2, w3, w4])) {
@@ -288,6 +306,10 @@ export interface TrajectoryScore {
   readonly stepPhase: ReadonlyArray<number>
   readonly answer: AnswerReward
   readonly masked: boolean
+  /** Per step, the attributable actions' rewards and pools (calls, then searches), when credit was assigned (src/math/Credit.ts). */
+  readonly actions?: ReadonlyArray<ReadonlyArray<{ readonly reward: number; readonly pool: number }>>
+  /** Per step, r_plan of its plan decision and its pool (the controller state), when credit was assigned. */
+  readonly plans?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
 }
 
 /** Scores a trajectory from its facts. The trajectory-level reward is R_ans. */
@@ -313,6 +335,11 @@ export const attach = (trajectory: Trajectory, scored: TrajectoryScore): Traject
     const reward = scored.steps[i]
     return reward === undefined ? step : { ...step, reward }
   }),
-  phases: scored.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
+  phases: scored.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase, coverage }) => ({
+    kind,
+    start,
+    end,
+    reward: { l1, l2, l3, l4, rPhase, ...(coverage !== undefined ? { coverage } : {}) }
+  })),
   answerReward: scored.answer
 })

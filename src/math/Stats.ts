@@ -1,7 +1,9 @@
 /**
- * Summary statistics for evaluation and training logs: mean, population std, percentiles, and the unbiased
- * pass@k estimator. Pure; an undefined statistic (the mean of nothing, pass@k with k > n) is NaN, never thrown.
+ * Summary statistics for evaluation and training logs: mean, population std, percentiles, the unbiased pass@k
+ * estimator, and the paired bootstrap interval models are compared with. Pure; an undefined statistic (the mean of
+ * nothing, pass@k with k > n) is NaN, never thrown.
  */
+import { rng } from "./Random.ts"
 
 /** Arithmetic mean; NaN for no values. */
 export const mean = (xs: ReadonlyArray<number>): number => {
@@ -74,4 +76,56 @@ export const passAtK = (n: number, c: number, k: number): number => {
   let miss = 1
   for (let i = n - c + 1; i <= n; i++) miss *= 1 - k / i
   return 1 - miss
+}
+
+/** A mean with its confidence interval. */
+export interface Interval {
+  readonly mean: number
+  readonly lo: number
+  readonly hi: number
+}
+
+/** Options of {@link pairedBootstrap}: replicates (default 2,000), confidence level (0.95), and the resampling seed (1). */
+export interface BootstrapOptions {
+  readonly resamples?: number
+  readonly level?: number
+  readonly seed?: number
+}
+
+/**
+ * The mean of paired differences and its percentile-bootstrap interval **[ours]**. `diffs[s][t]` is model A's score
+ * minus model B's on task t under training seed s (each averaged over that task's rollouts), the same tasks for every
+ * seed. A replicate resamples the seeds and the tasks independently, with replacement — the same task draw for every
+ * seed, so each difference stays paired on its task — and takes the mean over the resampled cells; the interval is
+ * the (1 − level)/2 and (1 + level)/2 percentiles of the replicates. Resampling seeds as well as tasks makes the
+ * interval cover the spread between training runs, not only task sampling and rollout noise (with one seed it is
+ * the plain task bootstrap). Deterministic for a seed; NaN fields when there is no difference or the rows differ in
+ * length.
+ */
+export const pairedBootstrap = (diffs: ReadonlyArray<ReadonlyArray<number>>, options: BootstrapOptions = {}): Interval => {
+  const seeds = diffs.length
+  const tasks = diffs[0]?.length ?? 0
+  if (seeds === 0 || tasks === 0 || diffs.some((row) => row.length !== tasks)) return { mean: NaN, lo: NaN, hi: NaN }
+  const resamples = options.resamples ?? 2_000
+  const level = options.level ?? 0.95
+  let total = 0
+  for (const row of diffs) for (const d of row) total += d
+  const m = total / (seeds * tasks)
+  const r = rng(options.seed ?? 1)
+  const replicates = new Float64Array(resamples)
+  const rows = new Int32Array(seeds)
+  const columns = new Int32Array(tasks)
+  for (let b = 0; b < resamples; b++) {
+    for (let s = 0; s < seeds; s++) rows[s] = r.int(seeds)
+    for (let t = 0; t < tasks; t++) columns[t] = r.int(tasks)
+    let sum = 0
+    for (let s = 0; s < seeds; s++) {
+      const row = diffs[rows[s] as number] as ReadonlyArray<number>
+      for (let t = 0; t < tasks; t++) sum += row[columns[t] as number] as number
+    }
+    replicates[b] = sum / (seeds * tasks)
+  }
+  const sorted = Array.from(replicates)
+  const tail = (100 * (1 - level)) / 2
+  return { mean: m, lo: percentile(sorted, tail), hi: percentile(sorted, 100 - tail) }
 }

@@ -327,3 +327,151 @@ export const validate = (layout: Layout): string | undefined => {
   if (!planned && layout.planRow !== undefined) return "a plan row but no kind carries a plan"
   return layout.planRow === undefined ? undefined : claim(layout.planRow, "the plan row")
 }
+
+/**
+ * What one factor of a turn's probability decides **[ours]**, so a trainer can give each its own advantage:
+ * `kind` the action kind; `candidate` one candidate row's decision (`chosen`: it was picked; `position`: its index
+ * in `choice.selected`, −1 when not chosen); `plan` the plan bit.
+ */
+export type FactorTarget =
+  | { readonly _tag: "kind" }
+  | { readonly _tag: "candidate"; readonly row: number; readonly chosen: boolean; readonly position: number }
+  | { readonly _tag: "plan" }
+
+/** One factor of a turn's log-probability and what it decides. */
+export interface Factor {
+  readonly logprob: number
+  readonly target: FactorTarget
+}
+
+/**
+ * The turn's log-probability as a sum of factors, in the order they are sampled: the kind; for a subset kind the
+ * **first chosen** candidate (a categorical over "candidate i is the first one chosen", given a non-empty subset —
+ * exactly the first uniform {@link sample} draws) and then one Bernoulli per later candidate; for a one-of kind the
+ * categorical; the plan bit. Σ factors = {@link logProb} exactly: P(S) = P(first = min S | non-empty) ·
+ * Π_{i > min S} P(s_i), since the candidates before the first are unchosen by definition. Empty for an impossible
+ * choice. Each candidate decision is its own factor, so a trainer can credit a call with its own reward.
+ */
+export const factors = (layout: Layout, logits: Float64Array, choice: Choice): ReadonlyArray<Factor> => {
+  const slot = layout.kinds[choice.kind]
+  if (slot === undefined || impossible(layout, choice) !== undefined) return []
+  const rows = kindRows(layout)
+  const out: Array<Factor> = [{ logprob: at(logits, slot.row) - logSumExp(gather(logits, rows)), target: { _tag: "kind" } }]
+  const position = new Map(choice.selected.map((r, i) => [r, i]))
+  if (slot.mode === "subset") {
+    const first = at(choice.selected, 0)
+    const { logFirst } = firstChosen(logits, slot.start, slot.end)
+    out.push({ logprob: at(logFirst, first - slot.start), target: { _tag: "candidate", row: first, chosen: true, position: 0 } })
+    for (let i = first + 1; i < slot.end; i++) {
+      const p = position.get(i)
+      const z = at(logits, i)
+      out.push({
+        logprob: p !== undefined ? logSigmoid(z) : logSigmoid(-z),
+        target: { _tag: "candidate", row: i, chosen: p !== undefined, position: p ?? -1 }
+      })
+    }
+  } else if (slot.mode === "one") {
+    const pick = at(choice.selected, 0)
+    out.push({ logprob: at(logits, pick) - logSumExp(logits.subarray(slot.start, slot.end)), target: { _tag: "candidate", row: pick, chosen: true, position: 0 } })
+  }
+  const planRow = planRowOf(layout, slot)
+  if (planRow !== undefined) {
+    const z = at(logits, planRow)
+    out.push({ logprob: choice.plan ? logSigmoid(z) : logSigmoid(-z), target: { _tag: "plan" } })
+  }
+  return out
+}
+
+/**
+ * Σ_f weights[f] · ∂ log p_f / ∂ logits, added into `d`, for the factors of {@link factors} (same order). With every
+ * weight 1 it is {@link logProbGrad}'s gradient. Nothing is added for an impossible choice.
+ */
+export const addFactorGrad = (layout: Layout, logits: Float64Array, choice: Choice, weights: ArrayLike<number>, d: Float64Array): void => {
+  const slot = layout.kinds[choice.kind]
+  if (slot === undefined || impossible(layout, choice) !== undefined) return
+  let f = 0
+  const w = (): number => at(weights, f++)
+  const rows = kindRows(layout)
+  const kindLse = logSumExp(gather(logits, rows))
+  const wKind = w()
+  rows.forEach((r, k) => (d[r] = at(d, r) + wKind * ((k === choice.kind ? 1 : 0) - Math.exp(at(logits, r) - kindLse))))
+  if (slot.mode === "subset") {
+    const first = at(choice.selected, 0)
+    const { logNonEmpty } = firstChosen(logits, slot.start, slot.end)
+    // log P(first = f | non-empty) = log σ(z_f) + Σ_{j<f} log σ(−z_j) − log Z, Z = 1 − Π_j (1 − p_j);
+    // ∂ log Z / ∂z_j = p_j (1 − Z) / Z
+    let logNone = 0
+    for (let j = slot.start; j < slot.end; j++) logNone += logSigmoid(-at(logits, j))
+    const ratio = Math.exp(logNone - logNonEmpty)
+    const wFirst = w()
+    for (let j = slot.start; j < slot.end; j++) {
+      const z = at(logits, j)
+      const p = sigmoid(z)
+      const own = j < first ? -p : j === first ? sigmoid(-z) : 0
+      d[j] = at(d, j) + wFirst * (own - p * ratio)
+    }
+    const chosen = new Set(choice.selected)
+    for (let i = first + 1; i < slot.end; i++) {
+      const wi = w()
+      d[i] = at(d, i) + wi * ((chosen.has(i) ? 1 : 0) - sigmoid(at(logits, i)))
+    }
+  } else if (slot.mode === "one") {
+    const pick = at(choice.selected, 0)
+    const lse = logSumExp(logits.subarray(slot.start, slot.end))
+    const wOne = w()
+    for (let i = slot.start; i < slot.end; i++) d[i] = at(d, i) + wOne * ((i === pick ? 1 : 0) - Math.exp(at(logits, i) - lse))
+  }
+  const planRow = planRowOf(layout, slot)
+  if (planRow !== undefined) {
+    const wPlan = w()
+    d[planRow] = at(d, planRow) + wPlan * ((choice.plan ? 1 : 0) - sigmoid(at(logits, planRow)))
+  }
+}
+
+/**
+ * A bounded entropy bonus **[ours]** and its exact gradient: every factor's entropy divided by its maximum, so the
+ * bonus stays in [0, 3] whatever the number of candidates — H(kind)/log K + Σ_k P(k)·H̄_k + P(plan kind)·H(plan)/log 2,
+ * where H̄_k is the **mean** Bernoulli entropy of a subset kind's candidates over log 2 (not their sum, which grows
+ * with the candidate count, so turns with many candidates dominated {@link entropy}), the categorical entropy over
+ * log n for a one-of kind with n ≥ 2 candidates, and 0 otherwise. A kind categorical over one kind contributes 0.
+ */
+export const entropyNormalised = (layout: Layout, logits: Float64Array): { readonly entropy: number; readonly dLogits: Float64Array } => {
+  const d = new Float64Array(layout.rows)
+  const rows = kindRows(layout)
+  const logQ = logSoftmax(gather(logits, rows))
+  const kindScale = rows.length > 1 ? 1 / Math.log(rows.length) : 0
+  const kindH = categoricalEntropy(gather(logits, rows))
+  const plan = layout.planRow === undefined ? undefined : bernoulliEntropy(at(logits, layout.planRow))
+  let planWeight = 0
+  const conditional = layout.kinds.map((slot, k) => {
+    const q = Math.exp(at(logQ, k))
+    const n = slot.end - slot.start
+    let c = 0
+    if (slot.mode === "subset") {
+      const scale = 1 / (n * Math.LN2)
+      for (let i = slot.start; i < slot.end; i++) {
+        const b = bernoulliEntropy(at(logits, i))
+        c += scale * b.h
+        d[i] = at(d, i) + q * scale * b.dh
+      }
+    } else if (slot.mode === "one" && n > 1) {
+      const scale = 1 / Math.log(n)
+      const cat = categoricalEntropy(logits.slice(slot.start, slot.end))
+      c += scale * cat.h
+      cat.dh.forEach((g, j) => (d[slot.start + j] = at(d, slot.start + j) + q * scale * g))
+    }
+    if (plan !== undefined && planRowOf(layout, slot) !== undefined) {
+      c += plan.h / Math.LN2
+      planWeight += q
+    }
+    return c
+  })
+  let expected = 0
+  conditional.forEach((c, k) => (expected += Math.exp(at(logQ, k)) * c))
+  rows.forEach((r, k) => {
+    const q = Math.exp(at(logQ, k))
+    d[r] = at(d, r) + kindScale * at(kindH.dh, k) + q * (at(conditional, k) - expected)
+  })
+  if (plan !== undefined && layout.planRow !== undefined) d[layout.planRow] = at(d, layout.planRow) + (planWeight * plan.dh) / Math.LN2
+  return { entropy: kindScale * kindH.h + expected, dLogits: d }
+}

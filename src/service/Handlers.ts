@@ -9,9 +9,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
 import type { Task } from "../domain/Task.ts"
 import type { Trajectory } from "../domain/Trajectory.ts"
+import * as Estimators from "../eval/Estimators.ts"
 import * as Scoring from "../eval/Scoring.ts"
+import * as Equivalence from "../toolenv/Equivalence.ts"
 import { Judge } from "../judge/Judge.ts"
-import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
@@ -176,7 +177,10 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const sessions = yield* Sessions
     const judge = yield* Judge
     const library = yield* ToolLibrary
-    const score = scoreSession(sessions, judge, library)
+    // the registry and the equivalence of the layer's context: an estimator a program registered is served here
+    const registry = yield* Estimators.current
+    const equivalent = yield* Scoring.equivalence
+    const score = scoreSession(sessions, judge, library, equivalent)
     return handlers
       .handle("score", ({ params }) => counted(yielding(Effect.flatMap(ownerOfRequest, (owner) => score(params.id, owner)))))
       .handle("advantages", ({ payload }) =>
@@ -184,6 +188,7 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
           const group = yield* groupOf(sessions, payload, yield* ownerOfRequest)
           const estimator = payload.estimator ?? Scoring.defaultOptions.estimator
           const scored = yield* Scoring.scoreGroup(group.task, group.trajectories, { ...Scoring.defaultOptions, estimator }).pipe(
+            Effect.provideService(Estimators.Estimators, registry),
             Effect.provideService(Judge, judge),
             Effect.provideService(ToolLibrary, library),
             Effect.mapError((e) =>
@@ -202,8 +207,11 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
         }))))
   }))
 
-/** Judges a finished session: the verdict, R_ans with its Q/F/U pattern, the phase and step rewards (the score body). */
-export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"]) => {
+/**
+ * Judges a finished session: the verdict, R_ans with its Q/F/U pattern, the phase and step rewards with the credit
+ * terms (`Scoring.rewardsOf`; `equivalent`: which tools stand in for a gold tool, default the exact one) — the score body.
+ */
+export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"], equivalent: Equivalence.Equivalent = Equivalence.exact) => {
   const deps = (from: string, to: string) => library.graph.kind(from, to)
   return (id: string, owner: Owner) =>
     Effect.gen(function*() {
@@ -211,7 +219,7 @@ export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Servic
       if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${id} is still running (${info.rounds} rounds): score it once it is done` })
       const { trajectory, task } = yield* sessions.trajectory(id, owner)
       const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
-      const score = Reward.score(Facts.fromTrajectory({ ...trajectory, verdict }, { deps }))
+      const score = Scoring.rewardsOf(task, { ...trajectory, verdict }, { deps, equivalent, reward: Reward.defaultRewardConfig })
       const scored: Score = {
         sessionId: id,
         verdict,

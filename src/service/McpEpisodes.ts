@@ -15,8 +15,8 @@ import { Paradigm } from "../domain/Trajectory.ts"
 import type { PhaseReward, Step, StepReward, Trajectory, Verdict } from "../domain/Trajectory.ts"
 import type { Turn } from "../domain/Turn.ts"
 import { IntIn, caps } from "../eval/RunConfig.ts"
+import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
-import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
@@ -272,6 +272,7 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
     const environment = yield* Effect.context<ToolLibrary | Simulator | Retriever>()
     const entries = new Map<string, Entry>()
     const deps = (from: string, to: string) => library.graph.kind(from, to)
+    const equivalent = yield* Scoring.equivalence
 
     /** The client's entry, most recently used last; the least recently used past `maxClients` is dropped. */
     const entryOf = (client: Client): Entry => {
@@ -363,7 +364,7 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
           Effect.catchTag("JudgeError", (e) => Effect.succeed({ verdict: undefined, error: e.message }))
         )
         const judged: Trajectory = verdict.verdict === undefined ? trajectory : { ...trajectory, verdict: verdict.verdict }
-        const scores = Reward.score(Facts.fromTrajectory(judged, { deps }), Reward.defaultRewardConfig)
+        const scores = Scoring.rewardsOf(episode.task, judged, { deps, equivalent, reward: Reward.defaultRewardConfig })
         const scored = Reward.attach(judged, scores)
         const view: ScoringView = {
           ...(verdict.verdict !== undefined ? { verdict: verdict.verdict } : {}),

@@ -12,6 +12,7 @@ import { Judge } from "../judge/Judge.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { CreateSession, taskView } from "./Api.ts"
 import type { Score } from "./Api.ts"
+import * as Scoring from "../eval/Scoring.ts"
 import { scoreSession } from "./Handlers.ts"
 import * as Ors from "./Ors.ts"
 import { Sessions } from "./Sessions.ts"
@@ -93,7 +94,7 @@ export const layer = HttpRouter.use((router) =>
     const sessions = yield* Sessions
     const judge = yield* Judge
     const library = yield* ToolLibrary
-    const score = scoreSession(sessions, judge, library)
+    const score = scoreSession(sessions, judge, library, yield* Scoring.equivalence)
     const toolList = { tools: Ors.toolSpecs() }
     const env = `/${Ors.envName}`
 

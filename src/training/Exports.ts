@@ -63,7 +63,11 @@ export const ExperienceAdvantage = Schema.Struct({
   traj: Schema.Finite,
   phase: Schema.Finite,
   step: Schema.Finite,
-  combined: Schema.Finite
+  combined: Schema.Finite,
+  /** Per-action credit (estimators that give it): each call's, then each search's advantage in turn order. */
+  actions: Schema.optionalKey(Schema.Array(Schema.Finite)),
+  /** The plan bit's advantage (per-action credit). */
+  plan: Schema.optionalKey(Schema.Finite)
 })
 /** A step's advantages. */
 export type ExperienceAdvantage = typeof ExperienceAdvantage.Type
@@ -294,7 +298,14 @@ export const experience = (
           ...(rPhase !== undefined ? { r_phase: rPhase } : {}),
           r_ans: answer.rAns
         },
-        advantage: { traj: advantage.traj, phase: advantage.phase, step: advantage.step, combined: advantage.combined },
+        advantage: {
+          traj: advantage.traj,
+          phase: advantage.phase,
+          step: advantage.step,
+          combined: advantage.combined,
+          ...(advantage.actions !== undefined ? { actions: advantage.actions } : {}),
+          ...(advantage.plan !== undefined ? { plan: advantage.plan } : {})
+        },
         estimator: options.estimator
       })
     }

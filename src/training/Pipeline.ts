@@ -17,6 +17,7 @@ import * as Evaluation from "../math/Evaluation.ts"
 import type * as PolicyGradient from "../math/PolicyGradient.ts"
 import { hashParts } from "../math/Random.ts"
 import * as Reward from "../math/Reward.ts"
+import * as Stats from "../math/Stats.ts"
 import { mean, std } from "../math/Stats.ts"
 import * as Progress from "../io/Progress.ts"
 import type * as Report from "../eval/Report.ts"
@@ -63,6 +64,15 @@ export interface PipelineOptions {
   readonly rlTasksPerIteration: number
   readonly group: number
   readonly estimators: ReadonlyArray<string>
+  /** RL's dynamic sampling (Trainer.DynamicSampling) and where its advantage applies (Trainer.CreditMode). */
+  readonly dynamicSampling: Trainer.DynamicSampling
+  readonly credit: Trainer.CreditMode
+  /**
+   * Held-out evaluation: greedy rollouts per task (each its own environment seed: the faults differ), the table's
+   * numbers; and sampled rollouts per task of the four ablation rows, reported beside them.
+   */
+  readonly evalRollouts: number
+  readonly evalSampled: number
   readonly concurrency: number
   readonly progress: boolean
 }
@@ -82,7 +92,12 @@ export const defaults: PipelineOptions = {
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
-  estimators: ["grpo", "paraagent"],
+  // ours: the decoupled advantages with phases pooled by kind and per-action credit (docs/reward.md §7, §11)
+  estimators: ["grpo", "paraagent_credit"],
+  dynamicSampling: Trainer.defaultRl.dynamicSampling,
+  credit: Trainer.defaultRl.credit,
+  evalRollouts: 2,
+  evalSampled: 1,
   concurrency: 8,
   progress: true
 }
@@ -107,6 +122,8 @@ export const ceilingLabel = "Ceiling (student-space oracle, privileged)"
 export interface CellMetrics {
   readonly pass1: number
   readonly path: number
+  /** Path counting an equivalent provider (same operation, same entity type) as reaching the gold tool. */
+  readonly pathEquivalent: number
   readonly rounds: number
   readonly calls: number
   readonly searches: number
@@ -123,8 +140,19 @@ export interface MeanSd {
 /** Level ("I1".."I3", "Avg") → metric → mean ± sd over seeds. */
 export type LevelTable = Readonly<Record<string, Readonly<Record<keyof CellMetrics, MeanSd>>>>
 
+/** The pairs of rows whose paired Pass@1 difference `summary.json` reports, as `A-B` (A minus B). */
+export const pairs = [["SFT", "Backbone"], ["GRPO", "SFT"], ["Ours", "GRPO"], ["Ours", "SFT"]] as const satisfies ReadonlyArray<readonly [Model, Model]>
+
+/** A paired difference in points of Pass@1: its mean and bootstrap 95% interval. */
+export interface PairedDifference {
+  readonly mean: number
+  readonly lo: number
+  readonly hi: number
+}
+
 /** `summary.json`. */
 export interface Summary {
+  /** Greedy decoding, `evalRollouts` rollouts per held-out task. */
   readonly ablation: Readonly<Record<Model, LevelTable>>
   /**
    * The student-space oracle (`StudentOracle`: privileged, choosing among the learned policy's own candidates with
@@ -132,13 +160,29 @@ export interface Summary {
    */
   readonly ceiling?: LevelTable
   readonly paradigms: Readonly<Record<string, LevelTable>>
+  /** The ablation rows' Pass@1 under sampled decoding (temperature 1), `evalSampled` rollouts per task. */
+  readonly sampled: Readonly<Record<Model, Readonly<Record<string, { readonly pass1: MeanSd }>>>>
+  /**
+   * Paired differences over the same held-out tasks, in points of Pass@1 (greedy): per pair `A-B` the mean of A − B
+   * over every (seed, task) and its bootstrap 95% interval (seeds and tasks resampled; Stats.pairedBootstrap).
+   */
+  readonly paired: Readonly<Record<string, PairedDifference>>
+  /** The same per level. */
+  readonly pairedLevels: Readonly<Record<string, Readonly<Record<string, PairedDifference>>>>
   readonly training: {
     readonly demonstrations: number
     readonly kept: number
     readonly sft: ReadonlyArray<Trainer.SftReport>
     readonly rl: ReadonlyArray<{ readonly seed: number; readonly estimator: string; readonly metrics: ReadonlyArray<Trainer.IterationMetrics> }>
   }
-  readonly run: { readonly seeds: ReadonlyArray<number>; readonly testTasks: number; readonly trainTasks: number; readonly library: string }
+  readonly run: {
+    readonly seeds: ReadonlyArray<number>
+    readonly testTasks: number
+    readonly trainTasks: number
+    readonly library: string
+    readonly evalRollouts: number
+    readonly evalSampled: number
+  }
 }
 
 /** A stage failed in a way the run cannot go on from. */
@@ -161,17 +205,30 @@ export interface PipelineResult {
 
 const estimatorModel = (estimator: string): Model => (estimator === "grpo" ? "GRPO" : "Ours")
 
-/** The metrics of one evaluation (per task: its rollout's outcome). */
-const cellOf = (tasks: ReadonlyArray<Task>, trajectories: ReadonlyArray<Trajectory>): CellMetrics => {
-  const outcomes = trajectories.map((t, i) => Evaluation.outcomeOf(tasks[i] as Task, t))
-  const cell = Evaluation.aggregate(outcomes.map((o) => [o]))
-  const decisions = trajectories.map((t) =>
-    t.steps.reduce((n, s) => n + (s.turn === undefined ? 0 : s.turn.searches.length + s.turn.calls.length + (s.turn.answer !== undefined ? 1 : 0)), 0)
-  )
-  return { pass1: cell.pass1, path: cell.path, rounds: cell.rounds, calls: cell.calls, searches: cell.searches, decisions: mean(decisions) }
+/** The estimator of the "Ours" row: the last one that is not `grpo`. */
+export const oursEstimator = (options: Pick<PipelineOptions, "estimators">): string | undefined =>
+  [...options.estimators].reverse().find((e) => e !== "grpo")
+
+/** Actions a trajectory decided: searches + calls (refused ones included) + the answer. */
+const decisionsOf = (t: Trajectory): number =>
+  t.steps.reduce((n, s) => n + (s.turn === undefined ? 0 : s.turn.searches.length + s.turn.calls.length + (s.turn.answer !== undefined ? 1 : 0)), 0)
+
+/** The metrics of one evaluation: per task the mean over its rollouts, then the mean over tasks. */
+const cellOf = (tasks: ReadonlyArray<Task>, groups: ReadonlyArray<ReadonlyArray<Trajectory>>, equivalent: Evaluation.OutcomeOptions["equivalent"]): CellMetrics => {
+  const outcomes = groups.map((g, i) => g.map((t) => Evaluation.outcomeOf(tasks[i] as Task, t, equivalent === undefined ? {} : { equivalent })))
+  const cell = Evaluation.aggregate(outcomes)
+  return {
+    pass1: cell.pass1,
+    path: cell.path,
+    pathEquivalent: cell.pathEquivalent,
+    rounds: cell.rounds,
+    calls: cell.calls,
+    searches: cell.searches,
+    decisions: mean(groups.map((g) => mean(g.map(decisionsOf))))
+  }
 }
 
-const metricKeys: ReadonlyArray<keyof CellMetrics> = ["pass1", "path", "rounds", "calls", "searches", "decisions"]
+const metricKeys: ReadonlyArray<keyof CellMetrics> = ["pass1", "path", "pathEquivalent", "rounds", "calls", "searches", "decisions"]
 
 /** Mean ± sd over seeds of per-seed level cells (the average column is the unweighted mean of the levels). */
 export const overSeeds = (perSeed: ReadonlyArray<Readonly<Record<string, CellMetrics>>>, levels: ReadonlyArray<string>): LevelTable => {
@@ -192,31 +249,50 @@ export const overSeeds = (perSeed: ReadonlyArray<Readonly<Record<string, CellMet
   return out
 }
 
-/** Renders the ablation (Table 2 shape) as markdown: one row per model and level. */
+/** A paired difference as `+2.3 [−0.4, +5.1]` (points). */
+export const formatPaired = (d: PairedDifference): string => {
+  const f = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}` : "–")
+  return `${f(d.mean)} [${f(d.lo)}, ${f(d.hi)}]`
+}
+
+/** Renders the ablation (Table 2 shape) as markdown: one row per model and level; then Table 1 and the paired differences. */
 export const renderAblation = (summary: Summary): string => {
-  const head = "| Model | Level | Pass@1 | Path | Rounds | Calls | Searches | Decisions |\n|---|---|---|---|---|---|---|---|"
-  const fmt = (m: MeanSd, pct: boolean) => (pct ? `${(100 * m.mean).toFixed(1)} ± ${(100 * m.sd).toFixed(1)}` : `${m.mean.toFixed(2)} ± ${m.sd.toFixed(2)}`)
+  const head = "| Model | Level | Pass@1 | Pass@1 sampled | Path | Path≈ | Rounds | Calls | Searches | Decisions |\n|---|---|---|---|---|---|---|---|---|---|"
+  const fmt = (m: MeanSd | undefined, pct: boolean) =>
+    m === undefined ? "–" : pct ? `${(100 * m.mean).toFixed(1)} ± ${(100 * m.sd).toFixed(1)}` : `${m.mean.toFixed(2)} ± ${m.sd.toFixed(2)}`
+  const line = (label: string, level: string, m: Readonly<Record<keyof CellMetrics, MeanSd>>, sampled: MeanSd | undefined) =>
+    `| ${label} | ${level} | ${fmt(m.pass1, true)} | ${fmt(sampled, true)} | ${fmt(m.path, true)} | ${fmt(m.pathEquivalent, true)} | ${fmt(m.rounds, false)} | ${fmt(m.calls, false)} | ${fmt(m.searches, false)} | ${fmt(m.decisions, false)} |`
   const rows: Array<string> = []
-  const table = (label: string, levels: LevelTable) => {
-    for (const [level, m] of Object.entries(levels)) {
-      rows.push(`| ${label} | ${level} | ${fmt(m.pass1, true)} | ${fmt(m.path, true)} | ${fmt(m.rounds, false)} | ${fmt(m.calls, false)} | ${fmt(m.searches, false)} | ${fmt(m.decisions, false)} |`)
-    }
+  for (const model of models) {
+    for (const [level, m] of Object.entries(summary.ablation[model])) rows.push(line(modelLabels[model], level, m, summary.sampled[model]?.[level]?.pass1))
   }
-  for (const model of models) table(modelLabels[model], summary.ablation[model])
-  if (summary.ceiling !== undefined) table(ceilingLabel, summary.ceiling)
+  if (summary.ceiling !== undefined) {
+    for (const [level, m] of Object.entries(summary.ceiling)) rows.push(line(ceilingLabel, level, m, undefined))
+  }
   const paradigmRows: Array<string> = []
   for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
-    const m = levels["Avg"] as Record<keyof CellMetrics, MeanSd>
-    paradigmRows.push(`| ${paradigm} | Avg | ${fmt(m.pass1, true)} | ${fmt(m.path, true)} | ${fmt(m.rounds, false)} | ${fmt(m.calls, false)} | ${fmt(m.searches, false)} | ${fmt(m.decisions, false)} |`)
+    for (const level of ["I2", "I3", "Avg"]) {
+      const m = levels[level]
+      if (m !== undefined) paradigmRows.push(line(paradigm, level, m, undefined))
+    }
   }
+  const levels = Object.keys(summary.pairedLevels)
   return [
-    `Table 2 (ablation), held-out test tasks, mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    `Table 2 (ablation), held-out test tasks, greedy decoding (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
     ...rows,
     "",
-    "Table 1 (paradigms), the trained policy (+SFT & RL, ours):",
+    "Table 1 (paradigms), the trained policy (+SFT & RL, ours), greedy:",
     head.replace("Model", "Paradigm"),
-    ...paradigmRows
+    ...paradigmRows,
+    "",
+    "Paired differences in points of Pass@1 (greedy, the same held-out tasks; mean [bootstrap 95% CI], seeds and tasks resampled):",
+    `| Pair | All | ${levels.join(" | ")} |`,
+    `|---|---|${levels.map(() => "---|").join("")}`,
+    ...pairs.map(([a, b]) => {
+      const key = `${a}-${b}`
+      return `| ${key} | ${formatPaired(summary.paired[key] as PairedDifference)} | ${levels.map((l) => formatPaired(summary.pairedLevels[l]?.[key] as PairedDifference)).join(" | ")} |`
+    })
   ].join("\n")
 }
 
@@ -229,8 +305,10 @@ export interface SeedResult {
   readonly seed: number
   readonly sft: Trainer.SftReport
   readonly rl: ReadonlyArray<{ readonly estimator: string; readonly metrics: ReadonlyArray<Trainer.IterationMetrics> }>
-  /** Evaluation cells by row key (`Backbone`, `SFT`, `GRPO`, `Ours`, `paradigm:<name>`) and level. */
+  /** Evaluation cells by row key (`Backbone`, `SFT`, `GRPO`, `Ours`, `paradigm:<name>`, `sampled:<model>`) and level. */
   readonly cells: Readonly<Record<string, Readonly<Record<string, CellMetrics>>>>
+  /** Per ablation row, each held-out task's greedy success rate over its rollouts (test-task order): the paired comparison's input. */
+  readonly successes: Readonly<Record<string, ReadonlyArray<number>>>
   readonly stages: ReadonlyArray<Report.Stage>
   /** The final `Ours` weights. */
   readonly ours: { readonly data: Float64Array; readonly version: number }
@@ -261,7 +339,10 @@ const prepare = (runId: string, options: PipelineOptions) =>
     const testTasks = yield* source.sample({ split: "test", count: options.testTasksPerLevel * options.levels.length, levels: options.levels, seed: options.taskSeed })
     const maxRounds = Rollout.defaultConfig.maxRounds
 
-    /** Rollouts of many tasks, each stored as it finishes; a stored one is read back instead of re-run. */
+    /**
+     * `size` rollouts of each of many tasks (environment seeds seedOf(task), +1, …), each task's group stored as it
+     * finishes; a stored group is read back instead of re-run.
+     */
     const rolloutStage = (
       stage: string,
       rollout: Rollout.RolloutService,
@@ -269,6 +350,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
       paradigm: Paradigm,
       seedOf: (task: Task) => number,
       label: string,
+      size = 1,
       progress$: boolean = options.progress
     ) =>
       Effect.gen(function*() {
@@ -276,16 +358,16 @@ const prepare = (runId: string, options: PipelineOptions) =>
         const progress = Progress.make(label, tasks.length, progress$)
         const out = yield* Effect.forEach(tasks, (task) =>
           Effect.gen(function*() {
-            const known = byKey.get(task.id)?.[0]
-            if (known !== undefined) {
+            const known = byKey.get(task.id)
+            if (known !== undefined && known.length === size) {
               yield* progress.tick(1)
               return known
             }
-            const [trajectory] = yield* rollout.runGroup(task, { paradigm, seed: seedOf(task), size: 1 })
-            const [scored] = yield* Scoring.scoreGroup(task, [trajectory as Trajectory], { reward: Reward.defaultRewardConfig, estimator: "grpo" }).pipe(Effect.provide(base))
-            yield* store.putTrajectories(runId, stage, task.id, 0, [scored as Trajectory])
+            const trajectories = yield* rollout.runGroup(task, { paradigm, seed: seedOf(task), size })
+            const scored = yield* Scoring.scoreGroup(task, trajectories, { reward: Reward.defaultRewardConfig, estimator: "grpo" }).pipe(Effect.provide(base))
+            yield* store.putTrajectories(runId, stage, task.id, 0, scored)
             yield* progress.tick(1)
-            return scored as Trajectory
+            return scored
           }), { concurrency: options.concurrency })
         yield* progress.done
         return out
@@ -293,11 +375,11 @@ const prepare = (runId: string, options: PipelineOptions) =>
 
     // the oracle's equivalent providers: the generated world's operations when the world is there
     const world = yield* Effect.serviceOption(GeneratedWorld)
-    const equivalent = Option.isSome(world) ? StudentOracle.worldEquivalence(world.value.ops) : StudentOracle.sameToolOnly
-    const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(equivalent).pipe(Layer.provide(base)))))
+    const oracleEquivalent = Option.isSome(world) ? StudentOracle.worldEquivalence(world.value.ops) : StudentOracle.sameToolOnly
+    const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(oracleEquivalent).pipe(Layer.provide(base)))))
 
-    const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>) =>
-      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell)))))
+    const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, decoding: "sample" | "greedy" = "sample") =>
+      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding })))))
 
     /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
     const demonstrations = (progress: boolean) => Effect.gen(function*() {
@@ -305,13 +387,15 @@ const prepare = (runId: string, options: PipelineOptions) =>
         Effect.provide(Layer.merge(base, Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: options.teacherFirstQuery }).pipe(Layer.provide(base)))),
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
-      const trajectories = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations", progress).pipe(
+      const groups = yield* rolloutStage("demonstrations", teacher, trainTasks, "ParaAct", (t) => hashParts(options.taskSeed, "demo", t.id) & 0x3fffffff, "teacher demonstrations", 1, progress).pipe(
         Effect.mapError((e) => new PipelineError({ stage: "demonstrations", message: e.message }))
       )
-      return trajectories.map((trajectory, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory }))
+      return groups.map((group, i): Trainer.Demonstration => ({ task: trainTasks[i] as Task, trajectory: group[0] as Trajectory }))
     })
 
-    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations }
+    // the same equivalence by tool name, for Path≈ and the reward's coverage
+    const equivalent = yield* Scoring.equivalence
+    return { store, library, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, oracleEquivalent, demonstrations, equivalent }
   })
 
 /**
@@ -319,7 +403,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
  * seeds), and the held-out evaluation of the four rows and of the trained policy under each paradigm.
  */
 export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, options: PipelineOptions, seed: number, plan?: PlanTracker) {
-  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, equivalent, demonstrations: demonstrate } = yield* prepare(runId, options)
+  const { store, base, trainTasks, testTasks, rolloutStage, learnedRollout, oracleRollout, oracleEquivalent, demonstrations: demonstrate, equivalent } = yield* prepare(runId, options)
   const fail = (stage: string) => (e: RunStoreError | Trainer.TrainerError | Scoring.ScoringError | PipelineError) => new PipelineError({ stage, message: e.message })
   // the demonstrations were made (or read back) by `run` before the seeds: here they are only read back, with no bar
   const demonstrations = yield* demonstrate(false)
@@ -327,20 +411,22 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
   const stages: Array<Report.Stage> = []
   const cells: Record<string, Record<string, CellMetrics>> = {}
 
-  const evaluate = (stage: string, weights: LearnedPolicy.Weights, paradigm: Paradigm) =>
+  /** Held-out evaluation: `size` rollouts per test task with the given decoding (the same environment seeds for every model). */
+  const evaluate = (stage: string, weights: LearnedPolicy.Weights, paradigm: Paradigm, decoding: "sample" | "greedy", size: number) =>
     Effect.gen(function*() {
       const cell = yield* Ref.make(weights)
-      const r = yield* learnedRollout(cell)
+      const r = yield* learnedRollout(cell, decoding)
       const restored = (yield* storedGroups(store, runId, stage)).size >= testTasks.length
-      yield* track.start(stage, `${testTasks.length} held-out tasks, ${paradigm}`)
-      const trajectories = yield* rolloutStage(stage, r, testTasks, paradigm, (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage)
+      yield* track.start(stage, `${testTasks.length} held-out tasks, ${paradigm}, ${size} ${decoding === "greedy" ? "greedy" : "sampled"} rollouts each`)
+      const groups = yield* rolloutStage(stage, r, testTasks, paradigm, (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage, size)
       yield* track.finish(stage, restored)
       const byLevel: Record<string, CellMetrics> = {}
       for (const level of options.levels) {
         const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
-        byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+        byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => groups[i] as ReadonlyArray<Trajectory>), equivalent)
       }
-      return { cells: byLevel, trajectories }
+      const successes = groups.map((g, i) => mean(g.map((t) => (Evaluation.outcomeOf(testTasks[i] as Task, t).success ? 1 : 0))))
+      return { cells: byLevel, groups, successes }
     })
 
   const backbone = LearnedPolicy.initial(seed)
@@ -380,7 +466,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     } else {
       yield* Ref.set(cell, sft)
       const t0 = Date.now()
-      const report = yield* Dagger.run(trainTasks, demonstrations, { rounds: options.daggerRounds, seed, equivalent, concurrency: options.concurrency, progress: options.progress }).pipe(
+      const report = yield* Dagger.run(trainTasks, demonstrations, { rounds: options.daggerRounds, seed, equivalent: oracleEquivalent, concurrency: options.concurrency, progress: options.progress }).pipe(
         Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell))),
         Effect.mapError(fail(daggerStage))
       )
@@ -414,6 +500,8 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     const label = `${estimator} seed ${seed}`
     const report = yield* trainer.rl(trainTasks, {
       estimator,
+      dynamicSampling: options.dynamicSampling,
+      credit: options.credit,
       iterations: options.rlIterations,
       tasksPerIteration: options.rlTasksPerIteration,
       group: options.group,
@@ -428,8 +516,14 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     yield* track.finish(stage, done !== undefined || report.resumedFrom !== undefined)
     finals.set(estimator, yield* Ref.get(cell))
     rl.push({ estimator, metrics: report.metrics })
-    stages.push({ name: `RL to ${modelLabels[estimatorModel(estimator)]}, estimator ${estimator} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}` })
-    if (estimator === "paraagent") {
+    const groups = report.metrics.reduce((n, m) => n + m.groups, 0)
+    const skipped = report.metrics.reduce((n, m) => n + m.groupsSkipped, 0)
+    stages.push({
+      name: `RL to ${modelLabels[estimatorModel(estimator)]}, estimator ${estimator} (seed ${seed})`,
+      durationMs: Date.now() - t0,
+      detail: `${report.metrics.length} iterations × ${options.rlTasksPerIteration} tasks × G=${options.group}; ${groups - skipped} of ${groups} groups trained, ${skipped} skipped (outcomes did not differ)${report.resumedFrom !== undefined ? `, resumed after iteration ${report.resumedFrom}` : ""}`
+    })
+    if (estimator === oursEstimator(options)) {
       experience = yield* store.trajectories(runId, stage, { iteration: Math.max(0, options.rlIterations - 1) }).pipe(Effect.mapError(fail(stage)))
     }
   }
@@ -441,14 +535,24 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     ...options.estimators.map((e) => [estimatorModel(e), finals.get(e) as LearnedPolicy.Weights] as const)
   ]
   let timeline: Trajectory | undefined
+  const successes: Record<string, ReadonlyArray<number>> = {}
   for (const [model, weights] of rows) {
     const t0 = Date.now()
-    const result = yield* evaluate(`eval/${model}/seed${seed}/ParaAct`, weights, "ParaAct").pipe(Effect.mapError(fail(`eval ${model}`)))
-    stages.push({ name: `evaluate ${modelLabels[model]} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct` })
+    const result = yield* evaluate(`eval/${model}/seed${seed}/ParaAct`, weights, "ParaAct", "greedy", options.evalRollouts).pipe(Effect.mapError(fail(`eval ${model}`)))
     cells[model] = result.cells
+    successes[model] = result.successes
+    if (options.evalSampled > 0) {
+      const sampled = yield* evaluate(`eval/${model}/seed${seed}/ParaAct/sampled`, weights, "ParaAct", "sample", options.evalSampled).pipe(Effect.mapError(fail(`eval ${model} sampled`)))
+      cells[`sampled:${model}`] = sampled.cells
+    }
+    stages.push({
+      name: `evaluate ${modelLabels[model]} (seed ${seed})`,
+      durationMs: Date.now() - t0,
+      detail: `${testTasks.length} held-out tasks, ParaAct: ${options.evalRollouts} greedy rollouts each, ${options.evalSampled} sampled`
+    })
     if (model === "Ours") {
       cells["paradigm:ParaAct"] = result.cells
-      timeline = result.trajectories.find((t) => t.steps.some((s) => s.observations.length >= 2))
+      timeline = result.groups.flat().find((t) => t.steps.some((s) => s.observations.length >= 2))
     }
   }
   // --- the ceiling: the student-space oracle on the same tasks and rollout seeds (privileged; scores no learned model)
@@ -456,23 +560,25 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     const t0 = Date.now()
     const oracle = yield* oracleRollout
     const stage = `eval/ceiling/seed${seed}/ParaAct`
-    yield* track.start(stage, `${testTasks.length} held-out tasks, the student-space oracle`)
-    const trajectories = yield* rolloutStage(stage, oracle, testTasks, "ParaAct", (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage).pipe(Effect.mapError(fail("eval ceiling")))
+    // read back on a resumed run: it then teaches the ETA nothing
+    const restored = (yield* storedGroups(store, runId, stage).pipe(Effect.mapError(fail("eval ceiling")))).size >= testTasks.length
+    yield* track.start(stage, `${testTasks.length} held-out tasks, the student-space oracle, ${options.evalRollouts} rollouts each`)
+    const groups = yield* rolloutStage(stage, oracle, testTasks, "ParaAct", (t) => hashParts(seed, "eval", t.id) & 0x3fffffff, stage, options.evalRollouts).pipe(Effect.mapError(fail("eval ceiling")))
     const byLevel: Record<string, CellMetrics> = {}
     for (const level of options.levels) {
       const idx = testTasks.flatMap((t, i) => (t.level === level ? [i] : []))
-      byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => trajectories[i] as Trajectory))
+      byLevel[level] = cellOf(idx.map((i) => testTasks[i] as Task), idx.map((i) => groups[i] as ReadonlyArray<Trajectory>), equivalent)
     }
     cells["ceiling"] = byLevel
-    yield* track.finish(stage, false)
-    stages.push({ name: `evaluate the ceiling (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct, the student-space oracle (privileged)` })
+    yield* track.finish(stage, restored)
+    stages.push({ name: `evaluate the ceiling (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ParaAct, the student-space oracle (privileged), ${options.evalRollouts} rollouts each` })
   }
-  const ours = finals.get("paraagent") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
+  const ours = finals.get(oursEstimator(options) ?? "") ?? finals.get(options.estimators[options.estimators.length - 1] ?? "") ?? sft
   for (const paradigm of options.paradigms) {
     if (paradigm === "ParaAct") continue
     const t0 = Date.now()
-    const result = yield* evaluate(`eval/Ours/seed${seed}/${paradigm}`, ours, paradigm).pipe(Effect.mapError(fail(`eval ${paradigm}`)))
-    stages.push({ name: `evaluate ours under ${paradigm} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks` })
+    const result = yield* evaluate(`eval/Ours/seed${seed}/${paradigm}`, ours, paradigm, "greedy", options.evalRollouts).pipe(Effect.mapError(fail(`eval ${paradigm}`)))
+    stages.push({ name: `evaluate ours under ${paradigm} (seed ${seed})`, durationMs: Date.now() - t0, detail: `${testTasks.length} held-out tasks, ${options.evalRollouts} greedy rollouts each` })
     cells[`paradigm:${paradigm}`] = result.cells
   }
   const result: SeedResult = {
@@ -480,6 +586,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
     sft: sftReport,
     rl,
     cells,
+    successes,
     stages,
     ours: { data: ours.params.data, version: ours.version },
     ...(timeline !== undefined ? { timeline } : {}),
@@ -528,18 +635,34 @@ export const run = Effect.fn("Pipeline.run")(function*(
   const collect = (key: string) => results.map((r) => r.cells[key] as Record<string, CellMetrics>)
   const ablation = Object.fromEntries(models.map((m) => [m, overSeeds(collect(m), options.levels)])) as Record<Model, LevelTable>
   const paradigms = Object.fromEntries(options.paradigms.map((p) => [p, overSeeds(collect(`paradigm:${p}`), options.levels)]))
+  const sampled = Object.fromEntries(models.map((m) => {
+    const cells = collect(`sampled:${m}`)
+    const table = cells.every((c) => c !== undefined) ? overSeeds(cells, options.levels) : {}
+    return [m, Object.fromEntries(Object.entries(table).map(([level, row]) => [level, { pass1: row.pass1 }]))]
+  })) as Record<Model, Record<string, { pass1: MeanSd }>>
+  const paired = pairedDifferences(results, testTasks, options.levels)
   const ceiling = results.every((r) => r.cells["ceiling"] !== undefined) ? overSeeds(collect("ceiling"), options.levels) : undefined
   const summary: Summary = {
     ablation,
     ...(ceiling !== undefined ? { ceiling } : {}),
     paradigms,
+    sampled,
+    paired: paired.all,
+    pairedLevels: paired.levels,
     training: {
       demonstrations: demonstrations.length,
       kept,
       sft: results.map((r) => r.sft),
       rl: results.flatMap((r) => r.rl.map((x) => ({ seed: r.seed, estimator: x.estimator, metrics: x.metrics })))
     },
-    run: { seeds: options.seeds, testTasks: testTasks.length, trainTasks: trainTasks.length, library: library.label }
+    run: {
+      seeds: options.seeds,
+      testTasks: testTasks.length,
+      trainTasks: trainTasks.length,
+      library: library.label,
+      evalRollouts: options.evalRollouts,
+      evalSampled: options.evalSampled
+    }
   }
   const first = results[0] as SeedResult
   const timeline = first.timeline
@@ -551,9 +674,24 @@ export const run = Effect.fn("Pipeline.run")(function*(
       seed: r.seed,
       points: x.metrics.map((m) => ({ iteration: m.iteration, rAns: m.rAns, pass1: m.pass1, rounds: m.rounds, calls: m.calls, kl: m.kl, clipFraction: m.clipFraction, entropy: m.entropy }))
     }))),
-    ablation: { ...Object.fromEntries(models.map((m) => [modelLabels[m], ablation[m]])), ...(ceiling !== undefined ? { [ceilingLabel]: ceiling } : {}) },
+    // the report's Table 2 shows the sampled Pass@1 beside the greedy one
+    ablation: {
+      ...Object.fromEntries(models.map((m) => [
+        modelLabels[m],
+        Object.fromEntries(Object.entries(ablation[m]).map(([level, row]) => [level, { ...row, ...(sampled[m][level] !== undefined ? { pass1Sampled: sampled[m][level].pass1 } : {}) }]))
+      ])),
+      ...(ceiling !== undefined ? { [ceilingLabel]: ceiling } : {})
+    },
     modelNames: Object.fromEntries(options.estimators.map((e) => [e, modelLabels[estimatorModel(e)]])),
     paradigms,
+    paired: {
+      caption: "Points of Pass@1 (greedy) on the same held-out tasks: mean over seeds × tasks [bootstrap 95% CI, seeds and tasks resampled].",
+      columns: ["All", ...options.levels],
+      rows: pairs.map(([a, b]) => {
+        const key = `${a}-${b}`
+        return { pair: key, cells: { All: summary.paired[key] as PairedDifference, ...Object.fromEntries(options.levels.map((l) => [l, summary.pairedLevels[l]?.[key] as PairedDifference])) } }
+      })
+    },
     stages: [...stages, ...results.flatMap((r) => r.stages)],
     ...(timeline !== undefined && timelineTask !== undefined ? { timeline: { taskId: timelineTask.id, request: timelineTask.request, trajectory: timeline } } : {})
   }
@@ -568,6 +706,31 @@ export const run = Effect.fn("Pipeline.run")(function*(
   }
   return result
 })
+
+/**
+ * The paired Pass@1 differences of {@link pairs} in points: per pair, A − B on every (seed, test task), each task's
+ * success averaged over its greedy rollouts, with the bootstrap 95% interval over seeds and tasks (a fixed bootstrap
+ * seed: the same run gives the same interval); over all tasks and per level.
+ */
+export const pairedDifferences = (
+  results: ReadonlyArray<Pick<SeedResult, "successes">>,
+  testTasks: ReadonlyArray<Pick<Task, "level">>,
+  levels: ReadonlyArray<string>
+): { readonly all: Record<string, PairedDifference>; readonly levels: Record<string, Record<string, PairedDifference>> } => {
+  const diffs = (a: Model, b: Model, keep: (i: number) => boolean) =>
+    results.map((r) => {
+      const sa = r.successes[a] ?? []
+      const sb = r.successes[b] ?? []
+      return sa.flatMap((x, i) => (keep(i) ? [100 * (x - (sb[i] ?? NaN))] : []))
+    })
+  const interval = (d: ReadonlyArray<ReadonlyArray<number>>) => Stats.pairedBootstrap(d, { seed: 1 })
+  const all = Object.fromEntries(pairs.map(([a, b]) => [`${a}-${b}`, interval(diffs(a, b, () => true))]))
+  const byLevel = Object.fromEntries(levels.map((level) => [
+    level,
+    Object.fromEntries(pairs.map(([a, b]) => [`${a}-${b}`, interval(diffs(a, b, (i) => testTasks[i]?.level === level))]))
+  ]))
+  return { all, levels: byLevel }
+}
 
 /** A stage's stored groups (of one iteration, when given) by key: the store's trajectories cut at the group sizes. */
 const storedGroups = (store: RunStore["Service"], runId: string, stage: string, iteration?: number) =>
@@ -678,19 +841,31 @@ export const plannedStages = (options: PipelineOptions, perSeed: boolean): Reado
       units: options.rlIterations * options.rlTasksPerIteration * options.group,
       weight: stageWeights.rl
     })),
-    ...[...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])].map((m) => ({
-      key: `eval/${m}/seed${seed}/ParaAct`,
-      name: `evaluate ${modelLabels[m]}, seed ${seed}`,
-      kind: "eval",
-      units: testTasks,
-      weight: stageWeights.eval
-    })),
-    { key: `eval/ceiling/seed${seed}/ParaAct`, name: `evaluate the ceiling, seed ${seed}`, kind: "eval", units: testTasks, weight: stageWeights.eval },
+    // each evaluated row: its greedy rollouts, then its sampled ones (when any)
+    ...[...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])].flatMap((m) => [
+      {
+        key: `eval/${m}/seed${seed}/ParaAct`,
+        name: `evaluate ${modelLabels[m]} (greedy), seed ${seed}`,
+        kind: "eval",
+        units: testTasks * options.evalRollouts,
+        weight: stageWeights.eval
+      },
+      ...(options.evalSampled > 0
+        ? [{
+          key: `eval/${m}/seed${seed}/ParaAct/sampled`,
+          name: `evaluate ${modelLabels[m]} (sampled), seed ${seed}`,
+          kind: "eval",
+          units: testTasks * options.evalSampled,
+          weight: stageWeights.eval
+        }]
+        : [])
+    ]),
+    { key: `eval/ceiling/seed${seed}/ParaAct`, name: `evaluate the ceiling, seed ${seed}`, kind: "eval", units: testTasks * options.evalRollouts, weight: stageWeights.eval },
     ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({
       key: `eval/Ours/seed${seed}/${p}`,
       name: `evaluate ours under ${p}, seed ${seed}`,
       kind: "eval",
-      units: testTasks,
+      units: testTasks * options.evalRollouts,
       weight: stageWeights.eval
     }))
   ]
@@ -739,7 +914,8 @@ export const metricsCsv = (rl: Summary["training"]["rl"]): string => {
 
 /**
  * Every held-out trajectory of a run, read back from the run store (the `eval/<model>/seed<k>/<paradigm>` stages), for
- * the trajectory browser: the four rows under ParaAct, then the trained policy under the other paradigms, seed by seed.
+ * the trajectory browser: the four rows under ParaAct (greedy, then sampled), then the trained policy under the other
+ * paradigms, seed by seed.
  */
 export const heldOutEntries = (runId: string, options: PipelineOptions, testTasks: ReadonlyArray<Task>) =>
   Effect.gen(function*() {
@@ -747,7 +923,10 @@ export const heldOutEntries = (runId: string, options: PipelineOptions, testTask
     const byId = new Map(testTasks.map((t) => [t.id as string, t]))
     const rows = [...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])]
     const stages = options.seeds.flatMap((seed) => [
-      ...rows.map((m) => ({ stage: `eval/${m}/seed${seed}/ParaAct`, model: modelLabels[m], seed })),
+      ...rows.flatMap((m) => [
+        { stage: `eval/${m}/seed${seed}/ParaAct`, model: modelLabels[m], seed },
+        ...(options.evalSampled > 0 ? [{ stage: `eval/${m}/seed${seed}/ParaAct/sampled`, model: `${modelLabels[m]}, sampled`, seed }] : [])
+      ]),
       ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({ stage: `eval/Ours/seed${seed}/${p}`, model: modelLabels.Ours, seed }))
     ])
     const entries: Array<TrajectoryBrowser.BrowserEntry> = []

@@ -17,6 +17,7 @@ import * as Reward from "../math/Reward.ts"
 import { mean } from "../math/Stats.ts"
 import * as TurnDistribution from "../math/TurnDistribution.ts"
 import * as Progress from "../io/Progress.ts"
+import * as Estimators from "../eval/Estimators.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import type { Judge } from "../judge/Judge.ts"
 import { Rollout } from "../runtime/Rollout.ts"
@@ -37,6 +38,57 @@ export interface Sample extends PolicyGradient.RecordedStep {
   readonly advantage: number
   /** The reference (SFT) policy's log-probability of the choice, for the KL term. */
   readonly reference?: number
+  /** Per-action credit: each factor's behaviour log-probability and advantage (TurnDistribution.factors order). */
+  readonly factors?: { readonly behaviour: Float64Array; readonly advantages: Float64Array }
+}
+
+/** Whether a scored group's outcomes differ: its unmasked R_ans values spread by at least `tolerance` (dynamic sampling's test). */
+export const outcomesDiffer = (group: ReadonlyArray<Trajectory>, tolerance: number): boolean => {
+  let min = Infinity
+  let max = -Infinity
+  for (const t of group) {
+    const r = t.answerReward
+    if (r === undefined || r.pattern === "none") continue
+    min = Math.min(min, r.rAns)
+    max = Math.max(max, r.rAns)
+  }
+  return max - min > 0 && max - min >= tolerance
+}
+
+/** Whether a scored group carries any advantage: a step, action or plan advantage that is not 0 (dynamic sampling's `signal`). */
+export const carriesSignal = (group: ReadonlyArray<Trajectory>): boolean =>
+  group.some((t) => t.steps.some((s) => {
+    const a = s.advantage
+    return a !== undefined && (a.combined !== 0 || (a.plan !== undefined && a.plan !== 0) || (a.actions ?? []).some((x) => x !== 0))
+  }))
+
+/** Whether dynamic sampling trains on a group. */
+export const keepsGroup = (filter: DynamicSampling["filter"], group: ReadonlyArray<Trajectory>, tolerance: number): boolean =>
+  filter === "off" ? true : filter === "signal" ? carriesSignal(group) : outcomesDiffer(group, tolerance)
+
+/**
+ * The advantage of each factor of a step's turn: a chosen candidate gets its own action's advantage when the step
+ * carries per-action advantages (the turn's calls, then its searches, in the order the candidates were chosen), the
+ * plan bit the plan's advantage; the kind, unchosen candidates and an answer's facts the step's combined advantage.
+ */
+export const factorAdvantages = (factors: ReadonlyArray<TurnDistribution.Factor>, step: Pick<Step, "advantage" | "decision" | "turn">): Float64Array => {
+  const a = step.advantage
+  const combined = a?.combined ?? 0
+  const calls = step.turn?.calls.length ?? 0
+  const searches = step.turn?.searches.length ?? 0
+  const actions = a?.actions !== undefined && a.actions.length === calls + searches ? a.actions : undefined
+  const offset = step.decision?.kind === "search" ? calls : 0
+  const own = step.decision?.kind === "call" || step.decision?.kind === "search"
+  return Float64Array.from(factors, (f) => {
+    switch (f.target._tag) {
+      case "kind":
+        return combined
+      case "plan":
+        return a?.plan ?? combined
+      case "candidate":
+        return own && f.target.chosen && actions !== undefined ? (actions[offset + f.target.position] ?? combined) : combined
+    }
+  })
 }
 
 /** Which demonstrations SFT keeps. */
@@ -73,9 +125,30 @@ export interface SftReport {
   readonly durationMs: number
 }
 
+/**
+ * Dynamic sampling **[ours]** (after DAPO): `outcome` trains only on groups whose outcomes differ (their R_ans spread
+ * by at least the advantage tolerance); `signal` on groups where the estimator gave any step, action or plan a
+ * non-zero advantage (for `grpo` the same groups as `outcome`; for the decoupled estimators also groups whose answers
+ * or phases differ while their R_ans does not). The others are counted as skipped; up to `rounds` draws of
+ * `tasksPerIteration` tasks are rolled out per iteration until `tasksPerIteration` groups pass. `off` trains on every group.
+ */
+export interface DynamicSampling {
+  readonly filter: "off" | "outcome" | "signal"
+  readonly rounds: number
+}
+
+/**
+ * Where the advantage applies: `turn` multiplies the whole turn's log-probability by the step's combined advantage;
+ * `action` **[ours]** gives each factor of the turn (kind, each candidate decision, plan bit) its own ratio and clip,
+ * with the estimator's per-action and plan advantages where it gives them (`paraagent_credit`), else the step's.
+ */
+export type CreditMode = "turn" | "action"
+
 /** RL settings. */
 export interface RlOptions {
   readonly estimator: string
+  readonly dynamicSampling: DynamicSampling
+  readonly credit: CreditMode
   readonly iterations: number
   /** Tasks per iteration, and rollouts per task (G). */
   readonly tasksPerIteration: number
@@ -91,10 +164,12 @@ export interface RlOptions {
 
 /** Defaults of the embedded pipeline. */
 export const defaultRl: Omit<RlOptions, "estimator"> = {
+  dynamicSampling: { filter: "outcome", rounds: 1 },
+  credit: "action",
   iterations: 12,
   tasksPerIteration: 16,
   group: 4,
-  ppo: { clip: 0.2, epochs: 4, klCoef: 0.02, entropyCoef: 0.005, maxGradNorm: 1.0, minibatch: 128 },
+  ppo: { clip: 0.2, epochs: 4, klCoef: 0.02, entropyCoef: 0.005, maxGradNorm: 1.0, minibatch: 128, entropy: "normalised" },
   adam: { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8 },
   seed: 1,
   reward: Reward.defaultRewardConfig,
@@ -117,6 +192,9 @@ export interface IterationMetrics {
   readonly loss: number
   readonly steps: number
   readonly gradNorm: number
+  /** Groups rolled out, and those left out of the update because their outcomes did not differ (dynamic sampling). */
+  readonly groups: number
+  readonly groupsSkipped: number
 }
 
 /** Where RL keeps its progress: the last checkpoint, and the finished groups of the iteration under way. */
@@ -181,6 +259,8 @@ export const make = Effect.gen(function*() {
   const library = yield* ToolLibrary
   const cell = yield* WeightsCell
   const judgeContext = yield* Effect.context<Judge | ToolLibrary>()
+  // the registry of the context the trainer is built in: an estimator a program registered trains here
+  const registry = yield* Estimators.current
   const lookup = (name: string) => library.get(name)
   const maxRounds = rollout.config.maxRounds
 
@@ -264,8 +344,11 @@ export const make = Effect.gen(function*() {
   ) {
     const options: RlOptions = { ...defaultRl, ...given }
     const started = Date.now()
-    if (Advantage.lookup(options.estimator)._tag === "UnknownEstimator") {
-      return yield* new TrainerError({ stage: "rl", message: `unknown estimator ${JSON.stringify(options.estimator)}; known: ${[...Advantage.estimators.keys()].join(", ")}` })
+    if (Advantage.lookup(options.estimator, registry)._tag === "UnknownEstimator") {
+      return yield* new TrainerError({ stage: "rl", message: `unknown estimator ${JSON.stringify(options.estimator)}; known: ${[...registry.keys()].join(", ")}` })
+    }
+    if (!(Number.isInteger(options.dynamicSampling.rounds) && options.dynamicSampling.rounds >= 1)) {
+      return yield* new TrainerError({ stage: "rl", message: `dynamicSampling.rounds is ${options.dynamicSampling.rounds}; expected an integer ≥ 1` })
     }
     if (tasks.length === 0) return yield* new TrainerError({ stage: "rl", message: "no training tasks" })
     const byId = new Map(tasks.map((t) => [t.id as string, t]))
@@ -280,30 +363,41 @@ export const make = Effect.gen(function*() {
     if (resumed !== undefined) yield* progress.tick(resumed.iteration + 1)
     for (let iteration = (resumed?.iteration ?? -1) + 1; iteration < options.iterations; iteration++) {
       yield* Ref.set(cell, weights)
-      // this iteration's tasks: a seeded draw from the training pool
+      // this iteration's tasks: seeded draws from the training pool, `tasksPerIteration` at a time
       const order = permutation(tasks.length, hashParts(options.seed, "rl-tasks", iteration))
-      const drawn = order.slice(0, Math.min(options.tasksPerIteration, tasks.length)).map((i) => tasks[i] as Task)
-      const groups = yield* Effect.forEach(drawn, (task, g) =>
-        Effect.gen(function*() {
-          const key = `${iteration}/${g}/${task.id}`
-          const stored = checkpointer === undefined ? undefined : yield* checkpointer.group(iteration, key)
-          if (stored !== undefined) return stored
-          const trajectories = yield* rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(options.seed, "rl-rollout", iteration, g) & 0x3fffffff, size: options.group })
-          const scored = yield* Scoring.scoreGroup(task, trajectories, scoring).pipe(
-            Effect.provide(judgeContext),
-            Effect.mapError((e) => new TrainerError({ stage: "rl", message: e.message }))
-          )
-          if (checkpointer !== undefined) yield* checkpointer.putGroup(iteration, key, scored)
-          return scored
-        }), { concurrency: options.concurrency })
+      const per = Math.min(options.tasksPerIteration, tasks.length)
+      const groups: Array<ReadonlyArray<Trajectory>> = []
+      let informative = 0
+      for (let round = 0; round < options.dynamicSampling.rounds && round * per < order.length; round++) {
+        const drawn = order.slice(round * per, (round + 1) * per).map((i) => tasks[i] as Task)
+        const batch = yield* Effect.forEach(drawn, (task, j) =>
+          Effect.gen(function*() {
+            const g = round * per + j
+            const key = `${iteration}/${g}/${task.id}`
+            const stored = checkpointer === undefined ? undefined : yield* checkpointer.group(iteration, key)
+            if (stored !== undefined) return stored
+            const trajectories = yield* rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(options.seed, "rl-rollout", iteration, g) & 0x3fffffff, size: options.group })
+            const scored = yield* Scoring.scoreGroup(task, trajectories, scoring).pipe(
+              Effect.provide(judgeContext),
+              Effect.provideService(Estimators.Estimators, registry),
+              Effect.mapError((e) => new TrainerError({ stage: "rl", message: e.message }))
+            )
+            if (checkpointer !== undefined) yield* checkpointer.putGroup(iteration, key, scored)
+            return scored
+          }), { concurrency: options.concurrency })
+        groups.push(...batch)
+        informative += batch.filter((group) => keepsGroup(options.dynamicSampling.filter, group, options.reward.advantage.tolerance)).length
+        if (options.dynamicSampling.filter === "off" || informative >= per) break
+      }
+      const trained = groups.filter((group) => keepsGroup(options.dynamicSampling.filter, group, options.reward.advantage.tolerance))
 
-      // the batch: every recorded step, rebuilt, with its behaviour log-prob and combined advantage
+      // the batch: every recorded step of the trained groups, rebuilt, with its behaviour log-prob and advantage(s)
       const samples: Array<Sample> = []
-      for (const group of groups) {
+      for (const group of trained) {
         for (const trajectory of group) {
           const task = byId.get(trajectory.taskId) as Task
           for (const step of trajectory.steps) {
-            const sample = yield* sampleOf(trajectory, step, task.request, reference)
+            const sample = yield* sampleOf(trajectory, step, task.request, reference, options.credit === "action" ? weights : undefined)
             if (sample !== undefined) samples.push(sample)
           }
         }
@@ -325,7 +419,9 @@ export const make = Effect.gen(function*() {
         entropy: update.entropy,
         loss: update.loss,
         steps: samples.length,
-        gradNorm: update.gradNorm
+        gradNorm: update.gradNorm,
+        groups: groups.length,
+        groupsSkipped: groups.length - trained.length
       }
       metrics.push(m)
       if (checkpointer !== undefined) yield* checkpointer.save({ iteration, weights, adam, metrics })
@@ -342,8 +438,12 @@ export const make = Effect.gen(function*() {
     return report
   })
 
-  /** A recorded step as a sample: its space rebuilt (and checked against the recorded digest). */
-  const sampleOf = (trajectory: Trajectory, step: Step, request: string, reference: LearnedPolicy.Weights | undefined) =>
+  /**
+   * A recorded step as a sample: its space rebuilt (and checked against the recorded digest). With `behaviourWeights`
+   * (per-action credit) also each factor's behaviour log-probability under the weights that acted — their sum must
+   * be the recorded log-probability — and each factor's advantage ({@link factorAdvantages}).
+   */
+  const sampleOf = (trajectory: Trajectory, step: Step, request: string, reference: LearnedPolicy.Weights | undefined, behaviourWeights: LearnedPolicy.Weights | undefined) =>
     Effect.gen(function*() {
       const decision = step.decision
       if (decision === undefined || step.logprob === undefined) return undefined
@@ -352,12 +452,26 @@ export const make = Effect.gen(function*() {
         return yield* new TrainerError({ stage: "rl", message: `${trajectory.id} step ${step.index}: the rebuilt action space differs from the recorded one` })
       }
       const choice = LearnedPolicy.choiceOf(decision)
+      let factors: { readonly behaviour: Float64Array; readonly advantages: Float64Array } | undefined
+      if (behaviourWeights !== undefined) {
+        const fs = TurnDistribution.factors(space.layout, Mlp.logits(behaviourWeights.params, space.features, space.layout.rows), choice)
+        const behaviour = Float64Array.from(fs, (f) => f.logprob)
+        const total = behaviour.reduce((a, b) => a + b, 0)
+        if (!(Math.abs(total - step.logprob) <= 1e-6 * (1 + Math.abs(step.logprob)))) {
+          return yield* new TrainerError({
+            stage: "rl",
+            message: `${trajectory.id} step ${step.index}: the acting weights give log-probability ${total}, the step recorded ${step.logprob} (the step was not rolled out with this iteration's weights)`
+          })
+        }
+        factors = { behaviour, advantages: factorAdvantages(fs, step) }
+      }
       const sample: Sample = {
         x: space.features,
         layout: space.layout,
         choice,
         behaviour: step.logprob,
         advantage: step.advantage?.combined ?? 0,
+        ...(factors !== undefined ? { factors } : {}),
         ...(reference !== undefined
           ? { reference: TurnDistribution.logProb(space.layout, Mlp.logits(reference.params, space.features, space.layout.rows), choice) }
           : {})
@@ -384,18 +498,35 @@ export const updatePolicy = (
   let entropy = 0
   let loss = 0
   let counted = 0
+  let clipBase = 0
   let gradNorm = 0
   for (let epoch = 0; epoch < options.ppo.epochs; epoch++) {
     const order = permutation(samples.length, hashParts(options.seed, "ppo", iteration, epoch))
     for (let at = 0; at < order.length; at += size) {
       const batch = order.slice(at, at + size)
       const grad = new Float64Array(params.data.length)
-      const results = PolicyGradient.ppoBatch({ params, steps: batch.map((i) => samples[i] as Sample), config: options.ppo, grad })
+      const chosen = batch.map((i) => samples[i] as Sample)
+      const factored = chosen.every((s) => s.factors !== undefined)
+      const results: ReadonlyArray<PolicyGradient.StepLossResult & Partial<PolicyGradient.FactorLossResult>> = factored
+        ? PolicyGradient.ppoFactorBatch({
+          params,
+          steps: chosen.map((s) => ({ x: s.x, layout: s.layout, choice: s.choice, behaviour: s.factors?.behaviour ?? new Float64Array(), advantages: s.factors?.advantages ?? new Float64Array(), ...(s.reference !== undefined ? { reference: s.reference } : {}) })),
+          config: options.ppo,
+          grad
+        })
+        : PolicyGradient.ppoBatch({ params, steps: chosen, config: options.ppo, grad })
       for (const r of results) {
         // the statistics of the last epoch describe the update that was made
         if (epoch === options.ppo.epochs - 1) {
           kl += r.kl
-          clipped += r.clipped ? 1 : 0
+          // per factor under per-action credit: the share of factors on the clipped branch
+          if (r.factors !== undefined && r.clippedFactors !== undefined) {
+            clipped += r.clippedFactors
+            clipBase += r.factors
+          } else {
+            clipped += r.clipped ? 1 : 0
+            clipBase++
+          }
           entropy += r.entropy
           loss += r.loss
           counted++
@@ -405,5 +536,5 @@ export const updatePolicy = (
       PolicyGradient.adamStep(params.data, grad, adam, options.adam)
     }
   }
-  return { params, kl: kl / counted, clipFraction: clipped / counted, entropy: entropy / counted, loss: loss / counted, gradNorm }
+  return { params, kl: kl / counted, clipFraction: clipBase === 0 ? 0 : clipped / clipBase, entropy: entropy / counted, loss: loss / counted, gradNorm }
 }

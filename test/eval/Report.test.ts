@@ -52,20 +52,28 @@ describe("Report", () => {
       for (const [row, levels] of Object.entries(table)) {
         for (const [level, metrics] of Object.entries(levels)) {
           for (const metric of Report.tableMetrics) {
-            const v = metrics[metric] as Report.MeanSd
-            const rate = metric === "pass1" || metric === "path"
-            const expected = rate ? `${(100 * v.mean).toFixed(1)} ± ${(100 * v.sd).toFixed(1)}` : `${v.mean.toFixed(2)} ± ${v.sd.toFixed(2)}`
+            const v = metrics[metric]
+            const rate = metric === "pass1" || metric === "pass1Sampled" || metric === "path" || metric === "pathEquivalent"
+            const expected = v === undefined ? "–" : rate ? `${(100 * v.mean).toFixed(1)} ± ${(100 * v.sd).toFixed(1)}` : `${v.mean.toFixed(2)} ± ${v.sd.toFixed(2)}`
             assert.strictEqual(htmlCell(html, row, level, metric), expected, `${row} ${level} ${metric}`)
           }
         }
       }
     }
-    assert.include(md, "| Backbone | I2 | 20.0 ± 2.1 | 45.0 ± 3.4 | 8.00 ± 0.31 | 6.00 ± 0.42 | 4.00 ± 0.27 | 9.00 ± 0.50 |")
-    assert.include(md, "| ParaAct | Avg | 53.0 ± 2.1 | 67.0 ± 3.4 | 5.80 ± 0.31 | 4.90 ± 0.42 | 2.90 ± 0.27 | 6.80 ± 0.50 |")
+    assert.include(md, "| Backbone | I2 | 20.0 ± 2.1 | – | 45.0 ± 3.4 | 50.0 ± 3.0 | 8.00 ± 0.31 | 6.00 ± 0.42 | 4.00 ± 0.27 | 9.00 ± 0.50 |")
+    assert.include(md, "| ParaAct | Avg | 53.0 ± 2.1 | – | 67.0 ± 3.4 | 72.0 ± 3.0 | 5.80 ± 0.31 | 4.90 ± 0.42 | 2.90 ± 0.27 | 6.80 ± 0.50 |")
     // the average first, then the levels in input order: one table per level, in markdown too (grouped by level)
     assert.deepStrictEqual(elements(html, "table", { class: "metrics" }).map((t) => t["data-level"]), ["Avg", "I1", "I2", "I3", "Avg", "I1", "I2", "I3"])
     const mdLevels = md.split("## Table 2")[1]!.split("## Table 1")[0]!.split("\n").filter((l) => l.startsWith("| Backbone |")).map((l) => l.split(" | ")[1])
     assert.deepStrictEqual(mdLevels, ["Avg", "I1", "I2", "I3"])
+  })
+
+  it("shows the paired differences with their intervals, escaped, and a dash where a difference is undefined", () => {
+    assert.include(md, "Points of Pass@1 &lt;greedy&gt; on the same tasks.")
+    assert.include(md, "| GRPO-SFT | +5.3 [+1.5, +9.0] | −2.0 [−6.5, +2.5] |")
+    assert.include(md, "| Ours-GRPO | – | – |")
+    assert.include(html, '<section id="paired"><h2>Paired differences</h2><p>Points of Pass@1 &lt;greedy&gt; on the same tasks.</p>')
+    assert.include(html, '<td>GRPO-SFT</td><td class="n">+5.3 [+1.5, +9.0]</td>')
   })
 
   it("lists the stages with their durations and a total", () => {

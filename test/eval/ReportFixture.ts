@@ -125,6 +125,7 @@ export const curves = (iterations = 25): ReadonlyArray<Report.Curve> =>
 const cell = (base: number): Partial<Record<Report.TableMetric, Report.MeanSd>> => ({
   pass1: { mean: 0.2 + base * 0.15, sd: 0.021 },
   path: { mean: 0.45 + base * 0.1, sd: 0.034 },
+  pathEquivalent: { mean: 0.5 + base * 0.1, sd: 0.03 },
   rounds: { mean: 8 - base, sd: 0.31 },
   calls: { mean: 6 - base / 2, sd: 0.42 },
   searches: { mean: 4 - base / 2, sd: 0.27 },
@@ -161,5 +162,13 @@ export const input = (timeline?: Report.TimelineInput): Report.ReportInput => ({
   ],
   timeline: timeline ?? { taskId: "test-i3-0042", request: hostileRequest, trajectory },
   notes: ["Pass@1 is judged by the rule judge <strict>.", "sd is over the 3 seeds."],
-  modelNames: { grpo: "+SFT & RL (GRPO)", paraagent: "+SFT & RL (ours)" }
+  modelNames: { grpo: "+SFT & RL (GRPO)", paraagent: "+SFT & RL (ours)" },
+  paired: {
+    caption: "Points of Pass@1 <greedy> on the same tasks.",
+    columns: ["All", "I1"],
+    rows: [
+      { pair: "GRPO-SFT", cells: { All: { mean: 5.25, lo: 1.5, hi: 9.04 }, I1: { mean: -2, lo: -6.5, hi: 2.5 } } },
+      { pair: "Ours-GRPO", cells: { All: { mean: NaN, lo: NaN, hi: NaN } } }
+    ]
+  }
 })

@@ -2,14 +2,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { callId, trajectoryId } from "../../src/domain/Ids.ts"
 import type { Trajectory, Verdict } from "../../src/domain/Trajectory.ts"
+import * as StudentOracle from "../../src/agent/StudentOracle.ts"
 import * as Scoring from "../../src/eval/Scoring.ts"
 import { Judge, JudgeError } from "../../src/judge/Judge.ts"
 import * as Reward from "../../src/math/Reward.ts"
 import * as DepGraph from "../../src/toolenv/DepGraph.ts"
 import { makeLibrary, ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../../src/toolenv/world/World.ts"
 import { makeTask } from "../judge/fixtures.ts"
 import { makeTrajectory } from "../math/fixtures.ts"
 import type { StepSpec } from "../math/fixtures.ts"
+import { world } from "../support/LearnedWorld.ts"
 
 const task = makeTask("task1", "Who is the top scorer of team T-42?", [["top_scorer", "Ann Lee"]])
 
@@ -70,4 +73,29 @@ describe("Scoring.scoreGroup: an unjudged trajectory", () => {
       assert.isBelow(unjudged.steps[0]?.advantage?.traj ?? 0, -1)
       assert.strictEqual(Scoring.unjudgedCount(scored), 1)
     }).pipe(Effect.provide(layer)))
+})
+
+describe("Scoring.equivalence: one rule for Path≈, the reward's coverage, the ceiling and DAgger", () => {
+  it.effect("with the generated world it is StudentOracle.worldEquivalence by tool name; without it, the exact tool only", () =>
+    Effect.gen(function*() {
+      const w = world()
+      const rule = StudentOracle.worldEquivalence(w.ops)
+      const byName = yield* Scoring.equivalence.pipe(Effect.provideService(GeneratedWorld, w))
+      // every ordered pair among tools of a few operation types (equivalent pairs included), and some unknown names
+      const names = [...w.ops.keys()].slice(0, 400)
+      let equivalent = 0
+      for (const a of names) {
+        for (const b of names) {
+          const expected = a === b || rule(w.library.get(a)!, w.library.get(b)!) !== undefined
+          if (byName(a, b) !== expected) assert.fail(`${a} ~ ${b}: ${byName(a, b)}, the world's rule says ${expected}`)
+          if (expected && a !== b) equivalent++
+        }
+      }
+      assert.isAbove(equivalent, 0)
+      assert.isFalse(byName(names[0]!, "no-such-tool"))
+      assert.isTrue(byName("no-such-tool", "no-such-tool"))
+      const exact = yield* Scoring.equivalence
+      assert.isTrue(exact(names[0]!, names[0]!))
+      assert.isFalse(exact(names[0]!, names[1]!))
+    }))
 })

@@ -12,7 +12,7 @@ import type { Turn } from "../../src/domain/Turn.ts"
 import { Judge } from "../../src/judge/Judge.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
 import * as Reward from "../../src/math/Reward.ts"
-import * as Facts from "../../src/math/TrajectoryFacts.ts"
+import * as Scoring from "../../src/eval/Scoring.ts"
 import * as ParaAct from "../../src/protocol/ParaAct.ts"
 import * as Session from "../../src/runtime/Session.ts"
 import { policyLabel } from "../../src/service/McpEpisodes.ts"
@@ -117,7 +117,8 @@ layer(app)("MCP over streamable HTTP (the official SDK client as the peer)", (it
       for (const turn of turns) yield* session.step({ text: ParaAct.printTurn(turn), turn, usage: { promptTokens: 0, completionTokens: 0 } })
       const local = yield* session.trajectory
       const judged: Trajectory = { ...local, verdict: yield* judge.judge(task, local) }
-      const scored = Reward.attach(judged, Reward.score(Facts.fromTrajectory(judged, { deps: (a, b) => library.graph.kind(a, b) })))
+      const equivalent = yield* Scoring.equivalence
+      const scored = Reward.attach(judged, Scoring.rewardsOf(task, judged, { deps: (a, b) => library.graph.kind(a, b), equivalent, reward: Reward.defaultRewardConfig }))
       assert.strictEqual(canonicalJson(timeless(served) as never), canonicalJson(timeless(scored) as never))
       assert.strictEqual(served.steps.length, turns.length)
       assert.strictEqual(served.answerReward?.rAns, scoring.answerReward.rAns)

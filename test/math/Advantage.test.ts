@@ -17,22 +17,30 @@ const reward = fc.integer({ min: -16, max: 16 }).map((k) => k / 8)
  * A rollout: phases of 1–4 steps each; `minPhases` 0 allows a rollout with no step at all. Each step has a
  * step-pool key (a step kind, 0–3); with `masks`, about one rollout in five is masked.
  */
-const rolloutArb = (minPhases: number, masks = false): fc.Arbitrary<Advantage.RolloutRewards> =>
+const rolloutArb = (minPhases: number, masks = false, credit = false): fc.Arbitrary<Advantage.RolloutRewards> =>
   fc.array(fc.integer({ min: 1, max: 4 }), { minLength: minPhases, maxLength: 5 }).chain((sizes) => {
     const n = sizes.reduce((a, b) => a + b, 0)
+    const action = fc.record({ reward, pool: fc.integer({ min: 0, max: 1 }) })
     return fc.record({
       traj: reward,
       phases: fc.array(reward, { minLength: sizes.length, maxLength: sizes.length }),
       steps: fc.array(reward, { minLength: n, maxLength: n }),
       stepPhase: fc.constant(sizes.flatMap((k, p) => Array<number>(k).fill(p))),
       stepPool: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: n, maxLength: n }),
-      masked: masks ? fc.integer({ min: 0, max: 4 }).map((k) => k === 0) : fc.constant(false)
+      masked: masks ? fc.integer({ min: 0, max: 4 }).map((k) => k === 0) : fc.constant(false),
+      phaseKind: fc.array(fc.integer({ min: 0, max: 1 }), { minLength: sizes.length, maxLength: sizes.length }),
+      ...(credit
+        ? {
+          actions: fc.array(fc.array(action, { maxLength: 3 }), { minLength: n, maxLength: n }),
+          plans: fc.array(fc.option(fc.record({ reward: fc.constantFrom(0, 1), pool: fc.integer({ min: 0, max: 2 }) }), { nil: undefined }), { minLength: n, maxLength: n })
+        }
+        : {})
     })
   })
 
-const groupArb = (minPhases: number, masks = false) => fc.array(rolloutArb(minPhases, masks), { minLength: 1, maxLength: 8 })
+const groupArb = (minPhases: number, masks = false, credit = false) => fc.array(rolloutArb(minPhases, masks, credit), { minLength: 1, maxLength: 8 })
 
-const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index"] as const
+const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index", "paraagent_phase_kind", "paraagent_credit", "zero"] as const
 
 const run = (name: string, rollouts: ReadonlyArray<Advantage.RolloutRewards>, cfg = config) => {
   const result = Advantage.compute(name, rollouts, cfg)
@@ -53,7 +61,7 @@ describe("Advantage estimators agree with the loop implementation", () => {
     it(`${name}: optimised == loop on random ragged groups with step pools, masked rollouts and tolerances`, () => {
       fc.assert(
         // tolerance 0.3 on a 1/8 grid: pools spread by 0.125 or 0.25 count as constant, wider ones do not
-        fc.property(groupArb(0, true), fc.constantFrom(config.tolerance, 0, 0.3), (rollouts, tolerance) => {
+        fc.property(fc.boolean().chain((credit) => groupArb(0, true, credit)), fc.constantFrom(config.tolerance, 0, 0.3), (rollouts, tolerance) => {
           const cfg = { ...config, tolerance }
           const fast = run(name, rollouts, cfg)
           const slow = loopEstimate(name, rollouts, cfg)
@@ -64,6 +72,11 @@ describe("Advantage estimators agree with the loop implementation", () => {
               for (const key of ["traj", "phase", "step", "combined"] as const) {
                 if (!close(a[key], b[key])) expect.unreachable(`${name} g=${g} i=${i} ${key}: ${a[key]} vs ${b[key]}`)
               }
+              expect(a.actions?.length).toBe(b.actions?.length)
+              a.actions?.forEach((x, j) => {
+                if (!close(x, b.actions?.[j] ?? NaN)) expect.unreachable(`${name} g=${g} i=${i} action ${j}: ${x} vs ${b.actions?.[j]}`)
+              })
+              if (a.plan !== undefined || b.plan !== undefined) expect(close(a.plan ?? NaN, b.plan ?? NaN)).toBe(true)
             })
           )
         }),
@@ -146,6 +159,10 @@ describe("Advantage properties (paraagent)", () => {
         for (const name of names) {
           for (const steps of run(name, flat)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
         }
+        const credited = flat.map((r) => ({ ...r, actions: r.steps.map(() => [{ reward: c, pool: 0 }]), plans: r.steps.map(() => ({ reward: c, pool: 1 })) }))
+        for (const steps of run("paraagent_credit", credited)) {
+          for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0, actions: [0], plan: 0 })
+        }
         const single = run("paraagent", rollouts.slice(0, 1))
         for (const a of single[0] ?? []) expect(a.traj).toBe(0)
       })
@@ -209,17 +226,17 @@ describe("Advantage registry and inputs", () => {
   })
 
   it("a registered estimator is found by name without touching the built-in registry", () => {
-    const zero: Advantage.Estimator = (group) => ({
+    const half: Advantage.Estimator = (group) => ({
       traj: new Float64Array(group.stepReward.length),
       phase: new Float64Array(group.stepReward.length),
       step: new Float64Array(group.stepReward.length),
-      combined: new Float64Array(group.stepReward.length),
+      combined: new Float64Array(group.stepReward.length).fill(0.5),
       stepOffsets: group.stepOffsets
     })
-    const registry = Advantage.register(Advantage.estimators, "zero", zero)
-    expect(Advantage.compute("zero", [{ traj: 1, phases: [1], steps: [1], stepPhase: [0] }], config, registry))
-      .toEqual({ _tag: "Ok", advantages: [[{ traj: 0, phase: 0, step: 0, combined: 0 }]] })
-    expect(Advantage.lookup("zero")._tag).toBe("UnknownEstimator")
+    const registry = Advantage.register(Advantage.estimators, "mine", half)
+    expect(Advantage.compute("mine", [{ traj: 1, phases: [1], steps: [1], stepPhase: [0] }], config, registry))
+      .toEqual({ _tag: "Ok", advantages: [[{ traj: 0, phase: 0, step: 0, combined: 0.5 }]] })
+    expect(Advantage.lookup("mine")._tag).toBe("UnknownEstimator")
   })
 
   it("rejects non-finite rewards and steps pointing at missing phases, naming the rollout", () => {
@@ -333,7 +350,7 @@ describe("Tolerance: a pool whose rewards differ by less than advantage.toleranc
         fc.double({ min: -10, max: 10, noNaN: true }),
         fc.double({ min: 0, max: 0.99, noNaN: true }),
         fc.double({ min: 1.01, max: 50, noNaN: true }),
-        fc.constantFrom(...names),
+        fc.constantFrom(...names.filter((n) => n !== "zero")),
         (base, below, above, name) => {
           for (const steps of run(name, pair(base, base + below * config.tolerance))) {
             for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
@@ -451,6 +468,111 @@ describe("Hand-computed groups", () => {
     const flat = group.map((r) => ({ ...r, traj: 0.7, phases: r.phases.map(() => 0.7), steps: r.steps.map(() => 0.7) }))
     for (const name of ["grpo", "paraagent"]) {
       for (const steps of run(name, flat)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+    }
+  })
+})
+
+describe("Phases pooled by kind and per-action credit (paraagent_phase_kind, paraagent_credit)", () => {
+  const phaseAdvantages = (rollouts: ReadonlyArray<Advantage.RolloutRewards>, adv: ReadonlyArray<ReadonlyArray<StepAdvantage>>) =>
+    rollouts.flatMap((r, g) => r.phases.flatMap((_, p) => {
+      const i = r.stepPhase.indexOf(p)
+      return i < 0 ? [] : [{ kind: r.phaseKind?.[p] ?? 0, value: adv[g]?.[i]?.phase ?? NaN }]
+    }))
+
+  it("pool by kind: every phase kind's advantages have mean 0 on their own (phases that hold a step)", () => {
+    fc.assert(
+      fc.property(groupArb(1), (rollouts) => {
+        // every phase holds a step here (sizes ≥ 1), so each phase's advantage is visible
+        const phases = phaseAdvantages(rollouts, run("paraagent_phase_kind", rollouts))
+        for (const k of [0, 1]) {
+          const pool = phases.filter((p) => p.kind === k).map((p) => p.value)
+          if (pool.length > 0) expect(Math.abs(Stats.mean(pool))).toBeLessThan(1e-9)
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("pool by kind: shifting every explore phase's reward by a constant changes no advantage (the kind offset is gone); with one pool it does", () => {
+    fc.assert(
+      fc.property(groupArb(1), fc.double({ min: 0.5, max: 6, noNaN: true }), (rollouts, c) => {
+        const shifted = rollouts.map((r) => ({ ...r, phases: r.phases.map((x, p) => (r.phaseKind?.[p] === 0 ? x + c : x)) }))
+        const before = run("paraagent_phase_kind", rollouts)
+        const after = run("paraagent_phase_kind", shifted)
+        before.forEach((steps, g) => steps.forEach((a, i) => expect(close(a.phase, after[g]?.[i]?.phase ?? NaN)).toBe(true)))
+        // one pool of both kinds: when each kind is present, the explore phases now all sit above the execute phases
+        const kinds = new Set(rollouts.flatMap((r) => r.phaseKind ?? []))
+        if (kinds.size === 2 && c > 4.01) {
+          const mixed = phaseAdvantages(shifted, run("paraagent", shifted))
+          const explore = mixed.filter((p) => p.kind === 0).map((p) => p.value)
+          const execute = mixed.filter((p) => p.kind === 1).map((p) => p.value)
+          expect(Math.min(...explore)).toBeGreaterThan(Math.max(...execute))
+        }
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("per-action credit: A_action = λτ·A_traj + λp·A_phase + λs·z(action | its pool); each pool's z has mean 0; shifting a pool changes nothing", () => {
+    fc.assert(
+      fc.property(groupArb(1, false, true), fc.double({ min: -5, max: 5, noNaN: true }), (rollouts, c) => {
+        const adv = run("paraagent_credit", rollouts)
+        const z: Array<{ pool: number; value: number }> = []
+        rollouts.forEach((r, g) =>
+          r.steps.forEach((_, i) => {
+            const a = adv[g]?.[i] as StepAdvantage
+            const shared = config.lambdaTraj * a.traj + config.lambdaPhase * a.phase
+            ;(r.actions?.[i] ?? []).forEach((act, j) => z.push({ pool: act.pool, value: ((a.actions?.[j] ?? NaN) - shared) / config.lambdaStep }))
+            if (r.plans?.[i] === undefined) expect(a.plan).toBe(a.combined)
+          })
+        )
+        for (const k of [0, 1]) {
+          const pool = z.filter((x) => x.pool === k).map((x) => x.value)
+          if (pool.length > 0) expect(Math.abs(Stats.mean(pool))).toBeLessThan(1e-7)
+        }
+        const shifted = rollouts.map((r) => (r.actions === undefined ? r : { ...r, actions: r.actions.map((acts) => acts.map((a) => (a.pool === 0 ? { ...a, reward: a.reward + c } : a))) }))
+        const after = run("paraagent_credit", shifted)
+        adv.forEach((steps, g) => steps.forEach((a, i) => a.actions?.forEach((x, j) => expect(close(x, after[g]?.[i]?.actions?.[j] ?? NaN)).toBe(true))))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("a call that did better than the group's other calls gets a higher advantage than they do, inside the same step", () => {
+    const group: ReadonlyArray<Advantage.RolloutRewards> = [
+      { traj: 0, phases: [0.5], steps: [0.5], stepPhase: [0], actions: [[{ reward: 1, pool: 0 }, { reward: 0, pool: 0 }]] },
+      { traj: 0, phases: [0.5], steps: [0.5], stepPhase: [0], actions: [[{ reward: 0, pool: 0 }]] }
+    ]
+    const adv = run("paraagent_credit", group)
+    const [good, bad] = adv[0]?.[0]?.actions ?? []
+    expect(good).toBeGreaterThan(0)
+    expect(bad).toBeLessThan(0)
+    expect(adv[0]?.[0]?.combined).toBe(0)
+  })
+
+  it("zero gives 0 at every level for every step", () => {
+    fc.assert(
+      fc.property(groupArb(0, true), (rollouts) => {
+        for (const steps of run("zero", rollouts)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+      })
+    )
+  })
+
+  it("flatten refuses credit that does not fit the steps, naming the rollout", () => {
+    const base = { traj: 0, phases: [0], steps: [0, 1], stepPhase: [0, 0] }
+    for (const [bad, message] of [
+      [{ ...base, actions: [[]] }, "2 step rewards but 1 steps of action rewards"],
+      [{ ...base, plans: [undefined] }, "2 step rewards but 1 plan rewards"],
+      [{ ...base, phaseKind: [0, 1] }, "1 phase rewards but 2 phase-kind keys"],
+      [{ ...base, actions: [[{ reward: NaN, pool: 0 }], []] }, "step 0 action 0 reward is NaN"],
+      [{ ...base, actions: [[{ reward: 1, pool: -2 }], []] }, "step 0 action 0 has pool key -2"]
+    ] as const) {
+      const result = Advantage.compute("paraagent_credit", [base, bad], config)
+      expect(result._tag).toBe("InvalidGroup")
+      if (result._tag === "InvalidGroup") {
+        expect(result.rollout).toBe(1)
+        expect(result.message).toContain(message)
+      }
     }
   })
 })

@@ -7,7 +7,7 @@ import type { AdvantageConfig, RolloutRewards } from "../../src/math/Advantage.t
 import * as Stats from "../../src/math/Stats.ts"
 
 /** The estimator names the loop implements. */
-export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index"
+export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index" | "paraagent_phase_kind" | "paraagent_credit" | "zero"
 
 /**
  * (x − mean)/(std + ε) with a two-pass mean and population std; a pool whose values all lie within `tolerance`
@@ -41,20 +41,34 @@ const byPools = (items: ReadonlyArray<{ readonly key: number; readonly value: nu
 const estimateUnmasked = (name: LoopEstimator, rollouts: ReadonlyArray<RolloutRewards>, config: AdvantageConfig): Array<Array<StepAdvantage>> => {
   const tol = config.tolerance
   const traj = zscores(rollouts.map((r) => r.traj), config.epsilon, tol)
-  const phaseKey = (p: number) => (name === "grpo_per_index" ? p : 0)
+  const byKind = name === "paraagent_phase_kind" || name === "paraagent_credit"
+  const phaseKey = (r: RolloutRewards, p: number) => (name === "grpo_per_index" ? p : byKind ? (r.phaseKind?.[p] ?? 0) : 0)
   const stepKey = (r: RolloutRewards, i: number) =>
-    name === "grpo_per_index" ? i : name === "paraagent" ? (r.stepPool?.[i] ?? 0) : 0
-  const phaseZ = byPools(rollouts.flatMap((r) => r.phases.map((value, p) => ({ value, key: phaseKey(p) }))), config.epsilon, tol)
+    name === "grpo_per_index" ? i : name === "paraagent" || byKind ? (r.stepPool?.[i] ?? 0) : 0
+  const phaseZ = byPools(rollouts.flatMap((r) => r.phases.map((value, p) => ({ value, key: phaseKey(r, p) }))), config.epsilon, tol)
   const stepZ = byPools(rollouts.flatMap((r) => r.steps.map((value, i) => ({ value, key: stepKey(r, i) }))), config.epsilon, tol)
+  // per-action credit: each action against the group's actions of its pool, each plan decision against the group's of its state
+  const actionZ = byPools(rollouts.flatMap((r) => r.steps.flatMap((_, i) => (r.actions?.[i] ?? []).map((a) => ({ value: a.reward, key: a.pool })))), config.epsilon, tol)
+  const plans = rollouts.flatMap((r) => r.steps.flatMap((_, i) => { const p = r.plans?.[i]; return p === undefined ? [] : [{ value: p.reward, key: p.pool }] }))
+  const planZ = byPools(plans, config.epsilon, tol)
+  const credited = rollouts.some((r) => r.actions !== undefined || r.plans !== undefined)
   let phaseStart = 0
   let stepStart = 0
+  let actionAt = 0
+  let planAt = 0
   return rollouts.map((r, g) => {
     const t = traj[g] ?? 0
-    const rows = r.steps.map((_, i) => {
+    const rows = r.steps.map((_, i): StepAdvantage => {
+      if (name === "zero") return { traj: 0, phase: 0, step: 0, combined: 0 }
       if (name === "grpo") return { traj: t, phase: 0, step: 0, combined: t }
       const p = phaseZ[phaseStart + (r.stepPhase[i] ?? 0)] ?? 0
       const s = stepZ[stepStart + i] ?? 0
-      return { traj: t, phase: p, step: s, combined: config.lambdaTraj * t + config.lambdaPhase * p + config.lambdaStep * s }
+      const combined = config.lambdaTraj * t + config.lambdaPhase * p + config.lambdaStep * s
+      if (name !== "paraagent_credit" || !credited) return { traj: t, phase: p, step: s, combined }
+      const shared = config.lambdaTraj * t + config.lambdaPhase * p
+      const actions = (r.actions?.[i] ?? []).map(() => shared + config.lambdaStep * (actionZ[actionAt++] ?? 0))
+      const plan = r.plans?.[i] === undefined ? combined : shared + config.lambdaStep * (planZ[planAt++] ?? 0)
+      return { traj: t, phase: p, step: s, combined, actions, plan }
     })
     phaseStart += r.phases.length
     stepStart += r.steps.length
@@ -71,7 +85,16 @@ export const loopEstimate = (name: LoopEstimator, rollouts: ReadonlyArray<Rollou
   const kept = rollouts.filter((r) => r.masked !== true)
   const estimated = estimateUnmasked(name, kept, config)
   let k = 0
+  const credited = name === "paraagent_credit" && rollouts.some((r) => r.actions !== undefined || r.plans !== undefined)
   return rollouts.map((r) =>
-    r.masked === true ? r.steps.map(() => ({ traj: 0, phase: 0, step: 0, combined: 0 })) : (estimated[k++] ?? [])
+    r.masked === true
+      ? r.steps.map((_, i): StepAdvantage => ({
+        traj: 0,
+        phase: 0,
+        step: 0,
+        combined: 0,
+        ...(credited ? { actions: (r.actions?.[i] ?? []).map(() => 0), plan: 0 } : {})
+      }))
+      : (estimated[k++] ?? [])
   )
 }

@@ -1,9 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
+import type { Task } from "../../src/domain/Task.ts"
 import * as Evaluation from "../../src/math/Evaluation.ts"
+import { makeTrajectory } from "./fixtures.ts"
 
 const outcome = (success: boolean, path = 1, rounds = 2, calls = 3, searches = 1, truncated = false, unjudged = false): Evaluation.Outcome => ({
   success,
   path,
+  pathEquivalent: path,
   rounds,
   calls,
   searches,
@@ -38,5 +41,26 @@ describe("Evaluation.aggregate", () => {
     expect(cell.truncation).toBe(0.5)
     expect(cell.unjudged).toBe(2)
     expect(cell.machineryFaults).toBe(0)
+  })
+})
+
+describe("Evaluation.outcomeOf: Path with an equivalent provider", () => {
+  const task = { gold: [{ tool: "a" }, { tool: "b" }, { tool: "a" }], facts: [] } as unknown as Task
+  // "a2" does a's operation on a's entity type at another provider; "b" fails; "x" is unrelated
+  const trajectory = makeTrajectory([{ calls: [{ id: "c1", tool: "a2" }, { id: "c2", tool: "b", result: "not_found" }, { id: "c3", tool: "x" }] }])
+  const equivalent = (gold: string, tool: string) => gold === tool || (gold === "a" && tool === "a2")
+
+  it("counts a distinct gold tool as reached when an equivalent was called successfully; the exact Path does not", () => {
+    const exact = Evaluation.outcomeOf(task, trajectory)
+    expect([exact.path, exact.pathEquivalent]).toEqual([0, 0])
+    const withEquivalents = Evaluation.outcomeOf(task, trajectory, { equivalent })
+    expect(withEquivalents.path).toBe(0)
+    expect(withEquivalents.pathEquivalent).toBe(0.5)
+  })
+
+  it("is never below the exact Path", () => {
+    const direct = makeTrajectory([{ calls: [{ id: "c1", tool: "a" }, { id: "c2", tool: "b" }] }])
+    const o = Evaluation.outcomeOf(task, direct, { equivalent: () => false })
+    expect([o.path, o.pathEquivalent]).toEqual([1, 1])
   })
 })

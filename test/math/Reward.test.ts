@@ -313,7 +313,8 @@ describe("RewardConfig", () => {
     path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value) as Record<string, unknown>
   const get = (config: unknown, path: ReadonlyArray<string>): unknown =>
     path.reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], config)
-  const constrained = new Set(["phase.w1", "phase.w2", "phase.w3", "phase.w4", "phase.l3Order", "phase.l3Batching"])
+  // the phase weights sum to 1; the credit weights are mixes in [0, 1] (checked below)
+  const constrained = new Set(["phase.w1", "phase.w2", "phase.w3", "phase.w4", "phase.l3Order", "phase.l3Batching", "credit.phaseCoverage", "credit.stepCoverage", "credit.actionCoverage", "credit.answerStep"])
 
   it("overriding one coefficient changes exactly that coefficient", () => {
     const all = leaves(Reward.defaultRewardConfig).filter((p) => !constrained.has(p.join(".")))
@@ -329,6 +330,18 @@ describe("RewardConfig", () => {
       }),
       { numRuns: 300 }
     )
+  })
+
+  it("the credit weights are mixes: any value in [0, 1] is taken as it is, one outside is refused naming the field", () => {
+    fc.assert(
+      fc.property(fc.constantFrom("phaseCoverage", "stepCoverage", "actionCoverage", "answerStep"), fc.double({ min: 0, max: 1, noNaN: true }), (field, value) => {
+        expect(configured({ credit: { [field]: value } }).credit).toEqual({ ...Reward.defaultRewardConfig.credit, [field]: value })
+      })
+    )
+    expect(Reward.configure({ credit: { stepCoverage: 1.5 } })).toEqual({
+      _tag: "InvalidRewardConfig",
+      issues: [{ field: "credit.stepCoverage", value: "1.5", message: "must be in [0, 1]" }]
+    })
   })
 
   it("moving weight between two phase components keeps the rest and changes R_phase accordingly", () => {

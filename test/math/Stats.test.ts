@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import * as Stats from "../../src/math/Stats.ts"
+import { rng } from "../../src/math/Random.ts"
 
 /** C(n, k) exactly. */
 const choose = (n: number, k: number): bigint => {
@@ -74,5 +75,92 @@ describe("Stats", () => {
         expect(Stats.passAtK(n, c, k + 1)).toBeGreaterThanOrEqual(v)
       })
     )
+  })
+})
+
+describe("Stats.pairedBootstrap", () => {
+  /** 1–4 seeds × 2–30 tasks of differences on a coarse grid (success rates differ by multiples of 1/2 per task). */
+  const diffsArb = fc.integer({ min: 1, max: 4 }).chain((seeds) =>
+    fc.integer({ min: 2, max: 30 }).chain((tasks) =>
+      fc.array(fc.array(fc.integer({ min: -2, max: 2 }).map((k) => k / 2), { minLength: tasks, maxLength: tasks }), { minLength: seeds, maxLength: seeds })
+    )
+  )
+  const options = { resamples: 400 }
+
+  it("the mean is the mean of every cell, inside [lo, hi], and the interval is deterministic for a seed", () => {
+    fc.assert(
+      fc.property(diffsArb, fc.integer({ min: 0, max: 1000 }), (diffs, seed) => {
+        const ci = Stats.pairedBootstrap(diffs, { ...options, seed })
+        expect(ci.mean).toBeCloseTo(Stats.mean(diffs.flat()), 12)
+        expect(ci.lo).toBeLessThanOrEqual(ci.mean + 1e-12)
+        expect(ci.hi).toBeGreaterThanOrEqual(ci.mean - 1e-12)
+        expect(Stats.pairedBootstrap(diffs, { ...options, seed })).toEqual(ci)
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("equivariant: shifting every difference by c shifts the interval by c, scaling by a > 0 scales it, negating mirrors it (swapping the two models)", () => {
+    fc.assert(
+      fc.property(diffsArb, fc.double({ min: -50, max: 50, noNaN: true }), fc.double({ min: 0.1, max: 100, noNaN: true }), (diffs, c, a) => {
+        const ci = Stats.pairedBootstrap(diffs, options)
+        const shifted = Stats.pairedBootstrap(diffs.map((row) => row.map((d) => d + c)), options)
+        const scaled = Stats.pairedBootstrap(diffs.map((row) => row.map((d) => a * d)), options)
+        const swapped = Stats.pairedBootstrap(diffs.map((row) => row.map((d) => -d)), options)
+        const near = (x: number, y: number) => expect(Math.abs(x - y)).toBeLessThan(1e-9 * (1 + Math.abs(x) + Math.abs(y)))
+        near(shifted.mean, ci.mean + c)
+        near(shifted.lo, ci.lo + c)
+        near(shifted.hi, ci.hi + c)
+        near(scaled.lo, a * ci.lo)
+        near(scaled.hi, a * ci.hi)
+        near(swapped.mean, -ci.mean)
+        near(swapped.lo, -ci.hi)
+        near(swapped.hi, -ci.lo)
+      }),
+      { numRuns: 150 }
+    )
+  })
+
+  it("no spread, no interval: identical differences give lo = mean = hi; a wider level gives a wider interval", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 1, max: 20 }), fc.double({ min: -1, max: 1, noNaN: true }), (seeds, tasks, c) => {
+        const ci = Stats.pairedBootstrap(Array.from({ length: seeds }, () => Array<number>(tasks).fill(c)), options)
+        expect(ci.lo).toBeCloseTo(c, 12)
+        expect(ci.hi).toBeCloseTo(c, 12)
+      })
+    )
+    fc.assert(
+      fc.property(diffsArb, (diffs) => {
+        const narrow = Stats.pairedBootstrap(diffs, { ...options, level: 0.5 })
+        const wide = Stats.pairedBootstrap(diffs, { ...options, level: 0.95 })
+        expect(wide.lo).toBeLessThanOrEqual(narrow.lo)
+        expect(wide.hi).toBeGreaterThanOrEqual(narrow.hi)
+      }),
+      { numRuns: 100 }
+    )
+  })
+
+  it("covers the true mean difference about 95% of the time (300 simulated comparisons of 2 seeds × 60 tasks)", () => {
+    const r = rng(2024)
+    let covered = 0
+    const trials = 300
+    for (let i = 0; i < trials; i++) {
+      // task-level differences with mean 0.1 and a per-seed offset (training-run noise) of sd 0.02
+      const offsets = [0, 1].map(() => 0.02 * r.normal())
+      const task = Array.from({ length: 60 }, () => 0.1 + 0.4 * r.normal())
+      const diffs = offsets.map((o) => task.map((t) => t + o + 0.2 * r.normal()))
+      const ci = Stats.pairedBootstrap(diffs, { resamples: 500, seed: i })
+      if (ci.lo <= 0.1 && 0.1 <= ci.hi) covered++
+    }
+    // the percentile bootstrap under-covers a little in small samples; far from 95% would mean a broken interval
+    expect(covered / trials).toBeGreaterThan(0.86)
+    expect(covered / trials).toBeLessThan(0.995)
+  })
+
+  it("NaN for no difference or ragged rows", () => {
+    for (const diffs of [[], [[]], [[1, 2], [1]]]) {
+      const ci = Stats.pairedBootstrap(diffs)
+      expect([ci.mean, ci.lo, ci.hi].every(Number.isNaN)).toBe(true)
+    }
   })
 })

@@ -275,3 +275,89 @@ describe("TurnDistribution.validate", () => {
     for (const [layout, reason] of cases) expect(TD.validate(layout)).toBe(reason)
   })
 })
+
+describe("TurnDistribution.factors (per-action credit)", () => {
+  it("the factors sum to logProb, every chosen row is a candidate factor at its position, and the kind and plan are factors", () => {
+    fc.assert(
+      fc.property(caseArb(6), fc.nat(), ({ layout, logits }, pick) => {
+        const all = choices(layout)
+        const c = all[pick % all.length] as Choice
+        const fs = TD.factors(layout, logits, c)
+        const total = fs.reduce((s, f) => s + f.logprob, 0)
+        expect(Math.abs(total - TD.logProb(layout, logits, c))).toBeLessThan(1e-9)
+        for (const f of fs) expect(f.logprob).toBeLessThanOrEqual(1e-15)
+        expect(fs[0]?.target._tag).toBe("kind")
+        const slot = layout.kinds[c.kind] as KindSlot
+        expect(fs.some((f) => f.target._tag === "plan")).toBe(slot.plan)
+        c.selected.forEach((row, position) => {
+          const own = fs.find((f) => f.target._tag === "candidate" && f.target.row === row)
+          expect(own?.target).toEqual({ _tag: "candidate", row, chosen: true, position })
+        })
+        // a subset's unchosen candidates after the first are factors of their own, marked not chosen
+        for (const f of fs) {
+          if (f.target._tag === "candidate" && !f.target.chosen) {
+            expect(c.selected.includes(f.target.row)).toBe(false)
+            expect(f.target.row).toBeGreaterThan(c.selected[0] as number)
+          }
+        }
+      }),
+      { numRuns: 400 }
+    )
+  })
+
+  it("addFactorGrad: each factor's weighted gradient matches finite differences of that factor; all weights 1 give logProbGrad", () => {
+    fc.assert(
+      fc.property(caseArb(3), fc.nat(), fc.integer({ min: 0, max: 2 ** 31 - 1 }), ({ layout, logits }, pick, seed) => {
+        const all = choices(layout)
+        const c = all[pick % all.length] as Choice
+        const n = TD.factors(layout, logits, c).length
+        const r = rng(seed)
+        const weights = Float64Array.from({ length: n }, () => 2 * r.next() - 1)
+        const d = new Float64Array(layout.rows)
+        TD.addFactorGrad(layout, logits, c, weights, d)
+        const weighted = (z: Float64Array) => TD.factors(layout, z, c).reduce((s, f, i) => s + (weights[i] as number) * f.logprob, 0)
+        expectGradClose(d, numericGrad(weighted, logits), `factors ${key(c)}`)
+        const ones = new Float64Array(layout.rows)
+        TD.addFactorGrad(layout, logits, c, new Float64Array(n).fill(1), ones)
+        expectGradClose(ones, TD.logProbGrad(layout, logits, c).dLogits, `all-ones ${key(c)}`)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("an impossible choice has no factor and adds no gradient", () => {
+    const layout: Layout = { kinds: [{ row: 0, start: 1, end: 3, mode: "subset", plan: false }], rows: 3 }
+    const logits = Float64Array.from([0, 1, -1])
+    expect(TD.factors(layout, logits, { kind: 0, selected: [], plan: false })).toEqual([])
+    const d = new Float64Array(3)
+    TD.addFactorGrad(layout, logits, { kind: 0, selected: [], plan: false }, [1, 1], d)
+    expect([...d]).toEqual([0, 0, 0])
+  })
+})
+
+describe("TurnDistribution.entropyNormalised", () => {
+  it("its gradient matches finite differences and it lies in [0, 3]", () => {
+    fc.assert(
+      fc.property(caseArb(3), ({ layout, logits }) => {
+        const { entropy, dLogits } = TD.entropyNormalised(layout, logits)
+        expect(entropy).toBeGreaterThanOrEqual(0)
+        expect(entropy).toBeLessThanOrEqual(3 + 1e-12)
+        expectGradClose(dLogits, numericGrad((z) => TD.entropyNormalised(layout, z).entropy, logits), "entropyNormalised")
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("does not grow with the candidate count: n fair candidates of one subset kind give the same bonus for every n, the summed entropy n·ln 2", () => {
+    for (const n of [1, 2, 5, 20, 200]) {
+      const layout: Layout = { kinds: [{ row: 0, start: 1, end: 1 + n, mode: "subset", plan: false }], rows: 1 + n }
+      const logits = new Float64Array(1 + n)
+      expect(TD.entropyNormalised(layout, logits).entropy).toBeCloseTo(1, 12)
+      expect(TD.entropy(layout, logits).entropy).toBeCloseTo(n * Math.LN2, 9)
+    }
+    for (const n of [2, 7, 50]) {
+      const layout: Layout = { kinds: [{ row: 0, start: 1, end: 1 + n, mode: "one", plan: false }], rows: 1 + n }
+      expect(TD.entropyNormalised(layout, new Float64Array(1 + n)).entropy).toBeCloseTo(1, 12)
+    }
+  })
+})

@@ -34,7 +34,7 @@ mkdirSync(resumable)
 const { progress: _, ...record } = { ...Pipeline.defaults, worldSeed: 7, worldSize: 50_011 }
 await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
   const store = Context.get(yield* Layer.build(RunStoreSqlite.layer(join(resumable, "run.sqlite"))), RunStore)
-  yield* store.createRun("pipeline", { pipeline: record })
+  yield* store.createRun("pipeline", JSON.parse(JSON.stringify({ pipeline: record })))
 })))
 // the same run in a folder made read-only
 const readOnlyRun = join(dir, "read-only-run")

@@ -86,6 +86,9 @@ const viewStore = (file: string): StoreView => {
 interface SummaryFile {
   readonly ablation: unknown
   readonly paradigms: unknown
+  readonly sampled: unknown
+  readonly paired: unknown
+  readonly pairedLevels: unknown
   readonly training: { readonly demonstrations: number; readonly kept: number; readonly sft: unknown; readonly rl: unknown }
   readonly run: unknown
 }
@@ -116,6 +119,9 @@ const expectSameRun = (got: Snapshot, want: Snapshot) => {
   expect(got.table.equals(want.table), `${got.dir}/table.md differs from ${want.dir}/table.md`).toBe(true)
   expect(got.summary.ablation).toStrictEqual(want.summary.ablation)
   expect(got.summary.paradigms).toStrictEqual(want.summary.paradigms)
+  expect(got.summary.sampled).toStrictEqual(want.summary.sampled)
+  expect(got.summary.paired).toStrictEqual(want.summary.paired)
+  expect(got.summary.pairedLevels).toStrictEqual(want.summary.pairedLevels)
   expect(got.summary.training.rl).toStrictEqual(want.summary.training.rl)
   expect(withoutTimings(got.summary.training)).toStrictEqual(withoutTimings(want.summary.training))
   expect(got.summary.run).toStrictEqual(want.summary.run)
@@ -128,7 +134,7 @@ const expectSameRun = (got: Snapshot, want: Snapshot) => {
   expect(got.store.bodies).toStrictEqual(want.store.bodies)
 }
 
-const killLine = /^rl paraagent seed 1 \[[#-]+\] 1\/3 /
+const killLine = /^rl paraagent_credit seed 1 \[[#-]+\] 1\/3 /
 
 type Ran = Awaited<ReturnType<typeof spawnProgram>>
 
@@ -195,10 +201,11 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
   it("two uninterrupted runs of one configuration (one on a single thread, one with a worker): byte-identical table.md, equal summaries and stores", () => {
     expect(runs.a.code, runs.a.stderr).toBe(0)
     expect(runs.c.code, runs.c.stderr).toBe(0)
-    expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(30)
+    // Table 2 (title, head, 16 rows, 4 ceiling rows), Table 1 (title, head, 4 paradigms × I2 / I3 / Avg), the paired differences (title, head, 4 pairs)
+    expect(lines(runs.aBefore.table.toString("utf8"))).toHaveLength(23 + 15 + 7)
     expectSameRun(snapshot(dirC), runs.aBefore)
-    // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows, the ceiling, 3 other paradigms
-    expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 + 1 + 3))
+    // every stage is stored: demonstrations, and per seed 2 RL runs, 4 ablation rows greedy and sampled, the ceiling, 3 other paradigms
+    expect(Object.keys(runs.aBefore.store.trajectories)).toHaveLength(1 + 2 * (2 + 4 * 2 + 1 + 3))
   })
 
   it("progress a person can plan by: the run folder first, a counter with an estimate per stage, a metrics line per RL iteration; the command run recorded; rl-metrics.csv and trajectories.html in the folder", () => {
@@ -207,11 +214,11 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     const announced = stderr.indexOf(`paraagent: run folder ${dirA} (config.json and run.sqlite now; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     assert.isAtLeast(announced, 0, runs.a.stderr.slice(0, 2000))
     assert.isTrue(stderr.slice(0, announced).every((l) => !l.startsWith("[") && !l.includes(" [#") && !l.includes(" [-")), stderr.slice(0, announced + 1).join("\n"))
-    // 1 demonstrations stage + per seed: SFT, RL ×2, 4 evaluated rows, the ceiling, 3 other paradigms (--dagger-rounds 0: no DAgger stage)
-    const counted = stderr.filter((l) => /^\[\d+\/23 · /.test(l))
-    expect(counted.map((l) => Number(/^\[(\d+)\//.exec(l)?.[1]))).toStrictEqual(Array.from({ length: 23 }, (_, i) => i + 1))
+    // 1 demonstrations stage + per seed: SFT, RL ×2, 4 evaluated rows greedy and then sampled, the ceiling, 3 other paradigms (--dagger-rounds 0: no DAgger stage)
+    const counted = stderr.filter((l) => /^\[\d+\/31 · /.test(l))
+    expect(counted.map((l) => Number(/^\[(\d+)\//.exec(l)?.[1]))).toStrictEqual(Array.from({ length: 31 }, (_, i) => i + 1))
     const time = "(\\d+ s|\\d+ min \\d\\d s|\\d+ h \\d\\d min)"
-    expect(counted[0]).toMatch(new RegExp(`^\\[1/23 · ${time} elapsed · ETA after the first timed stage\\] teacher demonstrations: `))
+    expect(counted[0]).toMatch(new RegExp(`^\\[1/31 · ${time} elapsed · ETA after the first timed stage\\] teacher demonstrations: `))
     for (const l of counted.slice(1)) expect(l).toMatch(new RegExp(` · ${time} elapsed · ETA ${time}\\] `))
     expect(stderr.filter((l) => l.startsWith("paraagent: done in "))).toHaveLength(1)
     // 2 seeds × 2 estimators × 3 iterations, each as it lands
@@ -221,32 +228,32 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     const csv = readFileSync(join(dirA, "rl-metrics.csv"), "utf8").trim().split("\n")
     expect(csv[0]).toMatch(/^seed,estimator,iteration,version,rAns,pass1,rounds,calls,/)
     expect(csv.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toStrictEqual(
-      [1, 2].flatMap((seed) => ["grpo", "paraagent"].flatMap((e) => [0, 1, 2].map((i) => `${seed},${e},${i}`)))
+      [1, 2].flatMap((seed) => ["grpo", "paraagent_credit"].flatMap((e) => [0, 1, 2].map((i) => `${seed},${e},${i}`)))
     )
     const command = `npx tsx programs/main.ts ${[...tiny, "--out", dirA].join(" ")}`
     expect((JSON.parse(readFileSync(join(dirA, "config.json"), "utf8")) as { command: string }).command).toBe(command)
     expect((JSON.parse(readFileSync(join(dirA, "model", "paraagent-policy.json"), "utf8")) as { provenance: { command: string } }).provenance.command).toBe(command)
     expect(readFileSync(join(dirA, "report.md"), "utf8")).toContain(command)
-    expect(readFileSync(join(dirA, "trajectories.html"), "utf8").match(/<tr class="entry"/g)).toHaveLength(2 * 7 * 18)
+    expect(readFileSync(join(dirA, "trajectories.html"), "utf8").match(/<tr class="entry"/g)).toHaveLength(2 * (4 * (2 + 1) + 3 * 2) * 18)
   })
 
   it("SIGKILL during RL, then --resume: A's table, summary and store, finished stages not redone", () => {
     const { killed, atKill, resumed } = runs
-    // the kill landed in RL: a checkpoint of seed 1's paraagent run, which is unfinished; the store intact
+    // the kill landed in RL: a checkpoint of seed 1's paraagent_credit run, which is unfinished; the store intact
     expect(killed.signal, killed.stderr).toBe("SIGKILL")
     expect(killed.line).toMatch(killLine)
     expect(atKill.integrity).toBe("ok")
     expect(atKill.finished.map((f) => f.split(" ")[0])).toStrictEqual(["rl/grpo/seed1", "sft/seed1"])
-    const checkpointed = atKill.checkpoints.filter((c) => c.startsWith("rl/paraagent/seed1@")).map((c) => Number(c.split(/[@ ]/)[1]))
+    const checkpointed = atKill.checkpoints.filter((c) => c.startsWith("rl/paraagent_credit/seed1@")).map((c) => Number(c.split(/[@ ]/)[1]))
     expect(checkpointed.length).toBeGreaterThan(0)
 
     expect(resumed.code, resumed.stderr).toBe(0)
     expectSameRun(runs.afterResume, runs.aBefore)
-    // seed 1's SFT and GRPO were not redone, its paraagent RL went on after the last checkpoint, seed 2 trained here
+    // seed 1's SFT and GRPO were not redone, its paraagent_credit RL went on after the last checkpoint, seed 2 trained here
     // (every run here passes --workers 1: a worker's stages draw no progress bars, and the bars are what is counted)
     const stderr = lines(resumed.stderr)
     expect(stderr.filter((l) => l.startsWith("rl grpo seed 1 "))).toStrictEqual([])
-    expect(stderr.find((l) => l.startsWith("rl paraagent seed 1 "))).toMatch(new RegExp(` ${Math.max(...checkpointed) + 1}/3 `))
+    expect(stderr.find((l) => l.startsWith("rl paraagent_credit seed 1 "))).toMatch(new RegExp(` ${Math.max(...checkpointed) + 1}/3 `))
     expect(sftRuns(resumed.stderr)).toBe(1)
     expect(sftRuns(runs.a.stderr)).toBe(2)
   })
