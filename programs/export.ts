@@ -128,7 +128,7 @@ const exportTo = (target: Target) =>
       tasks: result.tasks,
       files: result.files,
       demonstrations_left_out: reasons,
-      judge: "rule (Quality and Faithfulness YES)"
+      judge: "rule (Quality, Faithfulness and Utility YES)"
     })
     for (const f of result.files) yield* Console.log(`${path.join(folder.dir, f.file)}: ${f.rows} rows (${f.format})`)
     if (wantSft) yield* Console.log(`demonstrations: kept ${result.files.at(-1)?.rows ?? 0} of ${result.tasks} teacher rollouts (left out: ${JSON.stringify(reasons)})`)

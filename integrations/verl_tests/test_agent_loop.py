@@ -52,6 +52,14 @@ class SessionRequestTest(unittest.TestCase):
         )]
         self.assertEqual(pools, [0, 1, 2, 3])
 
+    def test_a_malformed_turn_takes_the_pool_of_its_retry_else_the_step_before(self):
+        search = {"turn": {"searches": [{"slot": "s1", "query": "q"}], "calls": []}}
+        call = {"turn": {"searches": [], "calls": [{"id": "c1"}]}}
+        answer = {"turn": {"searches": [], "calls": [], "answer": "a"}}
+        bad = {"raw": "<call>[{"}
+        self.assertEqual(agent_loop.step_pools([bad, search, bad, bad, call, answer, bad]), [0, 0, 1, 1, 1, 2, 2])
+        self.assertEqual(agent_loop.step_pools([bad]), [agent_loop.POOL_OTHER])
+
 
 class ToolsColumnTest(unittest.TestCase):
     def test_json_text_decodes_to_function_specs(self):

@@ -152,7 +152,7 @@ class LiveServerTest(unittest.TestCase):
         for i, p in enumerate(out.extra_fields[adapter.STEP_PHASE]):
             span = score["phases"][p]
             self.assertTrue(span["start"] <= i < span["end"])
-        self.assertEqual(out.extra_fields[adapter.STEP_POOL], [agent_loop.step_pool(s) for s in trajectory["steps"]])
+        self.assertEqual(out.extra_fields[adapter.STEP_POOL], agent_loop.step_pools(trajectory["steps"]))
         # the server stepped exactly the decoded tokens of each span
         for (start, end), step in zip(out.extra_fields[adapter.STEP_SPANS], trajectory["steps"]):
             self.assertEqual(tokenizer.decode(out.response_ids[start:end], skip_special_tokens=True), step["raw"])

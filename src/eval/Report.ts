@@ -7,6 +7,7 @@
  */
 import type { Observation } from "../domain/Call.ts"
 import type { SearchResult, Step, Trajectory } from "../domain/Trajectory.ts"
+import * as Evaluation from "../math/Evaluation.ts"
 import { mean, std } from "../math/Stats.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -604,8 +605,8 @@ const grades = (v: Trajectory["verdict"]): string =>
 export const verdictLine = (t: Trajectory): string =>
   `${grades(t.verdict)}${t.answerReward !== undefined ? ` → pattern ${t.answerReward.pattern}, R_ans ${fixed(t.answerReward.rAns, 2)}` : ""}${t.verdict?.rationale !== undefined ? ` — ${t.verdict.rationale}` : ""}`
 
-/** Whether a trajectory counts as solved: Quality and Faithfulness YES (the rule of `Evaluation.outcomeOf`). */
-export const solved = (t: Trajectory): boolean => t.verdict?.quality === "YES" && t.verdict.faithfulness === "YES"
+/** Whether a trajectory counts as solved: Quality, Faithfulness and Utility YES (`Evaluation.solved`, Pass@1's rule). */
+export const solved = (t: Trajectory): boolean => Evaluation.solved(t.verdict)
 
 const stepRewardText = (step: Step): string =>
   step.reward === undefined ? "–" : `${fixed(step.reward.rStep, 2)} (base ${fixed(step.reward.rBase, 0)}, plan ${fixed(step.reward.rPlan, 0)})`

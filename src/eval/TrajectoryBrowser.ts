@@ -16,7 +16,7 @@ export interface BrowserEntry {
   readonly trajectory: Trajectory
 }
 
-/** What a trajectory came to: `solved` (Quality and Faithfulness YES), `unsolved`, or `unjudged` (no verdict). */
+/** What a trajectory came to: `solved` (Quality, Faithfulness and Utility YES: Pass@1's rule), `unsolved`, or `unjudged` (no verdict). */
 export const outcomeOf = (t: Trajectory): "solved" | "unsolved" | "unjudged" => (t.verdict === undefined ? "unjudged" : solved(t) ? "solved" : "unsolved")
 
 /** The filters, in the order the page shows them. */

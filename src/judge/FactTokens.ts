@@ -237,14 +237,15 @@ const TIME = /(?<![\p{L}\p{N}_:])\d{1,2}:\d{2}(?::\d{2})?(?![\p{L}\p{N}_:])/gu
 // A list marker at the start of a line ("1." / "2)") is layout, not a claim.
 // Line-anchored patterns take only spaces and tabs before their marker, never newlines, and have one way to split
 // them, so each line start costs that line's length at most (masking leaves long blank runs).
-const LIST_MARKER = /^([ \t]*)\d{1,2}[.)](?=\s)/gm
+const LIST_MARKER = /^([ \t]*)\d{1,2}[.)](?=[ \t]+\S)/gm
 const HEADING = /^[ \t]*#{1,6}[ \t].*$/gm
 // Bold labels only: "- **Top Scorer:**" names a field, while a plain "Klay Thompson: 22" line names a player.
 const LABEL = /^([ \t]*(?:(?:[-*•+]|\d{1,2}[.)])[ \t]*)?\*\*)([^:\n*]{1,40}?)(:\*\*|\*\*:)/gm
 const CAPITALISED = "\\p{Lu}[\\p{L}\\p{M}'’]*(?:[.-]\\p{L}[\\p{L}\\p{M}'’]*)*\\.?"
 // "and" is left out on purpose: "Klay Thompson and Draymond Green" is two names, not one.
 const CONNECTOR = "(?:of|de|del|della|di|da|du|des|la|le|van|von|der|den|the|&|al|bin|el)"
-const ENTITY = new RegExp(`${CAPITALISED}(?:\\s+(?:${CONNECTOR}\\s+)?${CAPITALISED})+`, "gu")
+// a name never runs across a line break ("Verma\nAge" are a list item's end and the next label's start)
+const ENTITY = new RegExp(`${CAPITALISED}(?:[ \\t]+(?:${CONNECTOR}[ \\t]+)?${CAPITALISED})+`, "gu")
 
 /** Capitalised words that start sentences or clauses rather than names; stripped from the front of a span. */
 const LEADING_STOPWORDS: ReadonlySet<string> = new Set([
@@ -255,73 +256,85 @@ const LEADING_STOPWORDS: ReadonlySet<string> = new Set([
   "after", "before", "since", "because", "please", "answer", "result", "results", "is", "are", "was", "were"
 ])
 
-/**
- * A capitalised span cut after each word that ends a sentence: a word of two or more letters followed by a period
- * ("Mateus Obi. The distance" is "Mateus Obi" then "The distance"), while initials and common abbreviations
- * ("Mia T. Bianchi", "St. Louis") stay inside the name.
- */
-const splitAtSentenceEnds = (span: string): ReadonlyArray<string> => {
-  const pieces: Array<string> = []
-  let current: Array<string> = []
-  for (const word of span.split(/\s+/)) {
-    current.push(word)
-    const letters = word.replace(/[^\p{L}]/gu, "")
-    if (word.endsWith(".") && letters.length >= 2 && !ABBREVIATIONS.has(letters.toLowerCase())) {
-      pieces.push(current.join(" "))
-      current = []
-    }
-  }
-  if (current.length > 0) pieces.push(current.join(" "))
-  return pieces
-}
-
 /** Abbreviations that end in a period inside a name ("St. Louis", "Acme Co. Holdings"); initials are single letters. */
 const ABBREVIATIONS: ReadonlySet<string> = new Set([
   "st", "dr", "mr", "mrs", "ms", "jr", "sr", "mt", "ft", "co", "inc", "ltd", "corp", "bros", "no", "vs", "prof", "gen", "ave"
 ])
 
-const stripLeading = (span: string): string => {
-  const words = span.split(/\s+/)
-  let i = 0
-  while (i < words.length && LEADING_STOPWORDS.has((words[i] ?? "").toLowerCase().replace(/[.’']/g, ""))) i++
-  return words.slice(i).join(" ")
+/** A factual token and where it sits (`[start, end)`) in the text it was read from. */
+export type FactSpan = FactToken & { readonly start: number; readonly end: number }
+
+/** A word of a text with its offsets. */
+interface PlacedWord {
+  readonly text: string
+  readonly start: number
+  readonly end: number
+}
+
+const placedWords = (text: string, offset: number): Array<PlacedWord> =>
+  [...text.matchAll(/\S+/g)].map((m) => ({ text: m[0], start: offset + m.index, end: offset + m.index + m[0].length }))
+
+/**
+ * The entity spans of one capitalised run: cut after each word that ends a sentence (a word of two or more letters
+ * followed by a period: "Mateus Obi. The distance" is "Mateus Obi" then "The distance", while initials and common
+ * abbreviations — "Mia T. Bianchi", "St. Louis" — stay inside the name), leading sentence starters stripped.
+ */
+const entityPieces = (words: ReadonlyArray<PlacedWord>): ReadonlyArray<ReadonlyArray<PlacedWord>> => {
+  const pieces: Array<Array<PlacedWord>> = []
+  let current: Array<PlacedWord> = []
+  for (const word of words) {
+    current.push(word)
+    const letters = word.text.replace(/[^\p{L}]/gu, "")
+    if (word.text.endsWith(".") && letters.length >= 2 && !ABBREVIATIONS.has(letters.toLowerCase())) {
+      pieces.push(current)
+      current = []
+    }
+  }
+  if (current.length > 0) pieces.push(current)
+  return pieces.map((piece) => {
+    let i = 0
+    while (i < piece.length && LEADING_STOPWORDS.has((piece[i]?.text ?? "").toLowerCase().replace(/[.’']/g, ""))) i++
+    return piece.slice(i)
+  })
 }
 
 /**
- * The factual tokens of an answer, extracted in priority order (each kind masks its text from the later ones):
- * quoted values, dates, ids (letters mixed with digits), numbers (not line-leading list markers), and named
- * entities (two or more capitalised words, connectors like "of" allowed inside, sentence starters stripped; markdown
- * headings and line-leading bold labels such as `**Top Scorer:**` are not entities). Reads the answer as
- * {@link boundForExtraction} bounds it, so the time is linear in the answer's length and at most
- * O({@link MAX_EXTRACTED_CHARS} · {@link MAX_WORD_CHARS}) in the regexes.
+ * The factual tokens of a text with their offsets, extracted in priority order (each kind masks its text from the
+ * later ones): quoted values, dates, ids (letters mixed with digits) and clock times, numbers (not line-leading list
+ * markers), and named entities (two or more capitalised words, connectors like "of" allowed inside, sentence starters
+ * stripped; markdown headings and line-leading bold labels such as `**Top Scorer:**` are not entities). The caller
+ * bounds the text (no word longer than {@link MAX_WORD_CHARS}, whitespace runs collapsed): then every regex runs in
+ * time linear in the text, and masking keeps offsets.
  */
-export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
-  const tokens: Array<FactToken> = []
-  let text = boundForExtraction(answer)
+export const extractFactSpans = (bounded: string): ReadonlyArray<FactSpan> => {
+  const tokens: Array<FactSpan> = []
+  let text = bounded
 
   const quotedSpans: Array<readonly [number, number]> = []
   for (const match of text.matchAll(QUOTED)) {
     const inner = (match[1] ?? match[2] ?? match[3] ?? match[4] ?? "").trim()
-    if (normalizeText(inner).length > 0) tokens.push({ kind: "quoted", text: inner })
-    quotedSpans.push([match.index, match.index + match[0].length])
+    const start = match.index
+    const end = match.index + match[0].length
+    if (normalizeText(inner).length > 0) tokens.push({ kind: "quoted", text: inner, start, end })
+    quotedSpans.push([start, end])
   }
   text = maskSpans(text, quotedSpans)
 
   const dates = extractDates(text)
-  for (const date of dates) tokens.push({ kind: "date", text: text.slice(date.start, date.end), iso: date.iso })
+  for (const date of dates) tokens.push({ kind: "date", text: text.slice(date.start, date.end), iso: date.iso, start: date.start, end: date.end })
   text = maskSpans(text, dates.map((d) => [d.start, d.end] as const))
 
   const idSpans: Array<readonly [number, number]> = []
   // Clock times (10:30, 08:15:00) are compared as written, like ids.
   for (const match of text.matchAll(TIME)) {
-    tokens.push({ kind: "id", text: match[0] })
+    tokens.push({ kind: "id", text: match[0], start: match.index, end: match.index + match[0].length })
     idSpans.push([match.index, match.index + match[0].length])
   }
   text = maskSpans(text, idSpans)
   for (const match of text.matchAll(ID)) {
     // A plain decimal (3.5) or a clock time (10:30) is a number, not an id.
     if (/^[\d.:,-]+$/.test(match[0]) || /^\d+(?:st|nd|rd|th|s|k|m|km|kg|h|am|pm)$/i.test(match[0])) continue
-    tokens.push({ kind: "id", text: match[0] })
+    tokens.push({ kind: "id", text: match[0], start: match.index, end: match.index + match[0].length })
     idSpans.push([match.index, match.index + match[0].length])
   }
   text = maskSpans(text, idSpans)
@@ -331,7 +344,7 @@ export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
   for (const match of text.matchAll(NUMBER)) {
     const number = toNumberToken(match[0])
     if (number === undefined) continue
-    tokens.push({ kind: "number", text: match[0], number })
+    tokens.push({ kind: "number", text: match[0], number, start: match.index, end: match.index + match[0].length })
     numberSpans.push([match.index, match.index + match[0].length])
   }
   text = maskSpans(text, numberSpans)
@@ -341,13 +354,24 @@ export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> => {
     `${lead}${" ".repeat(label.length)}${colon}`
   )
   for (const match of text.matchAll(ENTITY)) {
-    for (const piece of splitAtSentenceEnds(match[0])) {
-      const span = stripLeading(piece.replace(/\.$/, ""))
-      if (span.split(/\s+/).filter((w) => /^\p{Lu}/u.test(w)).length >= 2) tokens.push({ kind: "entity", text: span })
+    for (const piece of entityPieces(placedWords(match[0], match.index))) {
+      const first = piece[0]
+      const last = piece[piece.length - 1]
+      if (first === undefined || last === undefined) continue
+      const end = last.text.endsWith(".") ? last.end - 1 : last.end
+      const span = bounded.slice(first.start, end)
+      if (piece.filter((w) => /^\p{Lu}/u.test(w.text)).length >= 2) tokens.push({ kind: "entity", text: span, start: first.start, end })
     }
   }
   return tokens
 }
+
+/**
+ * The factual tokens of an answer ({@link extractFactSpans} of the answer as {@link boundForExtraction} bounds it), so
+ * the time is linear in the answer's length and at most O({@link MAX_EXTRACTED_CHARS} · {@link MAX_WORD_CHARS}) in the regexes.
+ */
+export const extractFactTokens = (answer: string): ReadonlyArray<FactToken> =>
+  extractFactSpans(boundForExtraction(answer)).map(({ start: _start, end: _end, ...token }) => token as FactToken)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Digit runs (for the fabricated-number check)

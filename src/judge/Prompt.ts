@@ -19,8 +19,16 @@ export const budgets = {
 } as const
 
 /**
- * The judge's instructions (system message). Quality states the rule judge's responsiveness rule in words
- * (Responsiveness.ts): the requested facts, to the point — padding, dumps, echoes and hedges are not YES.
+ * The evidence rule, in the words the LLM judge is given (the rule judge's Evidence.ts and Claims.ts apply the same
+ * rule): evidence is what the tools returned, never what the assistant wrote itself.
+ */
+export const evidenceRule =
+  `Evidence is what the tools returned: the outputs of successful calls, and the status of failed ones. The assistant's own call arguments, its reasoning or plan, and an error message that repeats those arguments back are not evidence — a value the assistant sent to a tool is not thereby supported, and a value a tool only echoed back from the assistant's own arguments is not either. The user's request may be restated as what a claim is about, never as the value a claim states.`
+
+/**
+ * The judge's instructions (system message). Quality states the rule judge's responsiveness rule and its claim reading
+ * in words (Responsiveness.ts, RuleJudge.quality): the requested facts, stated as claims, to the point — padding, dumps,
+ * echoes, hedges, negations and values under another fact's label are not YES. Faithfulness states the evidence rule.
  */
 export const systemPrompt = `You grade the final answer of an assistant that used tools to serve a user request.
 You see the request, every tool call the assistant made with what it returned, and the final answer.
@@ -28,12 +36,16 @@ Grade three criteria independently, each YES, PARTIAL or NO:
 
 quality: does the answer completely and responsively address the request?
   An answer is responsive when it states the facts the request asks for, about the entity the request names, and is to the point.
+  A fact is stated only when the answer asserts it: a value that is negated ("not X"), hedged ("X or Y", "probably X"), contradicted by another value given for the same thing, retracted later, or written under another fact's label is not stated.
+  Any form counts: a sentence, a list, a table, a JSON object, values alone, another language.
   YES = every requested fact is stated, to the point: only the requested facts and the little context that identifies them;
   PARTIAL = some requested facts are stated, or all are but the answer is not to the point: it is padded with content the request did not ask for, dumps raw tool outputs instead of selecting the answer, is far longer than the requested facts need, or hedges between the requested value and another record's;
   NO = no requested fact is stated, or there is no answer. An answer that mostly repeats the request's own words, refuses, or only says the tools failed states no requested fact: NO.
-faithfulness: is every factual claim of the answer (names, numbers, ids, dates, quoted values) backed by the tool evidence or stated in the request?
+faithfulness: is every factual claim of the answer backed by the tool evidence?
+  ${evidenceRule}
+  A claim is any value the answer states, however written: names, numbers (in digits of any script, in words, as ordinals), ids, dates, quoted values, and plain words given as a value ("status: shipped"). Text you cannot read counts as an unbacked claim.
   YES = all claims are backed, every number included (an answer that honestly reports that the tools failed is faithful); PARTIAL = most are; NO = the answer relies on unbacked or contradicted claims, or there is no answer.
-  A single number that no tool output or the request supports keeps faithfulness from YES.
+  A single number that no tool output supports keeps faithfulness from YES.
 utility: did the successful tool calls gather enough evidence to answer the request?
   YES = the evidence needed for a complete answer was observed; PARTIAL = some of it; NO = none of it (for example, every relevant call failed).
 

@@ -21,14 +21,15 @@ import {
 
 /**
  * At most this share of the answer's content words may be unrequested observation content: words of successful
- * payloads' values that are neither in a gold value, nor in the request, nor in the arguments the agent sent.
+ * payloads' values that are neither in a gold value nor in the request ("requested" is what the user asked, never what
+ * the agent itself sent as arguments).
  * Leaves room for a sentence of context ("Stephen Curry led the Warriors with 31 points on 2024-03-05"), not for a dump.
  */
 export const UNREQUESTED_SHARE_MAX = 1 / 3
 
 /**
- * At least this share of the answer's distinct factual tokens must state a gold value or come from the request or
- * the call arguments (the entity asked about, the ids looked up): the answer's precision against the requested facts.
+ * At least this share of the answer's distinct factual tokens must state a gold value or come from the request (the
+ * entity asked about): the answer's precision against the requested facts.
  */
 export const FACT_PRECISION_MIN = 0.5
 
@@ -80,8 +81,6 @@ export interface Context {
   readonly goldWords: ReadonlySet<string>
   /** The distinct leaf values of the successful payloads, normalised (numbers kept as numbers). */
   readonly values: ReadonlyArray<string | number>
-  /** Normalised words of the arguments the agent sent to successful calls. */
-  readonly argumentWords: ReadonlySet<string>
   /** Normalised words of the values (not keys) of successful payloads. */
   readonly observationWords: ReadonlySet<string>
   /** Per gold fact (by index), the same field's values in the other records of the list that holds the gold one. */
@@ -148,7 +147,10 @@ export const rivalValues = (facts: ReadonlyArray<GoldFact>, payloads: ReadonlyAr
     return out
   })
 
-/** Builds the {@link Context} of a trajectory from its request, gold facts, and successful calls. */
+/**
+ * Builds the {@link Context} of a trajectory from its request, gold facts, and successful calls (their payloads: the
+ * arguments the agent sent are not "requested" — the request is).
+ */
 export const makeContext = (
   request: string,
   facts: ReadonlyArray<GoldFact>,
@@ -163,11 +165,9 @@ export const makeContext = (
     addWords(goldWords, f.value)
     addWords(goldWords, f.key)
   }
-  const argumentWords = new Set<string>()
   const observationWords = new Set<string>()
   const values = new Set<string | number>()
   for (const s of successes) {
-    walkValues(s.arguments, (leaf) => addWords(argumentWords, String(leaf)))
     walkValues(s.payload, (leaf) => {
       addWords(observationWords, String(leaf))
       if (values.size <= DUMP_MAX_VALUES) values.add(typeof leaf === "number" ? leaf : normalizeText(String(leaf)))
@@ -181,7 +181,6 @@ export const makeContext = (
     requestRuns,
     goldWords,
     values: [...values],
-    argumentWords,
     observationWords,
     rivals: rivalValues(facts, successes.map((s) => s.payload))
   }
@@ -234,15 +233,13 @@ const contentWords = (answer: string): ReadonlyArray<string> => words(answer).fi
 export const unrequestedContent = (answer: string, context: Context): { readonly share: number; readonly sample: ReadonlyArray<string> } => {
   const content = contentWords(answer)
   if (content.length === 0) return { share: 0, sample: [] }
-  const extra = content.filter((w) =>
-    context.observationWords.has(w) && !context.goldWords.has(w) && !context.requestWords.has(w) && !context.argumentWords.has(w)
-  )
+  const extra = content.filter((w) => context.observationWords.has(w) && !context.goldWords.has(w) && !context.requestWords.has(w))
   return { share: extra.length / content.length, sample: [...new Set(extra)].slice(0, 5) }
 }
 
 /**
  * The share of the observations' distinct values that the answer states, and how many of those it states are
- * unrequested (neither in a gold value, nor in the request, nor in the arguments).
+ * unrequested (neither in a gold value nor in the request).
  */
 export const dumpCoverage = (
   answerNormalized: string,
@@ -261,7 +258,7 @@ export const dumpCoverage = (
     if (!says) continue
     stated++
     const requested = gold.some((g) => containsTokens(text, g) || containsTokens(g, text)) || request.includes(` ${text} `) ||
-      words(text).every((w) => context.argumentWords.has(w) || context.goldWords.has(w))
+      words(text).every((w) => context.goldWords.has(w))
     if (!requested) unrequested++
   }
   return { share: stated / context.values.length, unrequested }
@@ -302,7 +299,7 @@ export const tokenStatesGold = (token: FactToken, facts: ReadonlyArray<GoldFact>
 
 /**
  * Precision against the requested facts: the share of the answer's distinct factual tokens that state a gold value
- * or that `isContext` accepts (the request and the call arguments). 1 for an answer with no factual token.
+ * or that `isContext` accepts (the request). 1 for an answer with no factual token.
  */
 export const factPrecision = (
   tokens: ReadonlyArray<FactToken>,
@@ -351,26 +348,28 @@ export const statedRivals = (
 }
 
 /**
- * Every responsiveness check on an answer (`answer` is the whole trimmed answer; only its first
- * {@link MAX_EXTRACTED_CHARS} characters are read, the rest counts as unrequested content). `tokens` are the answer's
- * factual tokens, `isContext` accepts those the request or the call arguments back, `statesNewFact` says whether the
- * answer states a gold value that the request does not already state.
+ * Every responsiveness check on an answer as the claim reader read it: `text` is the read text (normalised, at most
+ * {@link MAX_EXTRACTED_CHARS} characters), `length` the answer's length as written, `unread` the characters past the
+ * read limit (they count as unrequested). `tokens` are the answer's factual tokens, `isContext` accepts those the
+ * request backs, `statesNewFact` says whether the answer states a gold value that the request does not already state.
  */
 export const check = (
-  answer: string,
+  text: string,
+  length: number,
+  unread: number,
   tokens: ReadonlyArray<FactToken>,
   context: Context,
   isContext: (token: FactToken) => boolean,
   statesNewFact: boolean
 ): ResponsivenessCheck => {
-  const head = answer.length <= MAX_EXTRACTED_CHARS ? answer : answer.slice(0, MAX_EXTRACTED_CHARS)
+  const head = text
   const failures: Array<Failure> = []
   const budget = lengthBudget(context.request, context.facts)
-  if (answer.length > MAX_EXTRACTED_CHARS) {
-    failures.push({ check: "cap", message: `answer of ${answer.length} characters, only the first ${MAX_EXTRACTED_CHARS} read; the rest counts as unrequested` })
+  if (unread > 0) {
+    failures.push({ check: "cap", message: `answer of ${length} characters, only the first ${MAX_EXTRACTED_CHARS} read; the rest counts as unrequested` })
   }
-  if (answer.length > budget) {
-    failures.push({ check: "length", message: `${answer.length} characters over a length budget of ${budget}` })
+  if (length > budget) {
+    failures.push({ check: "length", message: `${length} characters over a length budget of ${budget}` })
   }
   const unrequested = unrequestedContent(head, context)
   if (unrequested.share > UNREQUESTED_SHARE_MAX) {
@@ -406,7 +405,7 @@ export const check = (
     ok: failures.length === 0,
     echo: isEcho,
     failures,
-    length: answer.length,
+    length,
     lengthBudget: budget,
     unrequestedShare: unrequested.share,
     precision: precise.precision,

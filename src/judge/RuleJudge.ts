@@ -1,154 +1,46 @@
 /**
- * The rule judge: Quality / Faithfulness / Utility for tasks with gold facts, decided by matching normalised
- * facts against the answer and the observations — deterministic, free, and the reference the LLM judge is checked against.
+ * The rule judge: Quality / Faithfulness / Utility for tasks with gold facts. The answer is read into claims
+ * (Claims.ts); Quality counts the gold facts stated as claims — bound to the right label, affirmatively, not hedged,
+ * contradicted or retracted; Faithfulness checks every value-bearing span against the tool outputs (Evidence.ts).
+ * Deterministic, free, and the reference the LLM judge is checked against.
  */
 import { Effect, Layer } from "effect"
-import type { Json } from "../domain/Json.ts"
 import type { GoldFact, Task } from "../domain/Task.ts"
 import type { Grade, Trajectory, Verdict } from "../domain/Trajectory.ts"
-import { Judge, JudgeError } from "./Judge.ts"
+import { factLabel } from "../agent/teacher/ScriptedRoles.ts"
+import * as Claims from "./Claims.ts"
+import { type Evidence, evidenceStates, jsonLeaves, outputEvidence, requestEvidence } from "./Evidence.ts"
 import {
-  boundForExtraction,
   containsTokens,
   digitGroups,
   digitRuns,
   extractDates,
-  extractFactTokens,
+  extractNumbers,
   extractNumbersOutsideDates,
   type FactToken,
   maskListMarkers,
-  MAX_EXTRACTED_CHARS,
+  maskSpans,
   normalizeText,
-  type NumberToken,
   numberStates,
   parseWholeDate,
   parseWholeNumber
 } from "./FactTokens.ts"
+import { Judge, JudgeError } from "./Judge.ts"
 import * as Responsiveness from "./Responsiveness.ts"
 
-/** Faithfulness is PARTIAL when at least this share of the answer's factual tokens is supported (and not all are). */
+export { type Evidence, evidenceStates, jsonLeaves, makeEvidence, outputEvidence, requestEvidence, ROUNDED_DECIMALS } from "./Evidence.ts"
+
+/** Faithfulness is PARTIAL when at least this share of the answer's value-bearing spans is supported (and not all are). */
 export const FAITHFUL_PARTIAL_MIN = 0.5
 
 /** The judge's label in verdicts. */
 export const NAME = "rule"
 
-// ---------------------------------------------------------------------------------------------------------------
-// Evidence
-// ---------------------------------------------------------------------------------------------------------------
-
-/** Everything the answer may lean on, in comparable forms. */
-export interface Evidence {
-  /** Normalised text of every source, each source separated so tokens never join across sources. */
-  readonly text: string
-  /** Lower-cased raw text, for ids (whose punctuation matters). */
-  readonly raw: string
-  readonly numbers: ReadonlyArray<number>
-  readonly dates: ReadonlySet<string>
-  /** `text` with a space on each side, so a token run is found with one `includes`. */
-  readonly padded: string
-  /** The digit groups of every source (leading zeros stripped), for the fabricated-number check. */
-  readonly digitGroups: ReadonlySet<string>
-  /** The numbers, exactly and rounded to 1..{@link ROUNDED_DECIMALS} decimals, for O(1) look-ups. */
-  readonly rounded: ReadonlyArray<ReadonlySet<number>>
-}
-
-/** Numbers shown with up to this many decimals are looked up in precomputed rounded sets; more decimals scan. */
-export const ROUNDED_DECIMALS = 4
-
-const roundTo = (x: number, d: number): number => Math.round(x * 10 ** d) / 10 ** d
-
-/** Whether some evidence number is stated by a number as written (see `numberStates`), in O(1) for ≤ 4 decimals. */
-export const evidenceStates = (evidence: Evidence, shown: NumberToken): boolean => {
-  if (evidence.rounded[0]?.has(shown.value) === true) return true
-  if (shown.decimals === 0) return false
-  const set = evidence.rounded[shown.decimals]
-  if (set !== undefined) return set.has(roundTo(shown.value, shown.decimals)) || evidence.numbers.length < 64 && evidence.numbers.some((t) => numberStates(shown, t))
-  return evidence.numbers.some((truth) => numberStates(shown, truth))
-}
-
-/** The leaves of a JSON value (object keys included), as strings, and the lengths of its arrays. */
-export const jsonLeaves = (value: Json): { readonly strings: ReadonlyArray<string>; readonly numbers: ReadonlyArray<number> } => {
-  const strings: Array<string> = []
-  const numbers: Array<number> = []
-  const walk = (v: Json): void => {
-    if (v === null) return
-    if (typeof v === "string") {
-      strings.push(v)
-      return
-    }
-    if (typeof v === "number") {
-      numbers.push(v)
-      strings.push(String(v))
-      return
-    }
-    if (typeof v === "boolean") {
-      strings.push(String(v))
-      return
-    }
-    if (Array.isArray(v)) {
-      // a count of what a tool listed is supported by the list itself
-      numbers.push(v.length)
-      for (const item of v) walk(item)
-      return
-    }
-    for (const [key, item] of Object.entries(v)) {
-      strings.push(key)
-      walk(item)
-    }
-  }
-  walk(value)
-  return { strings, numbers }
-}
-
-/** Builds the evidence from free texts and numbers. */
-export const makeEvidence = (texts: ReadonlyArray<string>, numbers: ReadonlyArray<number> = []): Evidence => {
-  const allNumbers = [...numbers]
-  const dates = new Set<string>()
-  for (const text of texts) {
-    const found = extractDates(text)
-    for (const d of found) dates.add(d.iso)
-    for (const n of extractNumbersOutsideDates(text, found)) allNumbers.push(n.value)
-  }
-  const text = texts.map(normalizeText).filter((t) => t.length > 0).join(" \u0000 ")
-  const raw = texts.join("\n").toLowerCase()
-  const rounded: Array<Set<number>> = [new Set(allNumbers)]
-  for (let d = 1; d <= ROUNDED_DECIMALS; d++) rounded.push(new Set(allNumbers.map((n) => roundTo(n, d))))
-  return { text, raw, numbers: allNumbers, dates, padded: ` ${text} `, digitGroups: digitGroups(raw), rounded }
-}
-
-/** Every successful observation of a trajectory, with its payload. */
-const successes = (trajectory: Trajectory) =>
-  trajectory.steps.flatMap((step) =>
-    step.observations.flatMap((o) => (o.outcome._tag === "ok" ? [{ observation: o, payload: o.outcome.payload }] : []))
-  )
-
-/**
- * The evidence an answer may be faithful to: the request; the payloads of successful calls and the arguments
- * the tools accepted; the error kind, status and message of failed calls (so an honest failure report is supported);
- * the names of the tools called.
- */
-export const trajectoryEvidence = (task: Task, trajectory: Trajectory): Evidence => {
-  const texts: Array<string> = [task.request]
-  const numbers: Array<number> = []
-  for (const step of trajectory.steps) {
-    for (const o of step.observations) {
-      texts.push(o.tool)
-      if (o.outcome._tag === "ok") {
-        const payload = jsonLeaves(o.outcome.payload)
-        const args = jsonLeaves(o.arguments)
-        texts.push(...payload.strings, ...args.strings)
-        numbers.push(...payload.numbers, ...args.numbers)
-      } else {
-        texts.push(o.outcome.error.kind.replace(/_/g, " "), String(o.outcome.error.status), o.outcome.error.message)
-        numbers.push(o.outcome.error.status)
-      }
-    }
-  }
-  return makeEvidence(texts, numbers)
-}
+/** The tool evidence of a trajectory (see Evidence.outputEvidence: tool outputs only, never the agent's own arguments). */
+export const trajectoryEvidence = (task: Task, trajectory: Trajectory): Evidence => outputEvidence(task, trajectory)
 
 // ---------------------------------------------------------------------------------------------------------------
-// Matching
+// Matching gold values
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
@@ -191,102 +83,577 @@ const hasIdAt = (raw: string, id: string): boolean => {
   }
 }
 
-/** Whether one factual token of the answer is backed by the evidence. */
-export const supported = (token: FactToken, evidence: Evidence): boolean => {
-  switch (token.kind) {
-    case "quoted":
-    case "entity": {
-      const needle = normalizeText(token.text)
-      return needle.length > 0 && evidence.padded.includes(` ${needle} `)
-    }
-    case "date":
-      return evidence.dates.has(token.iso)
-    case "id":
-      return hasIdAt(evidence.raw, token.text)
-    case "number": {
-      const n = token.number
-      const percentAsFraction = token.text.endsWith("%") ? [n.value / 100] : []
-      return evidenceStates(evidence, n) ||
-        percentAsFraction.some((v) => evidence.rounded[0]?.has(v) === true || evidence.numbers.some((truth) => Math.abs(v - truth) <= 1e-9))
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Criteria
-// ---------------------------------------------------------------------------------------------------------------
-
 /** YES when all, PARTIAL when some, NO when none (of a non-empty set). */
 export const gradeShare = (hit: number, total: number): Grade => (hit === total ? "YES" : hit > 0 ? "PARTIAL" : "NO")
+
+// ---------------------------------------------------------------------------------------------------------------
+// Cues: negation, hedging
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Words that negate the claim of their segment (English first; a few of French, German, Spanish, Portuguese). */
+export const NEGATIONS: ReadonlySet<string> = new Set([
+  "not", "never", "none", "neither", "nor", "without", "cannot", "false", "incorrect", "untrue", "inaccurate", "wrong",
+  "except", "excluding", "unlike", "denied", "pas", "jamais", "nicht", "kein", "keine", "keinen", "keiner", "nunca", "nao", "nem"
+])
+
+/** Stems of "n't" contractions (the normaliser splits "isn't" into "isn" "t"). */
+const CONTRACTIONS: ReadonlySet<string> = new Set(["isn", "wasn", "aren", "weren", "doesn", "didn", "don", "hasn", "haven", "hadn", "won", "wouldn", "couldn", "shouldn", "can", "ain", "mustn"])
+
+/** Two-word negations: "rather than", "instead of", "other than". */
+const NEGATION_PAIRS: ReadonlyMap<string, string> = new Map([["rather", "than"], ["instead", "of"], ["other", "than"]])
+
+/** Words that hedge the claim of their segment: an alternative or uncertainty (English first; a few of other languages). */
+export const HEDGES: ReadonlySet<string> = new Set([
+  "or", "either", "maybe", "perhaps", "possibly", "probably", "likely", "unlikely", "might", "may", "could", "uncertain",
+  "unsure", "unclear", "unverified", "unconfirmed", "guess", "guessing", "presumably", "supposedly", "allegedly",
+  "reportedly", "apparently", "seemingly", "seems", "alternatively", "ou", "oder", "vielleicht", "peut", "probablement",
+  "wahrscheinlich", "quizas", "quiza", "talvez", "probablemente", "forse", "oppure", "ovvero", "probabilmente"
+])
+
+// ---------------------------------------------------------------------------------------------------------------
+// Facts, their labels, and where the answer states them
+// ---------------------------------------------------------------------------------------------------------------
+
+/** What a gold value is, for finding it and for telling a rival value of the same kind. */
+type ValueKind = "number" | "date" | "id" | "boolean" | "text"
+
+const kindOfValue = (value: string): ValueKind => {
+  if (parseWholeNumber(value) !== undefined) return "number"
+  if (parseWholeDate(value) !== undefined) return "date"
+  const v = value.trim().toLowerCase()
+  if (v === "true" || v === "false") return "boolean"
+  return /\p{L}/u.test(value) && /\p{N}/u.test(value) && !/\s/.test(value.trim()) ? "id" : "text"
+}
+
+/** The facts stated under one label (a list's items share theirs, `factLabel`), and the label words only they have. */
+export interface FactGroup {
+  readonly label: string
+  readonly facts: ReadonlyArray<number>
+  readonly distinct: ReadonlySet<string>
+}
+
+const contentWords = (text: string): ReadonlyArray<string> => normalizeText(text).split(" ").filter((w) => w.length > 0 && !Claims.STOPWORDS.has(w))
+
+/**
+ * The label groups of a task's facts: facts sharing `factLabel(key)` form one group; a group's distinct words are its
+ * label's content words that no other group's label has ("population" vs "continent" of the same country).
+ */
+export const factGroups = (facts: ReadonlyArray<GoldFact>): ReadonlyArray<FactGroup> => {
+  const byLabel = new Map<string, Array<number>>()
+  facts.forEach((f, i) => {
+    const label = normalizeText(factLabel(f.key))
+    byLabel.set(label, [...(byLabel.get(label) ?? []), i])
+  })
+  const labels = [...byLabel.keys()]
+  const words = labels.map((l) => new Set(contentWords(l)))
+  return labels.map((label, g) => {
+    const others = new Set(words.flatMap((ws, h) => (h === g ? [] : [...ws])))
+    return { label, facts: byLabel.get(label) ?? [], distinct: new Set([...(words[g] ?? [])].filter((w) => !others.has(w))) }
+  })
+}
+
+/**
+ * The group a claim's label names, or undefined: the group whose distinct words the label covers best, when it covers at
+ * least half of them and strictly more than any other group's. A label in another language, or a generic one
+ * ("result name"), names none: its value is then read on its own.
+ */
+export const bindLabel = (groups: ReadonlyArray<FactGroup>, label: ReadonlyArray<string>): number | undefined => {
+  if (label.length === 0 || groups.length === 0) return undefined
+  const words = new Set(label)
+  let best = -1
+  let bestScore = 0
+  let second = 0
+  groups.forEach((g, i) => {
+    if (g.distinct.size === 0) return
+    let hit = 0
+    for (const w of g.distinct) if (words.has(w)) hit++
+    const score = hit / g.distinct.size
+    if (score > bestScore) {
+      second = bestScore
+      bestScore = score
+      best = i
+    } else if (score > second) second = score
+  })
+  return best >= 0 && bestScore >= 0.5 && bestScore > second ? best : undefined
+}
+
+/** Where the answer states (or seems to state) a gold value. */
+interface Occurrence {
+  readonly fact: number
+  readonly start: number
+  readonly end: number
+  readonly segment: number
+  readonly inLabel: boolean
+  readonly whole: boolean
+}
+
+/** Why a gold fact found in the answer is not stated. */
+export type NotStated = "negated" | "hedged" | "retracted" | "bound to another label" | "contradicted" | "only in the request's words"
+
+const wordIndex = (reading: Claims.Reading): ReadonlyMap<string, ReadonlyArray<number>> => {
+  const index = new Map<string, Array<number>>()
+  reading.words.forEach((w, i) => {
+    const list = index.get(w.norm)
+    if (list === undefined) index.set(w.norm, [i])
+    else list.push(i)
+  })
+  return index
+}
+
+/** The words of [start, end) of the reading (binary search over word starts). */
+const wordsBetween = (reading: Claims.Reading, start: number, end: number): ReadonlyArray<Claims.Word> => {
+  const words = reading.words
+  let lo = 0
+  let hi = words.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if ((words[mid] as Claims.Word).start < start) lo = mid + 1
+    else hi = mid
+  }
+  const out: Array<Claims.Word> = []
+  for (let i = lo; i < words.length && (words[i] as Claims.Word).end <= end; i++) out.push(words[i] as Claims.Word)
+  return out
+}
+
+/** Whether [start, end) covers every content word of the value part of its segment (O(log n)). */
+const coversValue = (reading: Claims.Reading, seg: Claims.Segment, start: number, end: number): boolean => {
+  const [vs, ve] = Claims.trimmedBounds(reading.text, seg.valueStart, seg.end)
+  return reading.index.content(vs, ve) === reading.index.content(Math.max(vs, start), Math.min(ve, end))
+}
+
+/** Every place the reading states a gold value the way its kind is written (before any check of how it is stated). */
+const occurrencesOf = (
+  reading: Claims.Reading,
+  fact: GoldFact,
+  index: number,
+  kind: ValueKind,
+  words: ReadonlyMap<string, ReadonlyArray<number>>,
+  supportedResidue: (span: Claims.ValueSpan) => boolean
+): ReadonlyArray<Occurrence> => {
+  const out: Array<Occurrence> = []
+  const place = (start: number, end: number) => {
+    const segment = Claims.segmentOf(reading, start)
+    const seg = reading.segments[segment] as Claims.Segment
+    const inLabel = end <= seg.valueStart
+    out.push({ fact: index, start, end, segment, inLabel, whole: !inLabel && coversValue(reading, seg, start, end) })
+  }
+  if (kind === "number") {
+    const truth = parseWholeNumber(fact.value)?.value ?? Number.NaN
+    for (const s of reading.spans) {
+      if (s.kind !== "number" || s.number === undefined || !numberStates(s.number, truth)) continue
+      if (s.ambiguous === true && !(s.whole && !s.inLabel)) continue
+      place(s.start, s.end)
+    }
+  } else if (kind === "date") {
+    const iso = parseWholeDate(fact.value)
+    for (const s of reading.spans) if (s.kind === "date" && s.iso === iso) place(s.start, s.end)
+  } else {
+    const needle = normalizeText(fact.value).split(" ").filter((w) => w.length > 0)
+    for (const at of words.get(needle[0] ?? "") ?? []) {
+      if (needle.every((w, k) => reading.words[at + k]?.norm === w)) place((reading.words[at] as Claims.Word).start, (reading.words[at + needle.length - 1] as Claims.Word).end)
+    }
+    if (kind === "boolean") {
+      const alias = fact.value.trim().toLowerCase() === "true" ? "yes" : "no"
+      for (const at of words.get(alias) ?? []) {
+        const w = reading.words[at] as Claims.Word
+        const segment = Claims.segmentOf(reading, w.start)
+        const seg = reading.segments[segment] as Claims.Segment
+        if (w.start >= seg.valueStart && coversValue(reading, seg, w.start, w.end)) place(w.start, w.end)
+      }
+    }
+  }
+  // a value longer than the reader's word limit is read only from a residue token a tool output holds whole
+  for (const s of reading.spans) {
+    if (s.kind === "residue" && supportedResidue(s) && statesValue(s.text, fact.value)) place(s.start, s.end)
+  }
+  return out
+}
+
+/**
+ * The occurrences that lie inside a longer occurrence of another fact, in one sweep: sorted by start (longer first),
+ * keeping the two furthest-reaching earlier spans of different facts.
+ */
+const nestedOccurrences = (all: ReadonlyArray<Occurrence>): ReadonlySet<Occurrence> => {
+  const sorted = [...all].sort((a, b) => a.start - b.start || b.end - a.end)
+  const out = new Set<Occurrence>()
+  let best: Occurrence | undefined
+  let second: Occurrence | undefined
+  for (const o of sorted) {
+    const covers = (p: Occurrence | undefined) => p !== undefined && p.fact !== o.fact && p.end >= o.end && p.end - p.start > o.end - o.start
+    if (covers(best) || covers(second)) out.add(o)
+    if (best === undefined || o.end > best.end) {
+      if (best !== undefined && best.fact !== o.fact) second = best
+      best = o
+    } else if (o.fact !== best.fact && (second === undefined || o.end > second.end)) second = o
+  }
+  return out
+}
+
+/** One gold fact: stated or not, and why an occurrence did not count. */
+export interface FactStatement {
+  readonly fact: GoldFact
+  readonly stated: boolean
+  /** Set when the value occurs but no occurrence is a statement of the fact. */
+  readonly reason?: NotStated
+}
 
 /** The facts an answer states, of those a complete answer must state. */
 export interface QualityCheck {
   readonly grade: Grade
   readonly stated: ReadonlyArray<GoldFact>
   readonly missing: ReadonlyArray<GoldFact>
+  /** Per fact, in task order. */
+  readonly statements: ReadonlyArray<FactStatement>
+  /** Where the answer states gold values in a value part (Faithfulness checks each against the tool outputs). */
+  readonly valueOccurrences: ReadonlyArray<{ readonly fact: GoldFact; readonly start: number; readonly end: number }>
 }
+
+const inside = (ranges: ReadonlyArray<{ readonly start: number; readonly end: number }>, start: number, end: number): boolean =>
+  ranges.some((r) => start >= r.start && end <= r.end)
 
 /**
- * Quality's coverage: the share of gold facts the answer states (read in its first {@link MAX_EXTRACTED_CHARS}
- * characters). No (or an empty) answer is NO. {@link judgeRule} then applies the responsiveness checks.
+ * Quality's coverage: the gold facts the answer states **as claims** (docs/reward.md, "The claim reader"). An occurrence
+ * of a gold value states its fact when it is in a claim's value part (or a segment with no label; a label part counts
+ * only for a value the request itself names, outside quotations of the request), and
+ * - the claim's label names the fact's group, or names none (`bindLabel`): a value under another fact's label is not
+ *   a statement of either;
+ * - no negation ("not", "n't", "never", "rather than"…) or hedge ("or", "maybe", "probably", a question mark…) sits in
+ *   its segment outside gold values and the request's own words;
+ * - its segment holds no other value of the same kind (a number beside a number fact, a date beside a date, an id beside
+ *   an id) that is not a gold value of that label, the request's or a fact key's;
+ * - no claim whose label names the fact's group binds another value to it;
+ * - no retraction ("disregard all of the above", "correction") follows it.
+ * All → YES, some → PARTIAL, none → NO. No (or an empty) answer is NO.
  */
-export const quality = (facts: ReadonlyArray<GoldFact>, answer: string | undefined, request?: string): QualityCheck => {
-  const text = head(answer?.trim() ?? "")
-  // A gold value the request itself names ("home team of the match \"A vs B\"": A) is stated only outside the
-  // answer's quotations of the request, or quoting the question would state its answer.
-  const unquoted = request === undefined ? text : Responsiveness.withoutRequestQuotes(text, request)
-  const stated = text.length === 0 ? [] : facts.filter((f) => statesValue(request !== undefined && statesValue(request, f.value) ? unquoted : text, f.value))
-  const missing = facts.filter((f) => !stated.includes(f))
-  return { grade: text.length === 0 ? "NO" : gradeShare(stated.length, facts.length), stated, missing }
+export const quality = (
+  facts: ReadonlyArray<GoldFact>,
+  answer: string | Claims.Reading | undefined,
+  request?: string,
+  outputs?: Evidence
+): QualityCheck => {
+  const reading = typeof answer === "string" || answer === undefined ? Claims.read(answer?.trim() ?? "") : answer
+  if (reading.text.trim().length === 0 || facts.length === 0) {
+    return { grade: "NO", stated: [], missing: [...facts], statements: facts.map((fact) => ({ fact, stated: false })), valueOccurrences: [] }
+  }
+  const asked = request === undefined ? "" : normalizeText(Claims.normalize(request))
+  const askedWords = new Set(asked.split(" "))
+  const askedText = request === undefined ? "" : Claims.normalize(request)
+  // numbers the request or the facts' labels name (not list positions: "team 2 of the teams" is labelled "the teams")
+  // (a date's year is part of the date, not a number of its own)
+  const askedSource = `${askedText} \u0000 ${facts.map((f) => Claims.normalize(factLabel(f.key))).join(" \u0000 ")}`
+  const askedNumbers = new Set(extractNumbers(maskSpans(askedSource, extractDates(askedSource).map((d) => [d.start, d.end] as const))).map((n) => n.value))
+  const askedDates = new Set(extractDates(askedText).map((d) => d.iso))
+  const groups = factGroups(facts)
+  const groupOf = facts.map((_, i) => groups.findIndex((g) => g.facts.includes(i)))
+  const kinds = facts.map((f) => kindOfValue(f.value))
+  const words = wordIndex(reading)
+  const supportedResidue = (s: Claims.ValueSpan) => outputs !== undefined && outputs.sources.has(normalizeText(s.text))
+  const found = facts.map((f, i) => occurrencesOf(reading, f, i, kinds[i] as ValueKind, words, supportedResidue))
+  // a value inside another fact's longer value ("3uwunjb" in the short URL "https://sho.rt/3uwunjb") is part of that
+  // value, not a statement of its own fact
+  const nested = nestedOccurrences(found.flat())
+  const occurrences = found.map((list) => list.filter((o) => !nested.has(o)))
+  const gold = occurrences.flat()
+  // masks over the read text and buckets per segment keep every check linear in the answer's length
+  const mask = (ranges: ReadonlyArray<{ readonly start: number; readonly end: number }>): Uint8Array => {
+    const m = new Uint8Array(reading.text.length + 1)
+    for (const r of ranges) m.fill(1, r.start, r.end)
+    return m
+  }
+  const goldMask = mask(gold)
+  const typedMask = mask(reading.spans.filter((s) => s.kind === "quoted" || s.kind === "entity" || s.kind === "id" || s.kind === "residue"))
+  const requestQuoteMask = mask(reading.spans.filter((s) => s.kind === "quoted" && containsTokens(asked, normalizeText(s.text))))
+  const inGold = (start: number, end: number) => goldMask[start] === 1 && goldMask[Math.max(start, end - 1)] === 1
+  const spansBySegment: Array<Array<Claims.ValueSpan>> = reading.segments.map(() => [])
+  for (const sp of reading.spans) spansBySegment[sp.segment]?.push(sp)
+  const goldBySegment: Array<Array<Occurrence>> = reading.segments.map(() => [])
+  for (const o of gold) goldBySegment[o.segment]?.push(o)
+  const factsAt = new Map<string, Set<number>>()
+  for (const o of gold) {
+    const key = `${o.start}:${o.end}`
+    const set = factsAt.get(key) ?? new Set<number>()
+    set.add(o.fact)
+    factsAt.set(key, set)
+  }
+  const requestNames = facts.map((f) => request !== undefined && statesValue(askedText, f.value))
+
+  // per segment: its cues, the group its label binds, and its values
+  const cueCache = new Map<number, { readonly negated: boolean; readonly hedged: boolean }>()
+  const cues = (segment: number) => {
+    const hit = cueCache.get(segment)
+    if (hit !== undefined) return hit
+    const seg = reading.segments[segment] as Claims.Segment
+    const ws = wordsBetween(reading, seg.start, seg.end)
+    let negated = false
+    let hedged = false
+    ws.forEach((w, k) => {
+      if (inGold(w.start, w.end) || typedMask[w.start] === 1) return
+      if (w.start < seg.valueStart && askedWords.has(w.norm)) return
+      const next = ws[k + 1]?.norm
+      if (NEGATIONS.has(w.norm) || (CONTRACTIONS.has(w.norm) && next === "t") || (next !== undefined && NEGATION_PAIRS.get(w.norm) === next)) negated = true
+      if (HEDGES.has(w.norm)) hedged = true
+    })
+    // a question mark that ends a word ("1997-09-17?"), not one inside a URL's query ("?ref=1")
+    if (/\?(?![\p{L}\p{N}=&])/u.test(reading.text.slice(seg.start, seg.end))) hedged = true
+    const out = { negated, hedged }
+    cueCache.set(segment, out)
+    return out
+  }
+  // A "label" made only of gold values ("Weekly digest trip 587, Re: Project feature 556" — a value holding a colon) is
+  // no label: its values are values, and what follows the colon is what may name their group ("4.6: level" is bound
+  // to the level's label, as a reversed claim).
+  const contentOf = (from: number, to: number) => wordsBetween(reading, from, to).filter((w) => !Claims.STOPWORDS.has(w.norm))
+  const labelOfValues = new Map<number, boolean>()
+  const valuesOnlyLabel = (segment: number): boolean => {
+    const hit = labelOfValues.get(segment)
+    if (hit !== undefined) return hit
+    const seg = reading.segments[segment] as Claims.Segment
+    const label = contentOf(seg.start, seg.valueStart)
+    const out = seg.kind === "claim" && label.length > 0 && label.every((w) => inGold(w.start, w.end))
+    labelOfValues.set(segment, out)
+    return out
+  }
+  // the label binds a group; a frame before the label ("Voici … : <label> : <value>") leaves the inner label to bind
+  const boundCache = new Map<number, number | undefined>()
+  const boundGroup = (segment: number): number | undefined => {
+    if (boundCache.has(segment)) return boundCache.get(segment)
+    const out = bindSegment(segment)
+    boundCache.set(segment, out)
+    return out
+  }
+  const bindSegment = (segment: number): number | undefined => {
+    const seg = reading.segments[segment] as Claims.Segment
+    if (seg.kind !== "claim") return undefined
+    if (valuesOnlyLabel(segment)) {
+      const rest = contentOf(seg.valueStart, seg.end).filter((w) => !inGold(w.start, w.end))
+      return bindLabel(groups, rest.map((w) => w.norm))
+    }
+    return bindLabel(groups, seg.label) ?? (seg.inner === undefined ? undefined : bindLabel(groups, seg.inner.label))
+  }
+  /** Values in the segment's value part of the given kind that no allowed fact states and nobody asked about. */
+  const extrasCache = new Map<string, ReadonlyArray<Claims.ValueSpan>>()
+  const extras = (segment: number, kind: ValueKind, allowed: ReadonlyArray<number>): ReadonlyArray<Claims.ValueSpan> => {
+    const key = `${segment}|${kind}|${allowed.join(",")}`
+    const hit = extrasCache.get(key)
+    if (hit !== undefined) return hit
+    const out = extrasOf(segment, kind, allowed)
+    extrasCache.set(key, out)
+    return out
+  }
+  const extrasOf = (segment: number, kind: ValueKind, allowed: ReadonlyArray<number>): ReadonlyArray<Claims.ValueSpan> => {
+    const seg = reading.segments[segment] as Claims.Segment
+    const spanKind = kind === "number" ? "number" : kind === "date" ? "date" : kind === "id" ? "id" : undefined
+    if (spanKind === undefined) return []
+    return (spansBySegment[segment] ?? []).filter((s) => {
+      if (s.inLabel || s.kind !== spanKind || s.ambiguous === true) return false
+      if (s.start < seg.valueStart || inGold(s.start, s.end)) return false
+      if (spanKind === "number") {
+        const n = s.number
+        return n !== undefined && !askedNumbers.has(n.value) && !allowed.some((i) => {
+          const truth = parseWholeNumber(facts[i]?.value ?? "")
+          return truth !== undefined && numberStates(n, truth.value)
+        })
+      }
+      if (spanKind === "date") return s.iso !== undefined && !askedDates.has(s.iso) && !allowed.some((i) => parseWholeDate(facts[i]?.value ?? "") === s.iso)
+      return !containsTokens(asked, normalizeText(s.text)) && !allowed.some((i) => containsTokens(normalizeText(facts[i]?.value ?? ""), normalizeText(s.text)))
+    })
+  }
+  // a group is contradicted when a claim bound to its label carries another group's gold value or another value of its kind
+  const contradictedGroups = new Set<number>()
+  reading.segments.forEach((seg, segment) => {
+    const g = boundGroup(segment)
+    if (g === undefined) return
+    const members = groups[g]?.facts ?? []
+    // another group's gold value, unless it is also one of this group's (facts may share a value)
+    const foreign = (goldBySegment[segment] ?? []).some((o) =>
+      !o.inLabel && !members.includes(o.fact) && ![...(factsAt.get(`${o.start}:${o.end}`) ?? [])].some((f) => members.includes(f))
+    )
+    const memberKinds = new Set(members.map((m) => kinds[m] as ValueKind))
+    const other = [...memberKinds].some((k) => extras(segment, k, members).length > 0)
+    if (foreign || other) contradictedGroups.add(g)
+  })
+
+  const statements: Array<FactStatement> = facts.map((fact, i) => {
+    const found = occurrences[i] ?? []
+    if (found.length === 0) return { fact, stated: false }
+    let reason: NotStated | undefined
+    // the reason shown is the first about how the value is stated; "only in the request's words" only when none is
+    const note = (r: NotStated) => {
+      if (reason === undefined || reason === "only in the request's words") reason = r
+      return false
+    }
+    const ok = found.some((found) => {
+      const o = found.inLabel && valuesOnlyLabel(found.segment) ? { ...found, inLabel: false } : found
+      if (requestNames[i] === true && requestQuoteMask[o.start] === 1) return note("only in the request's words")
+      if (o.inLabel && requestNames[i] !== true) return note("only in the request's words")
+      if (reading.retraction >= 0 && o.start < reading.retraction) return note("retracted")
+      const c = cues(o.segment)
+      if (c.negated) return note("negated")
+      if (c.hedged) return note("hedged")
+      if (o.inLabel) return true
+      const g = boundGroup(o.segment)
+      if (g !== undefined && g !== groupOf[i]) return note("bound to another label")
+      if (contradictedGroups.has(groupOf[i] ?? -1)) return note("contradicted")
+      const allowed = g === undefined ? facts.map((_, k) => k) : (groups[g]?.facts ?? [])
+      if (extras(o.segment, kinds[i] as ValueKind, allowed).length > 0) return note("contradicted")
+      return true
+    })
+    return ok ? { fact, stated: true } : { fact, stated: false, ...(reason !== undefined ? { reason } : {}) }
+  })
+  const stated = statements.filter((s) => s.stated).map((s) => s.fact)
+  const missing = statements.filter((s) => !s.stated).map((s) => s.fact)
+  return {
+    grade: gradeShare(stated.length, facts.length),
+    stated,
+    missing,
+    statements,
+    valueOccurrences: gold.filter((o) => !o.inLabel || valuesOnlyLabel(o.segment)).map((o) => ({ fact: facts[o.fact] as GoldFact, start: o.start, end: o.end }))
+  }
 }
 
-const head = (text: string): string => (text.length <= MAX_EXTRACTED_CHARS ? text : text.slice(0, MAX_EXTRACTED_CHARS))
+// ---------------------------------------------------------------------------------------------------------------
+// Faithfulness
+// ---------------------------------------------------------------------------------------------------------------
 
-/** The factual tokens of an answer, split by whether the evidence backs them, and its fabricated numbers. */
+/** Words a report about the tools themselves uses ("the tools failed or were not found"): backed by the trajectory. */
+const PROCESS_WORDS: ReadonlySet<string> = new Set([
+  "tool", "tools", "call", "calls", "called", "fail", "failed", "fails", "failure", "failures", "error", "errors", "found",
+  "returned", "return", "returns", "available", "unavailable", "succeeded", "success", "successful", "obtain", "obtained",
+  "retrieve", "retrieved", "request", "requested", "result", "results", "data", "information", "api", "service",
+  "server", "timeout", "timed", "out", "rate", "limit", "limited", "invalid", "arguments", "argument", "missing",
+  "unknown", "answer", "complete", "completed", "could", "get", "got", "none", "nothing", "usable", "every", "make"
+])
+
+/** One value-bearing span of an answer that Faithfulness checked. */
+export interface CheckedSpan {
+  readonly kind: Claims.SpanKind | "stated" | "unread"
+  readonly text: string
+}
+
+/** The value-bearing spans of an answer, split by whether the tool outputs back them, and its fabricated numbers. */
 export interface FaithfulnessCheck {
   readonly grade: Grade
-  readonly supported: ReadonlyArray<FactToken>
-  readonly unsupported: ReadonlyArray<FactToken>
+  readonly supported: ReadonlyArray<CheckedSpan>
+  readonly unsupported: ReadonlyArray<CheckedSpan>
   /** Digit runs (wherever they sit: "42km", "x99") that no number or digits of the evidence back. */
   readonly fabricated: ReadonlyArray<string>
 }
 
 /**
- * Digit runs of an answer that nothing in the evidence backs: not its digits (ids, dates, times keep theirs), not a
+ * Digit runs of a text (as the claim reader reads it) that nothing in the evidence backs: not its digits (ids, dates, times keep theirs), not a
  * number it states (rounding and thousands separators allowed), not a fraction shown as a percentage. Line-leading
- * list markers and ordinals (1st, 2nd) are layout. Reads the answer as `boundForExtraction` bounds it.
+ * list markers and ordinals (checked as numbers by the claim reader) are skipped here. A run is backed when any of the
+ * given evidences backs it.
  */
-export const fabricatedNumbers = (answer: string, evidence: Evidence): ReadonlyArray<string> => {
+export const fabricatedNumbers = (text: string, ...evidences: ReadonlyArray<Evidence>): ReadonlyArray<string> => {
   const out = new Set<string>()
-  for (const run of digitRuns(maskListMarkers(boundForExtraction(answer)))) {
-    if (run.ordinal || run.groups.every((g) => evidence.digitGroups.has(g))) continue
-    const n = run.number
-    if (n !== undefined && (evidenceStates(evidence, n) || (run.percent && evidence.rounded[0]?.has(n.value / 100) === true))) continue
-    out.add(run.text)
+  for (const run of digitRuns(maskListMarkers(text))) {
+    if (run.ordinal) continue
+    const backed = evidences.some((evidence) => {
+      if (run.groups.every((g) => evidence.digitGroups.has(g))) return true
+      const n = run.number
+      return n !== undefined && (evidenceStates(evidence, n) || (run.percent && evidence.rounded[0]?.has(n.value / 100) === true))
+    })
+    if (!backed) out.add(run.text)
   }
   return [...out]
 }
 
+const numberBacked = (evidence: Evidence, span: Claims.ValueSpan): boolean => {
+  const n = span.number
+  if (n === undefined) return false
+  if (evidenceStates(evidence, n)) return true
+  return span.text.endsWith("%") && evidence.numbers.some((truth) => Math.abs(n.value / 100 - truth) <= 1e-9)
+}
+
+const textBacked = (evidence: Evidence, text: string): boolean => {
+  const needle = normalizeText(text)
+  return needle.length > 0 && evidence.padded.includes(` ${needle} `)
+}
+
+/** Whether one evidence backs a span, by its kind. */
+const backs = (evidence: Evidence, span: Claims.ValueSpan): boolean => {
+  switch (span.kind) {
+    case "number":
+      return numberBacked(evidence, span)
+    case "date":
+      return span.iso !== undefined && evidence.dates.has(span.iso)
+    case "id":
+      return hasIdAt(evidence.raw, span.text)
+    case "quoted":
+    case "entity":
+      return textBacked(evidence, span.text)
+    case "residue":
+      return evidence.sources.has(normalizeText(span.text))
+    case "text": {
+      if (textBacked(evidence, span.text)) return true
+      const words = contentWords(span.text).length > 0 ? contentWords(span.text) : normalizeText(span.text).split(" ")
+      return words.every((w) => evidence.words.has(w) || PROCESS_WORDS.has(w) || (w === "yes" && evidence.words.has("true")) || (w === "no" && evidence.words.has("false")))
+    }
+  }
+}
+
 /**
- * Faithfulness: YES when every factual token is supported (an answer with none claims nothing unsupported),
- * PARTIAL when at least {@link FAITHFUL_PARTIAL_MIN} of them are, else NO; a fabricated number (see
- * {@link fabricatedNumbers}) keeps it from YES. No (or an empty) answer is NO: there is no answer to be faithful.
- * `tokens` are the answer's {@link extractFactTokens}, when the caller has them already.
+ * Faithfulness (the evidence rule, docs/reward.md): every value-bearing span of the answer must be backed by a tool
+ * output — numbers however written (digits of any script, words, ordinals), dates, times and ids, quoted values,
+ * names, a claim's plain text value, every place it states a gold value, and the residue the reader cannot parse (backed
+ * only by an output holding that exact token; text past the read limit never is). What a claim is *about* (its label)
+ * may restate the request too; a name, quote or number that restates the request inside a longer value may as well,
+ * but a claim's whole value never rests on the request. All backed → YES; at least {@link FAITHFUL_PARTIAL_MIN} →
+ * PARTIAL; else NO. No (or an empty) answer is NO: there is no answer to be faithful.
  */
-export const faithfulness = (answer: string | undefined, evidence: Evidence, tokens?: ReadonlyArray<FactToken>): FaithfulnessCheck => {
-  const text = answer?.trim() ?? ""
-  if (text.length === 0) return { grade: "NO", supported: [], unsupported: [], fabricated: [] }
-  const all = tokens ?? extractFactTokens(text)
-  const verdicts = all.map((t) => supported(t, evidence))
-  const ok = all.filter((_, i) => verdicts[i] === true)
-  const bad = all.filter((_, i) => verdicts[i] !== true)
-  // a digit run inside a token already found unsupported ("ORD-170", "45") is not reported twice
+export const faithfulness = (
+  reading: Claims.Reading,
+  outputs: Evidence,
+  request: Evidence,
+  stated: ReadonlyArray<{ readonly start: number; readonly end: number }> = []
+): FaithfulnessCheck => {
+  if (reading.text.trim().length === 0 && reading.unread === 0) return { grade: "NO", supported: [], unsupported: [], fabricated: [] }
+  const ok: Array<CheckedSpan> = []
+  const bad: Array<CheckedSpan> = []
+  const checked = new Uint8Array(reading.text.length + 1)
+  for (const span of reading.spans) {
+    if (span.kind === "number" && span.ambiguous === true && !(span.whole && !span.inLabel)) continue
+    // a label's names and words say what the claim is about; its numbers, dates, ids and quotes are still checked
+    if (span.inLabel && (span.kind === "entity" || span.kind === "text")) continue
+    // the request backs a label's spans, a restated quotation of it anywhere, and a name or number inside a longer value
+    const backed = backs(outputs, span) ||
+      ((span.inLabel || span.kind === "quoted" || (!span.whole && span.kind !== "text" && span.kind !== "residue")) && backs(request, span))
+    ;(backed ? ok : bad).push({ kind: span.kind, text: span.text })
+    checked.fill(1, span.start, span.end)
+  }
+  for (const o of stated) {
+    if (checked[o.start] === 1 || checked[Math.max(o.start, o.end - 1)] === 1) continue
+    const text = reading.text.slice(o.start, o.end)
+    ;(textBacked(outputs, text) || statesValueIn(outputs, text) ? ok : bad).push({ kind: "stated", text })
+  }
+  if (reading.unread > 0) bad.push({ kind: "unread", text: `${reading.unread} characters past the first ${Claims.MAX_READ_CHARS}` })
+  // a digit run glued to letters ("42km", "x99") reads as no number above: still, its digits must come from somewhere
   const badDigits = digitGroups(bad.map((t) => t.text).join(" "))
-  const fabricated = fabricatedNumbers(text, evidence).filter((n) => !n.split(/[.,]/).every((g) => badDigits.has(g.replace(/^0+(?=\d)/, ""))))
-  const share = all.length === 0 ? 1 : ok.length / all.length
+  const fabricated = fabricatedNumbers(reading.text, outputs, request).filter((n) => !n.split(/[.,]/).every((g) => badDigits.has(g.replace(/^0+(?=\d)/, ""))))
+  const all = ok.length + bad.length
+  const share = all === 0 ? 1 : ok.length / all
   const grade: Grade = bad.length === 0 && fabricated.length === 0 ? "YES" : share >= FAITHFUL_PARTIAL_MIN ? "PARTIAL" : "NO"
   return { grade, supported: ok, unsupported: bad, fabricated }
 }
+
+/** Whether the evidence states a number or date written as this text. */
+const statesValueIn = (evidence: Evidence, text: string): boolean => {
+  const dates = extractDates(text)
+  if (dates.length > 0) return dates.every((d) => evidence.dates.has(d.iso))
+  const numbers = extractNumbersOutsideDates(text, dates)
+  return numbers.length > 0 && numbers.every((n) => evidenceStates(evidence, n))
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Utility
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Every successful observation of a trajectory, with its payload. */
+const successes = (trajectory: Trajectory) =>
+  trajectory.steps.flatMap((step) =>
+    step.observations.flatMap((o) => (o.outcome._tag === "ok" ? [{ observation: o, payload: o.outcome.payload }] : []))
+  )
 
 /** The gold facts that some successful call observed. */
 export interface UtilityCheck {
@@ -308,8 +675,46 @@ export const utility = (facts: ReadonlyArray<GoldFact>, trajectory: Trajectory):
 export const usableFacts = (task: Task): ReadonlyArray<GoldFact> =>
   task.facts.filter((f) => normalizeText(f.value).length > 0 || parseWholeNumber(f.value) !== undefined)
 
+// ---------------------------------------------------------------------------------------------------------------
+// The verdict
+// ---------------------------------------------------------------------------------------------------------------
+
 const listFacts = (facts: ReadonlyArray<GoldFact>): string => facts.map((f) => `${f.key}=${JSON.stringify(f.value)}`).join(", ")
-const listTokens = (tokens: ReadonlyArray<FactToken>): string => tokens.map((t) => `${t.kind} ${JSON.stringify(t.text)}`).join(", ")
+const listMissing = (statements: ReadonlyArray<FactStatement>): string =>
+  statements.filter((s) => !s.stated).map((s) => `${s.fact.key}=${JSON.stringify(s.fact.value)}${s.reason !== undefined ? ` (${s.reason})` : ""}`).join(", ")
+const listSpans = (spans: ReadonlyArray<CheckedSpan>): string => spans.slice(0, 8).map((t) => `${t.kind} ${JSON.stringify(t.text.length > 80 ? `${t.text.slice(0, 77)}…` : t.text)}`).join(", ") +
+  (spans.length > 8 ? `, … ${spans.length - 8} more` : "")
+
+/**
+ * The factual tokens of a reading (numbers, dates, ids, quotes, names), for the responsiveness checks; a token inside
+ * a stated gold value ("296" of "Re: Project team 296") is part of that value, not a claim of its own.
+ */
+const factTokensOf = (reading: Claims.Reading, within: ReadonlyArray<{ readonly start: number; readonly end: number }>): ReadonlyArray<FactToken> => {
+  // a token inside a stated value, other than the value itself
+  const covered = new Uint8Array(reading.text.length + 1)
+  const exact = new Set<string>()
+  for (const o of within) {
+    covered.fill(1, o.start, o.end)
+    exact.add(`${o.start}:${o.end}`)
+  }
+  const strictlyInside = (s: Claims.ValueSpan) => covered[s.start] === 1 && covered[Math.max(s.start, s.end - 1)] === 1 && !exact.has(`${s.start}:${s.end}`)
+  return reading.spans.filter((s) => !strictlyInside(s)).flatMap((s): ReadonlyArray<FactToken> => {
+    switch (s.kind) {
+      case "number":
+        return s.number === undefined || s.ambiguous === true ? [] : [{ kind: "number", text: s.text, number: s.number }]
+      case "date":
+        return [{ kind: "date", text: s.text, iso: s.iso ?? "" }]
+      case "id":
+        return [{ kind: "id", text: s.text }]
+      case "quoted":
+        return [{ kind: "quoted", text: s.text }]
+      case "entity":
+        return [{ kind: "entity", text: s.text }]
+      default:
+        return []
+    }
+  })
+}
 
 /** Quality with the responsiveness checks: coverage, then NO for an echo, and YES demoted to PARTIAL when any check fails. */
 export interface ResponsiveQuality extends QualityCheck {
@@ -320,21 +725,27 @@ export interface ResponsiveQuality extends QualityCheck {
 /**
  * Quality: the gold facts stated ({@link quality}) *and* to the point ({@link Responsiveness.check}): an echo of
  * the request is NO; an answer that states every fact but fails a responsiveness check (length budget, unrequested
- * content, fact precision, wrong entity, the extraction cap) is PARTIAL.
+ * content, fact precision, wrong entity, the read limit) is PARTIAL. "Requested" is what the user's request says —
+ * never what the agent itself sent as arguments.
  */
-export const responsiveQuality = (task: Task, facts: ReadonlyArray<GoldFact>, trajectory: Trajectory, tokens: ReadonlyArray<FactToken>): ResponsiveQuality => {
+export const responsiveQuality = (
+  task: Task,
+  facts: ReadonlyArray<GoldFact>,
+  trajectory: Trajectory,
+  reading: Claims.Reading,
+  outputs: Evidence,
+  request: Evidence
+): ResponsiveQuality => {
   const answer = trajectory.answer?.trim() ?? ""
-  const coverage = quality(facts, answer, task.request)
-  const ok = successes(trajectory)
-  const context = Responsiveness.makeContext(task.request, facts, ok.map((s) => ({ arguments: s.observation.arguments, payload: s.payload })))
-  const argumentEvidence = makeEvidence(
-    [task.request, ...ok.flatMap((s) => jsonLeaves(s.observation.arguments).strings)],
-    ok.flatMap((s) => jsonLeaves(s.observation.arguments).numbers)
-  )
-  // a value the request names is news only where the answer states it outside its quotations of the request
-  const unquoted = Responsiveness.withoutRequestQuotes(answer, task.request)
-  const statesNewFact = coverage.stated.some((f) => !statesValue(task.request, f.value) || (unquoted !== answer && statesValue(unquoted, f.value)))
-  const responsiveness = Responsiveness.check(answer, tokens, context, (t) => supported(t, argumentEvidence), statesNewFact)
+  const coverage = quality(facts, reading, task.request, outputs)
+  const context = Responsiveness.makeContext(task.request, facts, successes(trajectory).map((s) => ({ arguments: s.observation.arguments, payload: s.payload })))
+  const text = reading.text
+  // a stated fact is news: Quality already refused a value found only in the answer's quotations of the request
+  const statesNewFact = coverage.stated.length > 0
+  const tokens = factTokensOf(reading, coverage.valueOccurrences)
+  const fromRequest = (t: FactToken): boolean =>
+    t.kind === "number" ? evidenceStates(request, t.number) : t.kind === "date" ? request.dates.has(t.iso) : t.kind === "id" ? hasIdAt(request.raw, t.text) : textBacked(request, t.text)
+  const responsiveness = Responsiveness.check(text, answer.length, reading.unread, tokens, context, fromRequest, statesNewFact)
   const grade: Grade = answer.length === 0
     ? "NO"
     : responsiveness.echo
@@ -347,25 +758,30 @@ export const responsiveQuality = (task: Task, facts: ReadonlyArray<GoldFact>, tr
 
 /**
  * The rule verdict on a trajectory of a task with gold facts (the caller ensures `task.facts` is not empty).
- * Gold facts whose value normalises to nothing are ignored. The rationale names every check that failed.
+ * Gold facts whose value normalises to nothing are ignored. The rationale names every check that failed, and why a
+ * gold value found in the answer did not count (negated, hedged, bound to another label, contradicted, retracted).
  */
 export const judgeRule = (task: Task, trajectory: Trajectory): Verdict => {
   const facts = usableFacts(task)
   const answer = trajectory.answer?.trim() ?? ""
-  const tokens = answer.length === 0 ? [] : extractFactTokens(answer)
-  const q = responsiveQuality(task, facts, trajectory, tokens)
-  const f = faithfulness(answer, trajectoryEvidence(task, trajectory), tokens)
+  const reading = Claims.read(answer)
+  const outputs = outputEvidence(task, trajectory)
+  const request = requestEvidence(task)
+  const q = responsiveQuality(task, facts, trajectory, reading, outputs, request)
+  const f = answer.length === 0
+    ? { grade: "NO" as const, supported: [], unsupported: [], fabricated: [] }
+    : faithfulness(reading, outputs, request, q.valueOccurrences)
   const u = utility(facts, trajectory)
   const noAnswer = answer.length === 0
   const failed = q.responsiveness.failures.map((x) => `${x.check}: ${x.message}`)
   const rationale = [
     noAnswer
       ? "Q: no answer"
-      : `Q: ${q.stated.length}/${facts.length} gold facts stated${q.missing.length > 0 ? ` (missing ${listFacts(q.missing)})` : ""}` +
+      : `Q: ${q.stated.length}/${facts.length} gold facts stated${q.missing.length > 0 ? ` (missing ${listMissing(q.statements)})` : ""}` +
         (failed.length > 0 ? `; not to the point — ${failed.join("; ")}` : ""),
     noAnswer
       ? "F: no answer to be faithful"
-      : `F: ${f.supported.length}/${f.supported.length + f.unsupported.length} factual tokens supported${f.unsupported.length > 0 ? ` (unsupported ${listTokens(f.unsupported)})` : ""}` +
+      : `F: ${f.supported.length}/${f.supported.length + f.unsupported.length} value-bearing spans backed by tool outputs${f.unsupported.length > 0 ? ` (unsupported ${listSpans(f.unsupported)})` : ""}` +
         (f.fabricated.length > 0 ? `; fabricated numbers ${f.fabricated.slice(0, 5).join(", ")}` : ""),
     `U: ${u.observed.length}/${facts.length} gold facts observed by successful calls${u.unobserved.length > 0 ? ` (not observed ${listFacts(u.unobserved)})` : ""}`
   ].join("; ")

@@ -8,7 +8,11 @@ import { mean, passAtK } from "./Stats.ts"
 
 /** What one rollout achieved. */
 export interface Outcome {
-  /** Judged solved: Quality and Faithfulness both YES (a complete answer that only states what the tools said). */
+  /**
+   * Judged solved: Quality, Faithfulness and Utility all YES (issue 24) — a complete answer that only states what the
+   * tools said, and the successful calls observed every fact it needed. A stated fact no successful output supports
+   * (a guess, even a right one, after a failed call) is not solved.
+   */
   readonly success: boolean
   /** Fraction of the task's distinct gold tools the rollout called successfully. */
   readonly path: number
@@ -28,6 +32,14 @@ export interface Outcome {
   /** Searches the retriever failed on and calls whose implementation crashed (faults of the machinery). */
   readonly machineryFaults: number
 }
+
+/**
+ * The success rule of Pass@k and of every "solved" count (the SFT filter's too): Quality, Faithfulness and Utility all
+ * YES — the top verdict, R_ans 1.5. Faithfulness alone let a guessed answer after a failed call count as solved; the
+ * evidence bit (Utility: the successful calls observed the facts) closes that.
+ */
+export const solved = (verdict: { readonly quality: string; readonly faithfulness: string; readonly utility: string } | undefined): boolean =>
+  verdict !== undefined && verdict.quality === "YES" && verdict.faithfulness === "YES" && verdict.utility === "YES"
 
 /** Options of {@link outcomeOf}: which tools stand in for a gold tool (default: only itself). */
 export interface OutcomeOptions {
@@ -57,7 +69,7 @@ export const outcomeOf = (task: Task, trajectory: Trajectory, options: OutcomeOp
   const equivalent = options.equivalent
   const reached = equivalent === undefined ? hit.size : [...gold].filter((g) => hit.has(g) || [...succeeded].some((t) => equivalent(g, t))).length
   return {
-    success: v !== undefined && v.quality === "YES" && v.faithfulness === "YES",
+    success: solved(v),
     path: gold.size === 0 ? 1 : hit.size / gold.size,
     pathEquivalent: gold.size === 0 ? 1 : reached / gold.size,
     rounds: trajectory.steps.length,

@@ -205,7 +205,7 @@ export type StepInput = Pick<StepFacts, "state" | "parsed" | "answered" | "plan"
 
 /**
  * r_base: 1 when the turn parsed, every call names a seen tool with valid arguments, no call repeats an
- * identical earlier call, every `$ref` resolved, the plan (if any) is valid, and — in the Answer state —
+ * identical earlier call or another call of the same turn, every `$ref` resolved, the plan (if any) is valid, and — in the Answer state —
  * the turn answers without a `<plan>`; else 0.
  */
 export const rBase = (step: StepInput): number => {

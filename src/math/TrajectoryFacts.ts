@@ -8,6 +8,7 @@ import type { Plan } from "../domain/Plan.ts"
 import type { DepKind } from "../domain/Tool.ts"
 import type { ControllerState, Grade, Phase, Step, Trajectory } from "../domain/Trajectory.ts"
 import type { Turn } from "../domain/Turn.ts"
+import { canonicalJson } from "./CanonicalJson.ts"
 import * as Controller from "./Controller.ts"
 import * as PlanMath from "./PlanDag.ts"
 
@@ -252,6 +253,35 @@ const callsOf = (step: Step): ReadonlyArray<StepCall> => {
   return out
 }
 
+/**
+ * The calls of a step that repeat another call of the same turn (same tool, same resolved arguments) **[ours]**: all
+ * of a turn's calls run at once, so the second of two identical calls cannot be a retry of the first — it is a repeat,
+ * like one of an earlier round (which the runtime's validation flags). The first of each identical set is not.
+ * Resolved arguments are the observation's (what the tool received); a call with no observation keeps the turn's.
+ */
+export const inTurnRepeats = (step: Step): ReadonlySet<string> => {
+  const out = new Set<string>()
+  const calls = executedTurn(step)?.calls ?? []
+  if (calls.length < 2) return out
+  const byId = new Map<string, Array<Observation>>()
+  for (const o of step.observations) byId.set(o.callId, [...(byId.get(o.callId) ?? []), o])
+  const seen = new Set<string>()
+  for (const call of calls) {
+    const observed = byId.get(call.id)?.shift()
+    const key = `${call.tool}\u0000${canonicalJson(observed?.arguments ?? call.arguments)}`
+    if (seen.has(key)) out.add(call.id)
+    else seen.add(key)
+  }
+  return out
+}
+
+/** The repeated calls of a step: those the runtime flagged (an identical earlier call) and the {@link inTurnRepeats}. */
+export const repeatedCallsOf = (step: Step): ReadonlySet<string> => {
+  const inTurn = inTurnRepeats(step)
+  if (inTurn.size === 0) return new Set(step.validation.repeatedCalls)
+  return new Set([...step.validation.repeatedCalls, ...inTurn])
+}
+
 /** The facts of a step that its step reward (r_base, r_plan) reads. */
 export type StepScoreFacts = Pick<StepFacts, "decision" | "state" | "parsed" | "answered" | "plan" | "violations">
 
@@ -275,7 +305,7 @@ export const stepScoreFacts = (memory: Controller.Memory, step: Step): StepScore
     violations: {
       unseenTools: validation.unseenTools.length,
       invalidArguments: validation.invalidArguments.length,
-      repeatedCalls: validation.repeatedCalls.length,
+      repeatedCalls: repeatedCallsOf(step).size,
       unresolvedRefs: validation.unresolvedRefs.length
     }
   }
@@ -318,7 +348,7 @@ export const fromSteps = (
     const active = after.latestPlan
     const completed = active === undefined ? new Set<CallId>() : Controller.completedNodes(active, memory.successes)
     const unresolved = new Set<string>(validation.unresolvedRefs.map((r) => r.callId))
-    const repeated = new Set<string>(validation.repeatedCalls)
+    const repeated = repeatedCallsOf(step)
     // a call the machinery crashed on (tool_defect) is not the agent's doing: left out of the phase's facts, counted
     const allCalls = callsOf(step)
     const calls = allCalls.filter((c) => !isMachineryFault(c.result))

@@ -13,6 +13,7 @@ import * as Estimators from "../eval/Estimators.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import * as Equivalence from "../toolenv/Equivalence.ts"
 import { Judge } from "../judge/Judge.ts"
+import * as Redaction from "../judge/Redaction.ts"
 import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
@@ -208,8 +209,10 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
   }))
 
 /**
- * Judges a finished session: the verdict, R_ans with its Q/F/U pattern, the phase and step rewards with the credit
- * terms (`Scoring.rewardsOf`; `equivalent`: which tools stand in for a gold tool, default the exact one) — the score body.
+ * Judges a finished session: the verdict (redacted for the client: what is missing, never a gold value — the full
+ * rationale goes to the debug log), R_ans with its Q/F/U pattern, the phase and step rewards with the credit terms
+ * (`Scoring.rewardsOf`; `equivalent`: which tools stand in for a gold tool, default the exact one) — the score body of
+ * `POST /sessions/{id}/score` and of the ORS episode end.
  */
 export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"], equivalent: Equivalence.Equivalent = Equivalence.exact) => {
   const deps = (from: string, to: string) => library.graph.kind(from, to)
@@ -220,9 +223,11 @@ export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Servic
       const { trajectory, task } = yield* sessions.trajectory(id, owner)
       const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
       const score = Scoring.rewardsOf(task, { ...trajectory, verdict }, { deps, equivalent, reward: Reward.defaultRewardConfig })
+      // the client sees what is missing, never the gold values; the full rationale goes to the server's log
+      if (verdict.rationale !== undefined) yield* Effect.logDebug("judge rationale").pipe(Effect.annotateLogs({ sessionId: id, rationale: verdict.rationale }))
       const scored: Score = {
         sessionId: id,
-        verdict,
+        verdict: Redaction.forClient(task, verdict),
         answer: score.answer,
         phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
         steps: score.steps

@@ -17,6 +17,8 @@ import type { Turn } from "../domain/Turn.ts"
 import { IntIn, caps } from "../eval/RunConfig.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import { Judge } from "../judge/Judge.ts"
+import * as Redaction from "../judge/Redaction.ts"
+import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Reward from "../math/Reward.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
@@ -256,6 +258,7 @@ export const issuesOf = (step: Step): ReadonlyArray<string> => {
     ...v.unseenTools.map((id) => `${id}: the tool has not been retrieved in this episode (search_tools for it first)`),
     ...v.invalidArguments.map((x) => `${x.callId}: arguments do not match the tool's schema: ${x.message}`),
     ...v.repeatedCalls.map((id) => `${id}: repeats an earlier call with the same arguments`),
+    ...[...Facts.inTurnRepeats(step)].filter((id) => !v.repeatedCalls.some((r) => r === id)).map((id) => `${id}: repeats another call of this turn with the same arguments`),
     ...v.unresolvedRefs.map((x) => `${x.callId}: unresolved $ref ${x.ref}`),
     ...(v.planError !== undefined ? [`plan: ${v.planError}`] : []),
     ...(v.dropped ?? []).map((a) => `${a}: not allowed by the paradigm this round; it did not run`)
@@ -366,8 +369,12 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
         const judged: Trajectory = verdict.verdict === undefined ? trajectory : { ...trajectory, verdict: verdict.verdict }
         const scores = Scoring.rewardsOf(episode.task, judged, { deps, equivalent, reward: Reward.defaultRewardConfig })
         const scored = Reward.attach(judged, scores)
+        // the client sees what is missing, never the gold values; the full rationale goes to the server's log
+        if (verdict.verdict?.rationale !== undefined) {
+          yield* Effect.logDebug("judge rationale").pipe(Effect.annotateLogs({ taskId: episode.task.id, rationale: verdict.verdict.rationale }))
+        }
         const view: ScoringView = {
-          ...(verdict.verdict !== undefined ? { verdict: verdict.verdict } : {}),
+          ...(verdict.verdict !== undefined ? { verdict: Redaction.forClient(episode.task, verdict.verdict) } : {}),
           ...(verdict.error !== undefined ? { judgeError: verdict.error } : {}),
           answerReward: scores.answer,
           stepRewards: scores.steps.map((r, round) => ({ round, ...r })),
@@ -523,7 +530,8 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
           const episode = yield* current(entry)
           const status = episode.session.status()
           const next = nextOf(episode.session)
-          const trajectory = input.trajectory === true ? (episode.scored ?? (yield* episode.session.trajectory)) : undefined
+          const full = input.trajectory === true ? (episode.scored ?? (yield* episode.session.trajectory)) : undefined
+          const trajectory = full?.verdict === undefined ? full : { ...full, verdict: Redaction.forClient(episode.task, full.verdict) }
           const view: StateView = {
             taskId: episode.task.id,
             request: episode.task.request,

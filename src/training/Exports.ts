@@ -134,7 +134,7 @@ export interface DemonstrationOptions {
   readonly keep?: (trajectory: Trajectory, task: Task) => boolean
 }
 
-/** The default filter: the judge found the answer complete and faithful (Quality and Faithfulness YES, Pass@k's success). */
+/** The default filter: Pass@k's success (`Evaluation.solved`: Quality, Faithfulness and Utility YES — complete, faithful, evidenced). */
 export const passed = (trajectory: Trajectory, task: Task): boolean => Evaluation.outcomeOf(task, trajectory).success
 
 /** A T_max that is not a positive integer, as an error (undefined when it is fine). */

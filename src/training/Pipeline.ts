@@ -615,7 +615,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
   const kept = demonstrations.filter((d) => Trainer.keeps("pass", d.trajectory)).length
   const stages: Array<Report.Stage> = [
     { name: "teacher demonstrations", durationMs: Date.now() - t0, detail: `${demonstrations.length} rollouts of the multi-agent teacher on training tasks` },
-    { name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality and Faithfulness YES)` }
+    { name: "judge filter", durationMs: 0, detail: `kept ${kept} / dropped ${demonstrations.length - kept} (rule: Quality, Faithfulness and Utility YES, as Pass@1)` }
   ]
   const context = yield* Effect.context<RunStore | TaskSource | ToolLibrary | Judge | Retriever | Simulator>()
   const inProcess: SeedRunner = (seed) => runSeed(runId, options, seed, seeds === undefined ? tracker : undefined).pipe(Effect.provide(context))

@@ -1,6 +1,7 @@
 /**
  * Judge-filtered teacher demonstrations for an export, the way the pipeline's `demonstrations` stage makes them: one
- * ParaAct rollout of the teacher per task, judged and scored, then filtered into SFT lines (Quality and Faithfulness YES).
+ * ParaAct rollout of the teacher per task, judged and scored, then filtered into SFT lines (Pass@1's rule: Quality,
+ * Faithfulness and Utility YES).
  */
 import { Effect, Result } from "effect"
 import type { Task } from "../domain/Task.ts"

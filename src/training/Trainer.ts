@@ -91,7 +91,7 @@ export const factorAdvantages = (factors: ReadonlyArray<TurnDistribution.Factor>
   })
 }
 
-/** Which demonstrations SFT keeps. */
+/** Which demonstrations SFT keeps: `pass` (Pass@1's success rule, the default) or `pattern111` (the same verdict). */
 export type DemoFilter = "pass" | "pattern111"
 
 /** SFT settings. */
@@ -100,7 +100,7 @@ export interface SftOptions {
   readonly minibatch: number
   readonly adam: PolicyGradient.AdamConfig
   readonly seed: number
-  /** `pass`: the judge's Quality and Faithfulness are YES (the rule the Pass@1 metric uses). */
+  /** `pass`: the judge's Quality, Faithfulness and Utility are YES (the rule the Pass@1 metric uses, `Evaluation.solved`). */
   readonly filter: DemoFilter
   readonly progress: boolean
 }
@@ -228,12 +228,15 @@ export interface Demonstration {
   readonly trajectory: Trajectory
 }
 
-/** Whether a judged demonstration passes the filter. */
+/**
+ * Whether a judged demonstration passes the filter. `pass` is Pass@1's rule (`Evaluation.solved`: Quality,
+ * Faithfulness and Utility YES); `pattern111` names the same verdict pattern and is kept for configs that spell it.
+ */
 export const keeps = (filter: DemoFilter, trajectory: Trajectory): boolean => {
   const v = trajectory.verdict
   if (v === undefined) return false
   if (filter === "pattern111") return v.quality === "YES" && v.faithfulness === "YES" && v.utility === "YES"
-  return v.quality === "YES" && v.faithfulness === "YES"
+  return Evaluation.solved(v)
 }
 
 /** The trainer. */

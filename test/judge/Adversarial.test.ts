@@ -6,7 +6,7 @@ import { adversarialAnswers, fullEvidence, makeTrajectory, pattern, scorerTask }
 // The time each takes, and how it grows with the input, is measured by bench/judge-linear.ts (issue 13: a 1 MB answer
 // in ≤ 1 s): a test never fails on the clock. A quadratic extractor would not finish these 1 MB inputs at all, which
 // the suite's safety bound catches as a hang.
-describe("rule judge: 1 MB adversarial answers (issue 13)", () => {
+describe("rule judge: 1 MB adversarial answers (issues 13, 24)", () => {
   for (const [name, answer] of adversarialAnswers) {
     it(`${name}: judged, and never the top verdict`, () => {
       const verdict = RuleJudge.judgeRule(scorerTask, makeTrajectory(scorerTask, [[fullEvidence()]], answer))
@@ -14,6 +14,16 @@ describe("rule judge: 1 MB adversarial answers (issue 13)", () => {
       assert.notStrictEqual(verdict.quality, "YES")
     })
   }
+
+  // What keeps the cost flat is checked exactly, not timed: extraction reads only its bounded head, so 16× the input
+  // gives the same tokens as the head alone.
+  it("the extraction reads a bounded head: 64 KB and 1 MB of the same text give the tokens of its first MAX_EXTRACTED_CHARS", () => {
+    for (const unit of ["A", "AB ", "Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 "]) {
+      const head = Text.extractFactTokens(unit.repeat(Math.ceil(Text.MAX_EXTRACTED_CHARS / unit.length)).slice(0, Text.MAX_EXTRACTED_CHARS))
+      assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil(64 * 1024 / unit.length))), head, unit)
+      assert.deepStrictEqual(Text.extractFactTokens(unit.repeat(Math.ceil((1 << 20) / unit.length))), head, unit)
+    }
+  })
 
   it("an answer over the extraction cap is read only up to the cap, and its Quality is at most PARTIAL", () => {
     const honest = "The Golden State Warriors' top scorer was Stephen Curry with 31 points."

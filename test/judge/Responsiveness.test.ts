@@ -29,7 +29,8 @@ const cases: ReadonlyArray<{ readonly name: string; readonly answer: string; rea
   },
   { name: "echo of the request", answer: scorerTask.request, pattern: "011", says: "echo:" },
   { name: "a fabricated number glued to a unit", answer: `${honest} He ran 17km.`, pattern: "101", says: "fabricated numbers 17" },
-  { name: "a fabricated plain number", answer: `${honest} It was his 412th game.`, pattern: "111", says: "3/3" }
+  { name: "a fabricated ordinal (issue 24: ordinals are numbers too)", answer: `${honest} It was his 412th game.`, pattern: "101", says: "unsupported number \"412th\"" },
+  { name: "a fabricated number in words", answer: `${honest} He has scored four hundred and twelve times.`, pattern: "101", says: "unsupported number \"four hundred and twelve\"" }
 ]
 
 describe("rule judge: responsiveness checks (Quality) and fabricated numbers (Faithfulness)", () => {
@@ -78,8 +79,10 @@ describe("rule judge: responsiveness checks (Quality) and fabricated numbers (Fa
     assert.strictEqual(pattern(right), "111", right.rationale)
     const wrong = run("home team of the match \"Rovers vs Eagles\": Eagles.")
     assert.strictEqual(wrong.quality, "NO", wrong.rationale)
+    // a hedged value is not stated at all (issue 24), and the rival is named as another record's
     const hedge = run("home team of the match \"Rovers vs Eagles\": Rovers (or Eagles).")
-    assert.strictEqual(hedge.quality, "PARTIAL", hedge.rationale)
+    assert.strictEqual(hedge.quality, "NO", hedge.rationale)
+    assert.include(hedge.rationale ?? "", "(hedged)")
     assert.include(hedge.rationale ?? "", "another record")
   })
 

@@ -25,7 +25,7 @@ describe("rule judge: the eight Q/F/U patterns", () => {
     assert.include(partialQ.rationale ?? "", "missing team=\"Golden State Warriors\"")
     const partialF = RuleJudge.judgeRule(scorerTask, patternCases().find((c) => c.pattern === "101")!.trajectory)
     assert.strictEqual(partialF.faithfulness, "PARTIAL")
-    assert.include(partialF.rationale ?? "", "3/5 factual tokens supported")
+    assert.include(partialF.rationale ?? "", "3/5 value-bearing spans backed by tool outputs")
     assert.include(partialF.rationale ?? "", "entity \"Steve Kerr\"")
     const partialU = RuleJudge.judgeRule(scorerTask, patternCases().find((c) => c.pattern === "110")!.trajectory)
     assert.strictEqual(partialU.utility, "PARTIAL")

@@ -112,8 +112,11 @@ export const fullEvidence = (): Observation =>
     others: [{ name: "Klay Thompson", points: 22 }, { name: "Draymond Green", points: 9 }]
   })
 
-/** A call that observed only the points, for a player the agent named itself. */
+/** A call that observed only the points, for a player the agent named itself (its own argument is no evidence). */
 export const pointsOnly = (): Observation => ok("player_points", { player: "Stephen Curry", team_id: "T-42" }, { points: 31 })
+
+/** A call that observed the top scorer and his points, but not the team (only the request names it). */
+export const scorerOnly = (): Observation => ok("top_scorer", { team_id: "T-42" }, { top_scorer: { name: "Stephen Curry", points: 31 } })
 
 /** The roster call failing. */
 export const serverError = (): Observation => failed("top_scorer", { team_id: "T-42" }, "server_error", "upstream service unavailable")
@@ -127,8 +130,8 @@ export const patternCases = (): ReadonlyArray<{ readonly pattern: string; readon
   },
   {
     pattern: "110",
-    why: "complete and faithful (the name was the agent's own accepted argument), but the calls observed only the points",
-    trajectory: makeTrajectory(scorerTask, [[pointsOnly()]], "Stephen Curry scored 31 points for the Golden State Warriors.")
+    why: "complete and faithful (the team is the claim's subject, restated from the request), but no call observed the team",
+    trajectory: makeTrajectory(scorerTask, [[scorerOnly()]], "The Golden State Warriors' top scorer was Stephen Curry with 31 points.")
   },
   {
     pattern: "101",
@@ -175,7 +178,8 @@ const fill = (unit: string): string => unit.repeat(Math.ceil(MB / unit.length)).
 
 /**
  * 1 MB answers that made the old fact extractor backtrack (capital runs) or rebuild the string once per token (many
- * tokens): judged by test/judge/Adversarial.test.ts, timed by bench/judge-linear.ts.
+ * tokens), and a few that stress the claim reader's passes: judged by test/judge/Adversarial.test.ts, timed by
+ * bench/judge-linear.ts.
  */
 export const adversarialAnswers: ReadonlyArray<readonly [string, string]> = [
   ["a capital run", fill("A")],
@@ -192,5 +196,12 @@ export const adversarialAnswers: ReadonlyArray<readonly [string, string]> = [
   ["list markers", fill("1.\n")],
   ["bold labels", fill("**Top Scorer:** ")],
   ["one long blank between two capitals", `A${" ".repeat(MB - 2)}B`],
-  ["mixed", fill("Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 12:30 A.B-C 42km ")]
+  ["mixed", fill("Stephen Curry 31 \"T-42\" 2024-03-05 ORD-17 12:30 A.B-C 42km ")],
+  // the claim reader's own passes (issue 24): labels, copulas, statement words, numerals in words, invisible characters
+  ["copulas", fill("x is ")],
+  ["labels", fill("a: b; ")],
+  ["hedges and negations", fill("31 or not ")],
+  ["number words", fill("forty one thousand ")],
+  ["zero-width characters", fill("31\u200b")],
+  ["table rows", fill("| a | 31 |\n")]
 ]

@@ -147,7 +147,28 @@ describe("judge prompt: the responsiveness rule (the rule judge's, in words)", (
       "dumps raw tool outputs",
       "repeats the request's own words",
       "another record",
-      "A single number that no tool output or the request supports keeps faithfulness from YES"
+      "A single number that no tool output supports keeps faithfulness from YES"
     ]) assert.include(text, phrase)
+  })
+
+  it("states the evidence rule (issue 24): tool outputs only — never the assistant's arguments, reasoning or echoed error messages; the request only as a claim's subject", () => {
+    const text = Prompt.systemPrompt
+    assert.include(text, Prompt.evidenceRule)
+    for (const phrase of [
+      "Evidence is what the tools returned",
+      "The assistant's own call arguments, its reasoning or plan, and an error message that repeats those arguments back are not evidence",
+      "a value the assistant sent to a tool is not thereby supported",
+      "a value a tool only echoed back from the assistant's own arguments is not either",
+      "The user's request may be restated as what a claim is about, never as the value a claim states",
+      "in digits of any script, in words, as ordinals",
+      "Text you cannot read counts as an unbacked claim"
+    ]) assert.include(text, phrase)
+  })
+
+  it("states the claim reading: a negated, hedged, contradicted, retracted or mislabelled value is not stated; any form counts", () => {
+    const text = Prompt.systemPrompt
+    for (const phrase of ["negated (\"not X\")", "hedged (\"X or Y\", \"probably X\")", "contradicted by another value", "retracted later", "written under another fact's label is not stated", "a table, a JSON object, values alone, another language"]) {
+      assert.include(text, phrase)
+    }
   })
 })

@@ -124,6 +124,38 @@ layer(app)("MCP over streamable HTTP (the official SDK client as the peer)", (it
       assert.strictEqual(served.answerReward?.rAns, scoring.answerReward.rAns)
     })))
 
+  it.effect("the verdict a client receives names what is missing and quotes no gold value (issue 24); the judge's full rationale does", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const client = yield* connect
+      const source = yield* TaskSource
+      const judge = yield* Judge
+      const [task] = yield* source.sample({ split: "test", count: 1, levels: ["I2"] })
+      if (task === undefined) return assert.fail("no task")
+      const started = yield* Effect.promise(() => callTool(client, "start_episode", { split: "test", level: "I2", index: 0 }))
+      assert.strictEqual(started.value?.["taskId"], task.id)
+      // every gold value negated: the answer mentions them all and states none
+      const answer = task.facts.map((f) => `${f.key}: not ${f.value}`).join("; ")
+      const answered = yield* Effect.promise(() => callTool(client, "answer", { answer }))
+      assert.isFalse(answered.isError, answered.text)
+      const scoring = answered.value?.["scoring"] as { readonly verdict: { readonly quality: string; readonly rationale: string } }
+      const state = yield* Effect.promise(() => callTool(client, "episode_state", { trajectory: true }))
+      const served = state.value?.["trajectory"] as Trajectory
+      const full = yield* judge.judge(task, served)
+      assert.strictEqual(scoring.verdict.quality, "NO")
+      // the judge's own rationale quotes the gold values (so this test can see a redaction that does nothing)
+      assert.isTrue(task.facts.some((f) => (full.rationale ?? "").includes(`=${JSON.stringify(f.value)}`)), full.rationale)
+      for (const shown of [scoring.verdict.rationale, served.verdict?.rationale ?? ""]) {
+        assert.include(shown, "missing")
+        for (const f of task.facts) {
+          assert.notInclude(shown, `=${JSON.stringify(f.value)}`)
+          const elsewhere = `${task.request} ${task.facts.map((g) => g.key).join(" ")}`.toLowerCase()
+          if (!elsewhere.includes(f.value.toLowerCase())) assert.notInclude(shown.toLowerCase(), f.value.toLowerCase(), shown)
+          if (!task.facts.some((g) => f.key.toLowerCase().includes(g.value.toLowerCase()))) assert.include(shown, f.key)
+        }
+      }
+      assert.strictEqual(served.verdict?.rationale, scoring.verdict.rationale)
+    })))
+
   it.effect("bad input is a tool error naming what was wrong, never a crash; a refused turn spends no round; nothing runs after the end", () =>
     Effect.scoped(Effect.gen(function*() {
       const client = yield* connect

@@ -44,6 +44,31 @@ describe("Evaluation.aggregate", () => {
   })
 })
 
+describe("Evaluation.solved: success means evidence (issue 24)", () => {
+  const grades = ["YES", "PARTIAL", "NO"] as const
+  it("only Quality, Faithfulness and Utility all YES is solved: a complete, faithful answer the calls did not evidence (110) is not", () => {
+    for (const quality of grades) {
+      for (const faithfulness of grades) {
+        for (const utility of grades) {
+          const want = quality === "YES" && faithfulness === "YES" && utility === "YES"
+          expect(Evaluation.solved({ quality, faithfulness, utility }), `${quality} ${faithfulness} ${utility}`).toBe(want)
+        }
+      }
+    }
+    expect(Evaluation.solved(undefined)).toBe(false)
+  })
+
+  it("outcomeOf counts a rollout as a success by the same rule", () => {
+    const trajectory = (utility: "YES" | "NO") => ({
+      id: "t", taskId: "x", paradigm: "ParaAct", policy: "p", seed: 0, steps: [], phases: [], stop: "answer", startedAt: 0, durationMs: 1,
+      verdict: { quality: "YES", faithfulness: "YES", utility, judge: "rule" }
+    }) as unknown as Parameters<typeof Evaluation.outcomeOf>[1]
+    const task = { gold: [] } as unknown as Parameters<typeof Evaluation.outcomeOf>[0]
+    expect(Evaluation.outcomeOf(task, trajectory("YES")).success).toBe(true)
+    expect(Evaluation.outcomeOf(task, trajectory("NO")).success).toBe(false)
+  })
+})
+
 describe("Evaluation.outcomeOf: Path with an equivalent provider", () => {
   const task = { gold: [{ tool: "a" }, { tool: "b" }, { tool: "a" }], facts: [] } as unknown as Task
   // "a2" does a's operation on a's entity type at another provider; "b" fails; "x" is unrelated

@@ -141,6 +141,8 @@ layer(server, { timeout: 120_000 })("the Open Reward Standard routes (a client w
             assert.closeTo(output.reward as number, step.reward.rStep + e.score.answer.rAns, 1e-12)
             assert.deepStrictEqual(output.metadata.score.answer, e.score.answer)
             assert.deepStrictEqual(output.metadata.score.steps, e.score.steps)
+            // the verdict as POST /score gives it: redacted for the client (issue 24; test/service/Server.test.ts)
+            assert.deepStrictEqual(output.metadata.score.verdict, e.score.verdict)
           } else {
             assert.strictEqual(output.reward, step.reward.rStep)
           }

@@ -86,9 +86,16 @@ describe("Trainer.sft", () => {
           `none ${report.unprojected}); NLL ${report.lossFirst.toFixed(3)} → ${report.lossLast.toFixed(3)}`
       )
 
-      // the stricter filter keeps a subset; no demonstration at all is a typed error
+      // "pass" is Pass@1's rule (issue 24: Q, F and U YES), so "pattern111" keeps the same demonstrations; a demonstration
+      // whose calls did not evidence every fact (U not YES) is never kept, however complete and faithful its answer
       const strict = yield* trainer.sft(demos, { epochs: 1, filter: "pattern111" })
-      assert.isAtMost(strict.kept, report.kept)
+      assert.strictEqual(strict.kept, report.kept)
+      for (const d of demos) {
+        const v = d.trajectory.verdict
+        if (v !== undefined && v.utility !== "YES") assert.isFalse(Trainer.keeps("pass", d.trajectory))
+        if (v !== undefined) assert.isFalse(Trainer.keeps("pass", { ...d.trajectory, verdict: { ...v, utility: "PARTIAL" } }))
+      }
+      // no demonstration at all is a typed error
       const none = yield* Effect.flip(trainer.sft([], { epochs: 1 }))
       assert.strictEqual(none._tag, "TrainerError")
       assert.strictEqual(none.stage, "sft")

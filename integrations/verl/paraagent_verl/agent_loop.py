@@ -131,7 +131,7 @@ def expected_world(extra_info: Mapping[str, Any]) -> Tuple[str, bool]:
 
 
 def step_pool(step: Mapping[str, Any]) -> int:
-    """The pool key of a recorded step: answer 2, else call 1, else search 0, else (malformed, plan-only) 3."""
+    """The pool key of a recorded step by its own kind: answer 2, else call 1, else search 0, else (malformed, plan-only) 3."""
     turn = step.get("turn")
     if not isinstance(turn, Mapping):
         return POOL_OTHER
@@ -142,6 +142,28 @@ def step_pool(step: Mapping[str, Any]) -> int:
     if turn.get("searches"):
         return POOL_SEARCH
     return POOL_OTHER
+
+
+def step_pools(steps: List[Mapping[str, Any]]) -> List[int]:
+    """The pool keys of one rollout's steps (src/math/StepKind.ts ``stepPools``): each step's kind, except a malformed
+    turn (no parsed ``turn``), which takes the kind of the nearest parsed step after it (its retry), else before it,
+    else other — so it is compared with well-formed turns of the group, where its R_step 0 loses."""
+    keys = [step_pool(s) if isinstance(s.get("turn"), Mapping) else -1 for s in steps]
+    after = [-1] * len(keys)
+    following = -1
+    for i in range(len(keys) - 1, -1, -1):
+        after[i] = following
+        if keys[i] >= 0:
+            following = keys[i]
+    out: List[int] = []
+    previous = -1
+    for i, k in enumerate(keys):
+        if k >= 0:
+            previous = k
+            out.append(k)
+        else:
+            out.append(after[i] if after[i] >= 0 else previous if previous >= 0 else POOL_OTHER)
+    return out
 
 
 def scoring_of(score: Mapping[str, Any], steps: List[Mapping[str, Any]]) -> Scoring:
@@ -160,7 +182,7 @@ def scoring_of(score: Mapping[str, Any], steps: List[Mapping[str, Any]]) -> Scor
     return Scoring(
         r_ans=float(score["answer"]["rAns"]),
         phases=[float(p["reward"]["rPhase"]) for p in phases],
-        steps=[StepScore(float(r["rStep"]), phase_of(i), step_pool(s)) for i, (r, s) in enumerate(zip(rewards, steps))],
+        steps=[StepScore(float(r["rStep"]), phase_of(i), pool) for i, (r, pool) in enumerate(zip(rewards, step_pools(steps)))],
         masked=False,
     )
 
