@@ -30,6 +30,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "reward-probe", args: [] },
   { name: "judge-linear", args: [] },
   { name: "serve-load", args: [], slow: true },
+  { name: "serve-stall", args: [], slow: true },
   { name: "serve-startup", args: ["--starts", "20"], slow: true },
   { name: "serve-cluster", args: [], slow: true },
   { name: "learning", args: [] },

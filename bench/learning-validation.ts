@@ -76,7 +76,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
   outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
 })
-const seeds = flags.seeds.split(",").map((s) => Number(s.trim()))
+const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
   console.error(`bench/learning-validation: --seeds ${flags.seeds}: expected non-negative integers, comma-separated`)
   process.exit(1)

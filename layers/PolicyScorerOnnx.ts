@@ -10,6 +10,7 @@ import * as ort from "onnxruntime-node"
 import * as ActionSpace from "../src/agent/ActionSpace.ts"
 import * as PolicyOnnxGraph from "../src/agent/PolicyOnnxGraph.ts"
 import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
+import * as Files from "../src/io/Files.ts"
 import * as SetScorer from "../src/math/SetScorer.ts"
 
 /** Scoring failed: `reason` says whether the model, the input, the run or its output was at fault, or the scorer was closed. */
@@ -201,7 +202,7 @@ export const saveModel = Effect.fn("PolicyScorerOnnx.saveModel")(function*(dir: 
 
 const readFile = (file: string) =>
   Effect.tryPromise({
-    try: () => fs.readFile(file),
+    try: () => Files.readBytes(file),
     catch: (e) => {
       const code = typeof e === "object" && e !== null && "code" in e ? e.code : undefined
       return new PolicyModelError({ file, reason: code === "ENOENT" ? "missing" : "unreadable", message: describe(e) })
