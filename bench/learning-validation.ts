@@ -7,13 +7,17 @@
  * model Pass@1 (greedy, sampled), Path, Path≈, rounds, where the failures fall and, for RL, the groups trained and
  * skipped; then the paired differences over (seed, task) with bootstrap 95% intervals. Also the teacher-forced
  * exact-turn accuracy (greedy turn = the label) on the training demonstrations and on the teacher's demonstrations of
- * the validation tasks, after SFT and after DAgger (`--dagger` rounds; RL starts from the DAgger checkpoint).
+ * the validation tasks, after SFT and after DAgger (`--dagger` rounds; RL starts from the DAgger checkpoint), and the
+ * NLL per decision (kind, each kind's candidates, plan bit) on the validation demonstrations. `--scorer set` trains the
+ * learned set encoder instead of the fixed summaries, `--label set` has DAgger clone the oracle's acceptable sets.
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
- * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--first-query request|documentation] [--json]`.
+ * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set]
+ * [--outcomes <file>] [--first-query request|documentation] [--json]`.
  */
-import { Effect, Layer, Ref } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
+import * as fs from "node:fs"
 import { Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as App from "../layers/App.ts"
@@ -63,13 +67,16 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery)),
   sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
   backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
+  scorer: Flag.Literals("scorer", ["set", "mlp"]).pipe(Flag.withDescription("the scoring network: the learned set encoder, or the MLP over fixed mean/max summaries"), Flag.withDefault(LearnedPolicy.defaultScorer)),
+  label: Flag.Literals("label", ["set", "exact"]).pipe(Flag.withDescription("what DAgger clones: the oracle's acceptable set of turns, or its one pick"), Flag.withDefault(Dagger.defaultDagger.label)),
   evalSplit: Flag.Literals("eval-split", ["validation", "train"]).pipe(
     Flag.withDescription("where the models are evaluated: the validation split (its own providers), or fresh tasks of the training split that RL never drew (the training providers: does what RL learned hold on new tasks of the same tools?)"),
     Flag.withDefault("validation")
   ),
-  json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false))
+  json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
+  outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
 })
-const seeds = flags.seeds.split(",").map((s) => Number(s.trim()))
+const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
   console.error(`bench/learning-validation: --seeds ${flags.seeds}: expected non-negative integers, comma-separated`)
   process.exit(1)
@@ -81,7 +88,7 @@ const reward: Reward.RewardConfig = {
   ...Reward.defaultRewardConfig,
   credit: { phaseCoverage: flags.phaseCoverage, stepCoverage: flags.stepCoverage, actionCoverage: flags.actionCoverage, answerStep: flags.answerStep }
 }
-const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1))
+const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1, flags.scorer))
 const app = App.layer({ tasks: { holdoutTools: true }, policy: { kind: "learned", weights: cell } })
 
 /** One model's evaluation: per task its greedy success rate (the paired comparison's input), and the lines to print. */
@@ -136,8 +143,16 @@ const program = Effect.gen(function*() {
   const validationStates = kept(validationDemos, validation)
   const accuracy = (w: LearnedPolicy.Weights) =>
     `teacher-forced exact-turn accuracy: training ${(100 * Dagger.exactTurnAccuracy(w.params, trainStates)).toFixed(1)}% of ${trainStates.length}, validation ${(100 * Dagger.exactTurnAccuracy(w.params, validationStates)).toFixed(1)}% of ${validationStates.length}`
+  /** Mean NLL per decision on the teacher's projected validation states: the turn, the kind, each kind's candidates given the kind, the plan bit. */
+  const factors = (w: LearnedPolicy.Weights) => {
+    const f = Dagger.factorNll(w.params, validationStates)
+    const per = (n: number, nll: number) => (n === 0 ? "-" : (nll / n).toFixed(3))
+    return `validation NLL per decision: turn ${per(f.states, f.turn)}, kind ${per(f.states, f.kind)}, ` +
+      `search ${per(f.candidates.search.n, f.candidates.search.nll)} (${f.candidates.search.n}), call ${per(f.candidates.call.n, f.candidates.call.nll)} (${f.candidates.call.n}), ` +
+      `answer ${per(f.candidates.answer.n, f.candidates.answer.nll)} (${f.candidates.answer.n}), plan ${per(f.plan.n, f.plan.nll)} (${f.plan.n})`
+  }
   const teacherPass = demos.filter((t, i) => Evaluation.outcomeOf(trainTasks[i] as Task, t).success).length
-  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; ` +
+  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
   console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
     `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}; credit weights ${JSON.stringify(reward.credit)}`)
@@ -180,10 +195,15 @@ const program = Effect.gen(function*() {
     })
 
   const bySeed: Array<Record<string, Evaluated>> = []
+  /** Per seed and model, each validation task's greedy success rate over its rollouts (for --outcomes). */
+  const successes: Record<string, Record<string, ReadonlyArray<ReadonlyArray<number>>>> = {}
+  const record = (seed: number, model: string, e: Evaluated) => {
+    successes[seed] = { ...successes[seed], [model]: e.successes.map((x) => [x]) }
+  }
   const rlStats: Array<{ seed: number; estimator: string; groups: number; skipped: number; curve: ReadonlyArray<number> }> = []
   for (const seed of seeds) {
     const models: Record<string, Evaluated> = {}
-    const backbone = LearnedPolicy.initial(seed)
+    const backbone = LearnedPolicy.initial(seed, flags.scorer)
     yield* Ref.set(cell, backbone)
     const sft = yield* trainer.sft(demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { epochs: options.sftEpochs, seed })
     const sftWeights = yield* Ref.get(cell)
@@ -193,15 +213,19 @@ const program = Effect.gen(function*() {
       console.log(models["Backbone"].line)
     }
     models["SFT"] = yield* evaluate("SFT", sftWeights, seed)
+    record(seed, "SFT", models["SFT"])
     console.log(`${models["SFT"].line}; ${accuracy(sftWeights)}`)
+    console.log(`SFT ${factors(sftWeights)}`)
     // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent, label: flags.label }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
       models["SFT"] = yield* evaluate("DAgger", cloned, seed)
+      record(seed, "DAgger", models["SFT"])
       console.log(`${models["SFT"].line}; ${accuracy(cloned)}`)
+      console.log(`DAgger ${factors(cloned)}`)
     }
     for (const estimator of flags.rl ? estimators : []) {
       yield* Ref.set(cell, cloned)
@@ -253,6 +277,9 @@ const program = Effect.gen(function*() {
       rl: rlStats,
       paired
     }))
+  }
+  if (Option.isSome(flags.outcomes)) {
+    fs.writeFileSync(flags.outcomes.value, JSON.stringify({ scorer: flags.scorer, label: flags.label, tasks: validation.map((t) => t.id), successes }) + "\n")
   }
 })
 

@@ -12,8 +12,8 @@ import * as LearnedPolicy from "../src/agent/LearnedPolicy.ts"
 import * as Teacher from "../src/agent/Teacher.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Scoring from "../src/eval/Scoring.ts"
-import * as Mlp from "../src/math/Mlp.ts"
 import * as PolicyGradient from "../src/math/PolicyGradient.ts"
+import * as SetScorer from "../src/math/SetScorer.ts"
 import { Rollout } from "../src/runtime/Rollout.ts"
 import * as RolloutModule from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
@@ -70,15 +70,15 @@ const program = Effect.gen(function*() {
   const rawStarted = performance.now()
   for (let epoch = 0; epoch < 4; epoch++) {
     for (const s of samples) {
-      const { trace } = Mlp.forward(weights.params, s.x, s.layout.rows)
-      Mlp.backward(weights.params, trace, new Float64Array(s.layout.rows).fill(1e-3))
+      const { trace } = SetScorer.forward(weights.params, s.x, s.layout.rows, s.layout.sets)
+      SetScorer.backward(weights.params, trace, new Float64Array(s.layout.rows).fill(1e-3))
     }
   }
   const rawSeconds = (performance.now() - rawStarted) / 1000
   const ppoPerSec = (samples.length * 4) / ppoSeconds
   const rawPerSec = (samples.length * 4) / rawSeconds
 
-  console.log(`${tasks.length} training tasks, ParaAct, 5% faults, concurrency 8; ${Mlp.size(LearnedPolicy.shape)} parameters`)
+  console.log(`${tasks.length} training tasks, ParaAct, 5% faults, concurrency 8; ${SetScorer.size(LearnedPolicy.shape)} parameters`)
   console.log(`rollouts/s  teacher ${demos.perSec.toFixed(1)}  learned (after SFT) ${policyRun.perSec.toFixed(1)}  ratio ${(policyRun.perSec / demos.perSec).toFixed(2)}x`)
   console.log(`rounds/s    teacher ${demos.roundsPerSec.toFixed(0)}  learned ${policyRun.roundsPerSec.toFixed(0)}  ratio ${(policyRun.roundsPerSec / demos.roundsPerSec).toFixed(2)}x`)
   console.log(`SFT examples/s ${(sftExamples / sftSeconds).toFixed(0)} (${sftExamples} example-epochs in ${sftSeconds.toFixed(1)} s)`)

@@ -20,6 +20,7 @@ import * as BenchFlags from "./BenchFlags.ts"
 import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
 import * as Cli from "../src/io/Cli.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
 import type { ToolName } from "../src/domain/Ids.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"
 import * as Bm25 from "../src/retrieval/Bm25.ts"
@@ -97,7 +98,8 @@ const program = Effect.gen(function*() {
   if (flags.parts < 1 || flags.part < 0 || flags.part >= flags.parts) {
     return yield* new UseError({ file: "--part/--parts", message: `need 0 ≤ part < parts, got part ${flags.part} of ${flags.parts}` })
   }
-  const fields = flags.fields.split(",").map((f) => f.trim())
+  const fields = RunConfig.commaItems(flags.fields)
+  if (fields === undefined) return yield* new UseError({ file: "--fields", message: `an empty item in ${JSON.stringify(flags.fields)}` })
   const unknown = fields.filter((f) => !(Document.fieldNames as ReadonlyArray<string>).includes(f))
   if (unknown.length > 0) return yield* new UseError({ file: "--fields", message: `unknown field(s) ${unknown.join(", ")}` })
   const { tools, requests: wholes, listsOf, score: scored } = yield* TuningData.load

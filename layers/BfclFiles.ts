@@ -8,6 +8,7 @@ import * as Checker from "../src/eval/BfclChecker.ts"
 import * as Score from "../src/eval/BfclScore.ts"
 import { BfclInputError } from "../src/eval/BfclScore.ts"
 import { isDirectory, listDir, readText } from "../src/toolenv/importers/Read.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
 
 const fromResult = <A>(r: Result.Result<A, BfclInputError>): Effect.Effect<A, BfclInputError> =>
   Result.isSuccess(r) ? Effect.succeed(r.success) : Effect.fail(r.failure)
@@ -30,7 +31,10 @@ export const available = Effect.fn("BfclFiles.available")(function*(dir: string)
  * category without its test file, or an AST category without its possible answers, is a typed error naming it.
  */
 export const expandNames = Effect.fn("BfclFiles.expandNames")(function*(dir: string, requested: ReadonlyArray<string>) {
-  const names = [...new Set(requested.flatMap((r) => r.split(",")).map((s) => s.trim()).filter((s) => s !== ""))]
+  const items = requested.map((r) => RunConfig.commaItems(r))
+  const empty = requested.find((_, i) => items[i] === undefined)
+  if (empty !== undefined) return yield* new BfclInputError({ file: dir, message: `--category ${JSON.stringify(empty)} has an empty item` })
+  const names = [...new Set(items.flatMap((i) => i ?? []))]
   if (names.length === 0) return yield* new BfclInputError({ file: dir, message: "no --category given" })
   if (!names.includes("all")) return names
   const present = yield* available(dir)

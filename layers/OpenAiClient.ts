@@ -1,13 +1,16 @@
 /**
  * A client for OpenAI-compatible chat completions (vLLM, SGLang, Ollama, llama.cpp server, OpenAI) over `effect/http`:
- * schema-checked request and response bodies, a per-request timeout, retries as a `Schedule` (jittered exponential
- * backoff that honours `Retry-After`), URL credentials and keys redacted from every message, and a cap on the bytes read
- * from every response (after fetch's gzip/deflate/br decoding, so a decompression bomb is bounded too).
+ * schema-checked request and response bodies, a timeout on the whole request (attempts and the waits between them),
+ * retries as a `Schedule` (jittered exponential backoff that honours `Retry-After` up to a cap; beyond it the request
+ * fails at once), URL credentials sent as Basic auth, the key, URL credentials and the base URL's query values
+ * scrubbed from every message and every model output before anything is cut, and a cap on the bytes read from every
+ * response (after fetch's gzip/deflate/br decoding, so a decompression bomb is bounded too).
  */
 import { Clock, Config, Context, Duration, Effect, Layer, Option, Redacted, Ref, Schedule, Schema, Stream } from "effect"
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
 import type { HttpClientError, HttpClientResponse } from "effect/http"
 import { ConfigError } from "../src/domain/Errors.ts"
+import * as Telemetry from "../src/io/Telemetry.ts"
 import * as OpenAiFormat from "../src/protocol/OpenAiFormat.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -183,6 +186,8 @@ export class OpenAiError extends Schema.TaggedError<OpenAiError>()("OpenAiError"
   status: Schema.optionalKey(Schema.Number),
   /** HTTP attempts made (0 when the request was invalid and nothing was sent). */
   attempts: Schema.Number,
+  /** The wait the server asked for (`Retry-After`), ms, when it was beyond what the client waits (not retried). */
+  retryAfterMs: Schema.optionalKey(Schema.Number),
   /** The cap that was exceeded (`maxResponseBytes`), for `too_large` errors. */
   limitBytes: Schema.optionalKey(Schema.Number)
 }) {}
@@ -194,8 +199,9 @@ export class OpenAiError extends Schema.TaggedError<OpenAiError>()("OpenAiError"
 /** Everything the client needs to reach an endpoint. */
 export interface OpenAiConfig {
   /**
-   * The API root including its version segment, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended.
-   * Never holds credentials: a `user:password@` given in the URL is moved to {@link OpenAiConfig.urlCredentials}.
+   * The API root including its version segment, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended to
+   * its path (a query, `?api-version=…&api-key=…`, stays a query). Never holds credentials: a `user:password@` given in
+   * the URL is moved to {@link OpenAiConfig.urlCredentials}. Its query values count as secrets in every message.
    */
   readonly baseUrl: string
   readonly model: string
@@ -203,14 +209,16 @@ export interface OpenAiConfig {
   readonly apiKey: Redacted.Redacted | undefined
   /** The base URL's userinfo, sent as `Authorization: Basic …` when no API key is set (fetch refuses URLs holding it). */
   readonly urlCredentials: UrlCredentials | undefined
-  /** Per HTTP attempt (connect + generation + body), ms. */
+  /** The whole request — every attempt and every wait between them — ms (`--timeout-ms`). */
   readonly timeoutMs: number
+  /** One HTTP attempt (connect + generation + body), ms; at most `timeoutMs`. */
+  readonly attemptTimeoutMs: number
   /** Retries after the first attempt, on transport errors, timeouts, 408/409/429 and 5xx (never 400/401/403/404). */
   readonly maxRetries: number
   /** Backoff before retry n (1-based) is `min(backoffMaxMs, backoffBaseMs·2^(n-1))`, jittered to 80–120 % (Schedule.jittered). */
   readonly backoffBaseMs: number
   readonly backoffMaxMs: number
-  /** A server's `Retry-After` is obeyed up to this many ms. */
+  /** A server's `Retry-After` is obeyed up to this many ms; a longer one fails the request at once (never a long sleep). */
   readonly maxRetryAfterMs: number
   /** The most bytes read from one response body (after content decoding); more is a `too_large` error. */
   readonly maxResponseBytes: number
@@ -236,7 +244,13 @@ export interface OpenAiConfigInput {
   readonly baseUrl: string
   readonly model: string
   readonly apiKey?: Redacted.Redacted | string | undefined
+  /**
+   * Credentials already taken out of `baseUrl` (a validated config passed on): kept when `baseUrl` holds none, so a
+   * configuration validated twice still sends them.
+   */
+  readonly urlCredentials?: UrlCredentials | undefined
   readonly timeoutMs?: number
+  readonly attemptTimeoutMs?: number
   readonly maxRetries?: number
   readonly backoffBaseMs?: number
   readonly backoffMaxMs?: number
@@ -276,11 +290,12 @@ export const checkMaxTokens = (value: number): Effect.Effect<number, ConfigError
 export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*(input: OpenAiConfigInput) {
   const url = URL.canParse(input.baseUrl) ? new URL(input.baseUrl) : undefined
   if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-    return yield* new ConfigError({ field: "baseUrl", value: redactUrlCredentials(input.baseUrl), message: "baseUrl must be an http(s) URL such as http://127.0.0.1:8000/v1" })
+    return yield* new ConfigError({ field: "baseUrl", value: redactUrl(input.baseUrl), message: "baseUrl must be an http(s) URL such as http://127.0.0.1:8000/v1" })
   }
-  const urlCredentials: UrlCredentials | undefined = url.username === "" && url.password === ""
-    ? undefined
-    : { username: decodeURIComponent(url.username), password: Redacted.make(decodeURIComponent(url.password)) }
+  const hadUserinfo = url.username !== "" || url.password !== ""
+  const urlCredentials: UrlCredentials | undefined = hadUserinfo
+    ? { username: decodeURIComponent(url.username), password: Redacted.make(decodeURIComponent(url.password)) }
+    : input.urlCredentials
   url.username = ""
   url.password = ""
   if (input.model.trim().length === 0) {
@@ -293,13 +308,15 @@ export const validateConfig = Effect.fn("OpenAiClient.validateConfig")(function*
     : input.apiKey.length === 0
     ? undefined
     : Redacted.make(input.apiKey)
+  const timeoutMs = yield* checkNumber("timeoutMs", input.timeoutMs ?? defaults.timeoutMs, isPositive, "a positive number of ms")
   const config: OpenAiConfig = {
-    // Only a URL that held credentials is re-serialised, so every other base URL is kept byte for byte.
-    baseUrl: (urlCredentials === undefined ? input.baseUrl : url.href).replace(/\/+$/, ""),
+    // Only a URL that held userinfo is re-serialised, so every other base URL is kept byte for byte.
+    baseUrl: (hadUserinfo ? url.href : input.baseUrl).replace(/\/+$/, ""),
     model: input.model.trim(),
     apiKey,
     urlCredentials,
-    timeoutMs: yield* checkNumber("timeoutMs", input.timeoutMs ?? defaults.timeoutMs, isPositive, "a positive number of ms"),
+    timeoutMs,
+    attemptTimeoutMs: Math.min(timeoutMs, yield* checkNumber("attemptTimeoutMs", input.attemptTimeoutMs ?? timeoutMs, isPositive, "a positive number of ms")),
     maxRetries: yield* checkNumber("maxRetries", input.maxRetries ?? defaults.maxRetries, isNonNegativeInt, "a non-negative integer"),
     backoffBaseMs: yield* checkNumber("backoffBaseMs", input.backoffBaseMs ?? defaults.backoffBaseMs, isNonNegative, "a non-negative number of ms"),
     backoffMaxMs: yield* checkNumber("backoffMaxMs", input.backoffMaxMs ?? defaults.backoffMaxMs, isNonNegative, "a non-negative number of ms"),
@@ -402,18 +419,22 @@ export const isRetryable = (failure: AttemptFailure): boolean =>
 /**
  * When to try again: at most `maxRetries` times, only after a {@link isRetryable} failure, waiting
  * `min(backoffMaxMs, backoffBaseMs·2^(n-1))` jittered to 80–120 % before retry n — or, when the server sent
- * `Retry-After` (429, 503, …), exactly that, capped at `maxRetryAfterMs`.
+ * `Retry-After` (429, 503, …), exactly that. A `Retry-After` over `maxRetryAfterMs`, or one that would end past
+ * `deadline` (epoch ms: the request's timeout), stops the retries at once: the request fails now rather than sleep.
  */
-export const retrySchedule = (config: Pick<OpenAiConfig, "maxRetries" | "backoffBaseMs" | "backoffMaxMs" | "maxRetryAfterMs">) =>
+export const retrySchedule = (config: Pick<OpenAiConfig, "maxRetries" | "backoffBaseMs" | "backoffMaxMs" | "maxRetryAfterMs">, deadline?: number) =>
   Schedule.min([Schedule.exponential(Duration.millis(config.backoffBaseMs)), Schedule.spaced(Duration.millis(config.backoffMaxMs))]).pipe(
     Schedule.jittered,
     Schedule.upTo({ times: config.maxRetries }),
     Schedule.setInputType<AttemptFailure>(),
-    Schedule.while(({ input }) => isRetryable(input)),
-    Schedule.modifyDelay(({ input, duration }) =>
-      Effect.succeed(input.retryAfterMs === undefined ? duration : Duration.millis(Math.min(input.retryAfterMs, config.maxRetryAfterMs)))
-    )
+    Schedule.while(({ input, now }) => isRetryable(input) && waitAllowed(config, input, now, deadline)),
+    Schedule.modifyDelay(({ input, duration }) => Effect.succeed(input.retryAfterMs === undefined ? duration : Duration.millis(input.retryAfterMs)))
   )
+
+/** Whether the server's `Retry-After` (if any) is a wait the client takes: within the cap and before the deadline. */
+const waitAllowed = (config: Pick<OpenAiConfig, "maxRetryAfterMs">, failure: AttemptFailure, now: number, deadline: number | undefined): boolean =>
+  failure.retryAfterMs === undefined ||
+  (failure.retryAfterMs <= config.maxRetryAfterMs && (deadline === undefined || now + failure.retryAfterMs < deadline))
 
 const REDACTED = "<redacted>"
 
@@ -424,19 +445,30 @@ const urlUserinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi
 export const redactUrlCredentials = (text: string): string => text.replace(urlUserinfo, `$1${REDACTED}@`)
 
 /**
- * Replaces every occurrence of the secrets (the API key, a URL password — raw and percent-encoded), any bearer or
- * basic token and any URL userinfo in a text destined for an error or a log.
+ * Replaces every occurrence of the secrets (the API key, a URL password, the base URL's query values — raw,
+ * percent-encoded and JSON-escaped), any bearer or basic token and any URL userinfo in a text destined for an error or
+ * a log. Scrub the whole text, then cut it: a secret cut in two is no longer found.
  */
-export const scrubSecret = (text: string, ...secrets: ReadonlyArray<Redacted.Redacted | undefined>): string => {
-  let out = redactUrlCredentials(text).replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`)
+export const scrubSecret = (text: string, ...secrets: ReadonlyArray<Redacted.Redacted | undefined>): string =>
+  scrubValues(redactUrlCredentials(text).replace(/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`), ...secrets)
+
+/**
+ * Replaces only the secrets' own values (raw, percent-encoded, JSON-escaped) in a text: for a model's output, where
+ * `Bearer …` may be legitimate text but an echoed key is not.
+ */
+export const scrubValues = (text: string, ...secrets: ReadonlyArray<Redacted.Redacted | undefined>): string => {
+  let out = text
   for (const secret of secrets) {
     if (secret === undefined) continue
     const value = Redacted.value(secret)
     if (typeof value !== "string" || value.length === 0) continue
-    for (const form of new Set([value, encodeURIComponent(value)])) out = out.split(form).join(REDACTED)
+    for (const form of new Set([value, encodeURIComponent(value), JSON.stringify(value).slice(1, -1)])) out = out.split(form).join(REDACTED)
   }
   return out
 }
+
+/** A URL as it may be shown or stored: userinfo and every query value redacted (`Telemetry.redactUrl`). */
+export const redactUrl = Telemetry.redactUrl
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reading a body under a cap
@@ -499,7 +531,7 @@ const ERROR_BODY_BYTES = 64 * 1024
 export class OpenAiClient extends Context.Service<OpenAiClient, {
   /** The configured model. */
   readonly model: string
-  /** The configured API root (never holds the key or URL credentials). */
+  /** The configured API root as it may be shown (userinfo and query values redacted). */
   readonly baseUrl: string
   /** One chat completion, retried on transient failures. */
   readonly chat: (request: ChatRequest) => Effect.Effect<ChatResult, OpenAiError>
@@ -551,20 +583,36 @@ export const toResult = (
   }
 }
 
+/** A result with every secret value taken out of what the model said (an endpoint that echoes the key). */
+const scrubResult = (result: ChatResult, secrets: ReadonlyArray<Redacted.Redacted | undefined>): ChatResult => {
+  const clean = (text: string) => scrubValues(text, ...secrets)
+  return {
+    ...result,
+    content: clean(result.content),
+    reasoning: result.reasoning === undefined ? undefined : clean(result.reasoning),
+    toolCalls: result.toolCalls.map((c) => ({ ...c, name: clean(c.name), arguments: clean(c.arguments) }))
+  }
+}
+
 /** Builds the client over whatever `HttpClient` the context provides. */
 export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
   const http = yield* HttpClient.HttpClient
   // `validateConfig` already took any userinfo out of the base URL; a hand-built config may still carry one.
-  const endpointUrl = new URL(`${config.baseUrl}/chat/completions`)
+  const endpointUrl = new URL(config.baseUrl)
   const credentials: UrlCredentials | undefined = config.urlCredentials ?? (endpointUrl.username === "" && endpointUrl.password === ""
     ? undefined
     : { username: decodeURIComponent(endpointUrl.username), password: Redacted.make(decodeURIComponent(endpointUrl.password)) })
   endpointUrl.username = ""
   endpointUrl.password = ""
+  // the path joins the API root's path; a query (`?api-version=…&api-key=…`) stays after it
+  endpointUrl.pathname = `${endpointUrl.pathname.replace(/\/+$/, "")}/chat/completions`
   const endpoint = endpointUrl.href
   // For messages: the endpoint without query or userinfo.
   const shownEndpoint = `${endpointUrl.origin}${endpointUrl.pathname}`
-  const scrub = (text: string): string => scrubSecret(text, config.apiKey, credentials?.password)
+  // every query value of the base URL is treated as a secret (Azure-style `api-key=`, signed `sig=`, …)
+  const querySecrets = [...endpointUrl.searchParams.values()].filter((v) => v.length > 0).map((v) => Redacted.make(v))
+  const secrets = [config.apiKey, credentials?.password, ...querySecrets]
+  const scrub = (text: string): string => scrubSecret(text, ...secrets)
   // The request without its body is the same for every chat: built once.
   const post = HttpClientRequest.post(endpoint).pipe(HttpClientRequest.acceptJson)
   const authed = config.apiKey !== undefined
@@ -601,7 +649,8 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
             ? decodeResponse(text).pipe(
               Effect.mapError((error): AttemptFailure => ({
                 kind: "decode",
-                message: scrub(`malformed response body from ${shownEndpoint}: ${error.message} (body starts: ${JSON.stringify(text.slice(0, 120))})`)
+                // scrubbed whole, then cut: a secret cut in two would no longer be found
+                message: `malformed response body from ${shownEndpoint}: ${scrub(error.message).slice(0, 2 * SNIPPET)} (body starts: ${JSON.stringify(scrub(text).slice(0, 120))})`
               }))
             )
             : Effect.fail(tooLarge("exceeds"))
@@ -618,7 +667,8 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
           return Effect.fail<AttemptFailure>({
             kind: "status",
             status: response.status,
-            message: scrub(`POST ${shownEndpoint} answered ${response.status}: ${text.slice(0, SNIPPET)}`),
+            // scrubbed whole, then cut: a secret cut in two would no longer be found
+            message: `POST ${shownEndpoint} answered ${response.status}: ${scrub(text).slice(0, SNIPPET)}`,
             ...(retryAfterMs === undefined ? {} : { retryAfterMs })
           })
         }))
@@ -632,14 +682,14 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
       Effect.mapError(transportFailure),
       Effect.flatMap(readResponse),
       Effect.timeoutOrElse({
-        duration: config.timeoutMs,
+        duration: config.attemptTimeoutMs,
         orElse: () =>
-          Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.timeoutMs} ms` })
+          Effect.fail<AttemptFailure>({ kind: "timeout", message: `POST ${shownEndpoint} timed out after ${config.attemptTimeoutMs} ms` })
       })
     )
 
   // The warning says what failed and how long the schedule waits; it goes through Effect's logger (stderr in programs).
-  const schedule = retrySchedule(config).pipe(
+  const scheduleUntil = (deadline: number) => retrySchedule(config, deadline).pipe(
     Schedule.tap(({ input, attempt, duration }) =>
       Effect.logWarning("OpenAiClient: retrying").pipe(
         Effect.annotateLogs({
@@ -664,26 +714,39 @@ export const make = Effect.fnUntraced(function*(config: OpenAiConfig) {
     const attempts = yield* Ref.make(0)
     const attempt = Ref.update(attempts, (n) => n + 1).pipe(Effect.andThen(once(httpRequest)))
     const response = yield* attempt.pipe(
-      Effect.retry(schedule),
+      Effect.retry(scheduleUntil(started + config.timeoutMs)),
       Effect.catch((failure) =>
-        Ref.get(attempts).pipe(Effect.flatMap((n) =>
-          Effect.fail(
+        Effect.all([Ref.get(attempts), Clock.currentTimeMillis]).pipe(Effect.flatMap(([n, now]) => {
+          const refusedWait = failure.retryAfterMs !== undefined && isRetryable(failure) &&
+            !waitAllowed(config, failure, now, started + config.timeoutMs)
+          const why = !refusedWait ? "" : failure.retryAfterMs! > config.maxRetryAfterMs
+            ? ` (the server asked to wait ${(failure.retryAfterMs! / 1000).toFixed(0)} s — Retry-After — more than the ${(config.maxRetryAfterMs / 1000).toFixed(0)} s this client waits: not retried)`
+            : ` (the server asked to wait ${(failure.retryAfterMs! / 1000).toFixed(0)} s — Retry-After — past the ${config.timeoutMs} ms the request may take: not retried)`
+          return Effect.fail(
             new OpenAiError({
               kind: failure.kind,
-              message: n > 1 ? `${failure.message} (after ${n} attempts)` : failure.message,
+              message: `${failure.message}${why}${n > 1 ? ` (after ${n} attempts)` : ""}`,
               ...(failure.status === undefined ? {} : { status: failure.status }),
               ...(failure.limitBytes === undefined ? {} : { limitBytes: failure.limitBytes }),
+              ...(refusedWait ? { retryAfterMs: failure.retryAfterMs! } : {}),
               attempts: n
             })
           )
-        ))
-      )
+        }))
+      ),
+      // the whole request, attempts and waits, within --timeout-ms
+      Effect.timeoutOrElse({
+        duration: config.timeoutMs,
+        orElse: () =>
+          Effect.flatMap(Ref.get(attempts), (n) =>
+            Effect.fail(new OpenAiError({ kind: "timeout", message: `POST ${shownEndpoint} gave up after ${config.timeoutMs} ms (the request's whole budget, --timeout-ms; ${n} attempt${n === 1 ? "" : "s"})`, attempts: n })))
+      })
     )
     const now = yield* Clock.currentTimeMillis
-    return toResult(response, body.model, yield* Ref.get(attempts), now - started)
+    return scrubResult(toResult(response, body.model, yield* Ref.get(attempts), now - started), secrets)
   })
 
-  return OpenAiClient.of({ model: config.model, baseUrl: config.baseUrl, chat })
+  return OpenAiClient.of({ model: config.model, baseUrl: redactUrl(config.baseUrl), chat })
 })
 
 const transportDetail = (reason: { readonly _tag: string; readonly description?: string | undefined; readonly cause?: unknown }): string => {

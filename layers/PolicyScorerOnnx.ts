@@ -10,7 +10,8 @@ import * as ort from "onnxruntime-node"
 import * as ActionSpace from "../src/agent/ActionSpace.ts"
 import * as PolicyOnnxGraph from "../src/agent/PolicyOnnxGraph.ts"
 import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
-import * as Mlp from "../src/math/Mlp.ts"
+import * as Files from "../src/io/Files.ts"
+import * as SetScorer from "../src/math/SetScorer.ts"
 
 /** Scoring failed: `reason` says whether the model, the input, the run or its output was at fault, or the scorer was closed. */
 export class ScorerError extends Schema.TaggedError<ScorerError>()("ScorerError", {
@@ -27,9 +28,12 @@ export class PolicyModelError extends Schema.TaggedError<PolicyModelError>()("Po
 
 /** An open ONNX scorer of one policy network. */
 export interface Scorer {
-  readonly shape: Mlp.Shape
-  /** One logit per row of `x` (`rows × shape.input`, row-major), equal to `Mlp.forward` up to float64 rounding. */
-  readonly score: (x: Float64Array, rows: number) => Effect.Effect<Float64Array, ScorerError>
+  readonly shape: SetScorer.Shape
+  /**
+   * One logit per row of `x` (`rows × shape.input`, row-major) scored against its set (`sets`: none when absent),
+   * equal to `SetScorer.forward` up to float64 rounding.
+   */
+  readonly score: (x: Float64Array, rows: number, sets?: SetScorer.Sets) => Effect.Effect<Float64Array, ScorerError>
   /** Releases the session now (waiting for a running `score`); later calls to `score` fail. Closing twice is a no-op. */
   readonly close: Effect.Effect<void>
 }
@@ -37,7 +41,11 @@ export interface Scorer {
 const describe = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : JSON.stringify(cause)
 
-const shapeText = (shape: Mlp.Shape): string => `input ${shape.input}, hidden [${shape.hidden.join(", ")}]`
+const encoderText = (encoder: SetScorer.Encoder | undefined): string =>
+  encoder === undefined ? "no encoder" : encoder.kind === "learned" ? `learned encoder ${encoder.width}` : `identity encoder [${encoder.from}, ${encoder.from + encoder.width})`
+
+const shapeText = (shape: { readonly input: number; readonly encoder?: SetScorer.Encoder; readonly hidden: ReadonlyArray<number> }): string =>
+  `input ${shape.input}, ${encoderText(shape.encoder)}, hidden [${shape.hidden.join(", ")}]`
 
 /**
  * Opens a scorer on the bytes of a policy model (one intra-op thread: the machine is shared and a batch of candidates
@@ -67,7 +75,7 @@ export const make = Effect.fn("PolicyScorerOnnx.make")(function*(bytes: Uint8Arr
     release
   )
 
-  const score = Effect.fn("PolicyScorerOnnx.score")(function*(x: Float64Array, rows: number) {
+  const score = Effect.fn("PolicyScorerOnnx.score")(function*(x: Float64Array, rows: number, sets?: SetScorer.Sets) {
     if (!Number.isInteger(rows) || rows < 0) return yield* new ScorerError({ reason: "input", message: `rows must be a non-negative integer, got ${rows}` })
     if (x.length !== rows * shape.input) {
       return yield* new ScorerError({
@@ -76,10 +84,18 @@ export const make = Effect.fn("PolicyScorerOnnx.make")(function*(bytes: Uint8Arr
       })
     }
     if (rows === 0) return new Float64Array(0)
+    const invalid = sets === undefined ? undefined : SetScorer.validateSets(sets, rows)
+    if (invalid !== undefined) return yield* new ScorerError({ reason: "input", message: `sets: ${invalid}` })
+    const { members, reads, count } = PolicyOnnxGraph.setInputs(sets, rows)
     return yield* lock.withPermit(Effect.gen(function*() {
       if (!open) return yield* new ScorerError({ reason: "closed", message: "the scorer was closed" })
       const out = yield* Effect.tryPromise({
-        try: () => session.run({ [PolicyOnnxGraph.names.features]: new ort.Tensor("float64", x, [rows, shape.input]) }),
+        try: () =>
+          session.run({
+            [PolicyOnnxGraph.names.features]: new ort.Tensor("float64", x, [rows, shape.input]),
+            [PolicyOnnxGraph.names.members]: new ort.Tensor("float64", members, [count, rows]),
+            [PolicyOnnxGraph.names.reads]: new ort.Tensor("float64", reads, [rows, count])
+          }),
         catch: (e) => new ScorerError({ reason: "run", message: `ONNX run failed: ${describe(e)}` })
       })
       const logits = out[PolicyOnnxGraph.names.logits]
@@ -101,13 +117,19 @@ export const files = { onnx: "paraagent-policy.onnx", metadata: "paraagent-polic
 
 const PositiveInt = Schema.Int.check(Schema.isGreaterThan(0))
 
+/** The encoder of a shape, as the metadata file writes it. */
+const EncoderJson = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("learned"), width: PositiveInt }),
+  Schema.Struct({ kind: Schema.Literal("identity"), from: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)), width: PositiveInt })
+])
+
 /** The metadata file of a checkpoint (`paraagent-policy.json`). */
 export const PolicyMetadata = Schema.Struct({
   format: Schema.Literal("paraagent-policy"),
-  /** Version of this file format. */
-  version: Schema.Literal(1),
-  shape: Schema.Struct({ input: PositiveInt, hidden: Schema.Array(PositiveInt) }),
-  /** `Mlp.size(shape)`. */
+  /** Version of this file format: 2 since the scorer reads the rows' sets (the shape names its encoder); 1 before. */
+  version: Schema.Literals([1, 2]),
+  shape: Schema.Struct({ input: PositiveInt, encoder: Schema.optionalKey(EncoderJson), hidden: Schema.Array(PositiveInt) }),
+  /** `SetScorer.size(shape)`. */
   parameters: PositiveInt,
   /** sha256 of the ONNX file, so a metadata file from another save is caught. */
   onnxSha256: Schema.String,
@@ -127,7 +149,7 @@ export type Provenance = Readonly<Record<string, Schema.Json>>
 
 /** A checkpoint read back. */
 export interface LoadedModel {
-  readonly params: Mlp.Params
+  readonly params: SetScorer.Params
   readonly metadata: PolicyMetadata
   readonly bytes: Uint8Array
 }
@@ -139,7 +161,7 @@ const onnxMetadata = (provenance: Provenance): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(provenance)) out[k] = typeof v === "string" ? v : JSON.stringify(v)
   out["paraagent.format"] = "paraagent-policy"
-  out["paraagent.version"] = "1"
+  out["paraagent.version"] = "2"
   out["paraagent.featureSchema"] = ActionSpace.featureSchemaHash
   return out
 }
@@ -148,9 +170,9 @@ const onnxMetadata = (provenance: Provenance): Record<string, string> => {
  * Writes `<dir>/paraagent-policy.onnx` then `<dir>/paraagent-policy.json`, each atomically; the JSON names the ONNX
  * file's sha256, so a reader never pairs a metadata file with the weights of another save.
  */
-export const saveModel = Effect.fn("PolicyScorerOnnx.saveModel")(function*(dir: string, params: Mlp.Params, provenance: Provenance = {}) {
+export const saveModel = Effect.fn("PolicyScorerOnnx.saveModel")(function*(dir: string, params: SetScorer.Params, provenance: Provenance = {}) {
   const onnxFile = path.join(dir, files.onnx)
-  const expected = Mlp.size(params.shape)
+  const expected = SetScorer.size(params.shape)
   if (params.data.length !== expected) {
     return yield* new PolicyModelError({
       file: onnxFile,
@@ -161,8 +183,8 @@ export const saveModel = Effect.fn("PolicyScorerOnnx.saveModel")(function*(dir: 
   const bytes = PolicyOnnxGraph.toOnnx(params, onnxMetadata(provenance))
   const metadata: PolicyMetadata = {
     format: "paraagent-policy",
-    version: 1,
-    shape: { input: params.shape.input, hidden: [...params.shape.hidden] },
+    version: 2,
+    shape: { input: params.shape.input, encoder: { ...params.shape.encoder }, hidden: [...params.shape.hidden] },
     parameters: expected,
     onnxSha256: sha256(bytes),
     featureSchema: ActionSpace.featureSchemaHash,
@@ -180,7 +202,7 @@ export const saveModel = Effect.fn("PolicyScorerOnnx.saveModel")(function*(dir: 
 
 const readFile = (file: string) =>
   Effect.tryPromise({
-    try: () => fs.readFile(file),
+    try: () => Files.readBytes(file),
     catch: (e) => {
       const code = typeof e === "object" && e !== null && "code" in e ? e.code : undefined
       return new PolicyModelError({ file, reason: code === "ENOENT" ? "missing" : "unreadable", message: describe(e) })
@@ -189,8 +211,8 @@ const readFile = (file: string) =>
 
 const decodeMetadata = Schema.decodeUnknownEffect(Schema.fromJsonString(PolicyMetadata))
 
-const sameShape = (a: Mlp.Shape, b: Mlp.Shape): boolean =>
-  a.input === b.input && a.hidden.length === b.hidden.length && a.hidden.every((h, i) => h === b.hidden[i])
+const sameShape = (a: PolicyMetadata["shape"], b: SetScorer.Shape): boolean =>
+  a.input === b.input && JSON.stringify(a.encoder) === JSON.stringify(b.encoder) && a.hidden.length === b.hidden.length && a.hidden.every((h, i) => h === b.hidden[i])
 
 /** Reads a checkpoint folder: the metadata decoded, the weights from the ONNX, and the two cross-checked. */
 export const loadModel = Effect.fn("PolicyScorerOnnx.loadModel")(function*(dir: string) {
@@ -200,12 +222,20 @@ export const loadModel = Effect.fn("PolicyScorerOnnx.loadModel")(function*(dir: 
   const metadata = yield* decodeMetadata(text).pipe(
     Effect.mapError((e) => new PolicyModelError({ file: metadataFile, reason: "metadata", message: e.message }))
   )
+  const mismatch = (message: string) => new PolicyModelError({ file: metadataFile, reason: "mismatch", message })
+  // the same width is not the same features: a model trained on another action space scores rows it never saw
+  if (metadata.featureSchema !== ActionSpace.featureSchemaHash) {
+    return yield* mismatch(
+      metadata.featureSchema === undefined
+        ? `featureSchema: the model records no feature-schema hash (saved before the action space's schema was recorded); this action space's is ${ActionSpace.featureSchemaHash} — retrain it (npm start -- --ship <dir>)`
+        : `featureSchema: the model was trained on action-space features ${metadata.featureSchema}, this action space's are ${ActionSpace.featureSchemaHash} (another version of src/agent/actions) — retrain it (npm start -- --ship <dir>)`
+    )
+  }
   const bytes = new Uint8Array(yield* readFile(onnxFile))
   const params = PolicyOnnxGraph.fromOnnx(bytes)
   if (params instanceof PolicyOnnxGraph.PolicyOnnxError) {
     return yield* new PolicyModelError({ file: onnxFile, reason: "onnx", message: `${params.part}: ${params.message}` })
   }
-  const mismatch = (message: string) => new PolicyModelError({ file: metadataFile, reason: "mismatch", message })
   if (!sameShape(metadata.shape, params.shape)) {
     return yield* mismatch(`shape: the metadata says ${shapeText(metadata.shape)}, ${files.onnx} has ${shapeText(params.shape)}`)
   }
@@ -215,14 +245,6 @@ export const loadModel = Effect.fn("PolicyScorerOnnx.loadModel")(function*(dir: 
   const digest = sha256(bytes)
   if (metadata.onnxSha256 !== digest) {
     return yield* mismatch(`onnxSha256: the metadata says ${metadata.onnxSha256}, ${files.onnx} hashes to ${digest}`)
-  }
-  // the same width is not the same features: a model trained on another action space scores rows it never saw
-  if (metadata.featureSchema !== ActionSpace.featureSchemaHash) {
-    return yield* mismatch(
-      metadata.featureSchema === undefined
-        ? `featureSchema: the model records no feature-schema hash (saved before the action space's schema was recorded); this action space's is ${ActionSpace.featureSchemaHash} — retrain it (npm start -- --ship <dir>)`
-        : `featureSchema: the model was trained on action-space features ${metadata.featureSchema}, this action space's are ${ActionSpace.featureSchemaHash} (another version of src/agent/actions) — retrain it (npm start -- --ship <dir>)`
-    )
   }
   const loaded: LoadedModel = { params, metadata, bytes }
   return loaded

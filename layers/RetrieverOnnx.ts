@@ -20,6 +20,7 @@ import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import * as TokenizerHf from "../src/retrieval/TokenizerHf.ts"
 import * as TokenizerStatic from "../src/retrieval/TokenizerStatic.ts"
 import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as Files from "../src/io/Files.ts"
 
 /** A text encoder run by onnxruntime-node. */
 export interface Encoder {
@@ -82,7 +83,7 @@ const describe = (cause: unknown): string =>
   cause instanceof Error ? cause.message : typeof cause === "string" ? cause : JSON.stringify(cause)
 
 const readFile = (file: string) =>
-  Effect.tryPromise({ try: () => fs.readFile(file), catch: (e) => fail(`cannot read ${file}: ${describe(e)}`) })
+  Effect.tryPromise({ try: () => Files.readBytes(file), catch: (e) => fail(`cannot read ${file}: ${describe(e)}`) })
 
 const sha256 = (...parts: ReadonlyArray<Uint8Array | string>): string => {
   const h = createHash("sha256")
@@ -364,7 +365,7 @@ export const vectorIndex = (
 /** Reads a cached matrix (undefined when absent or of the wrong size). */
 const readCache = (file: string, expectedFloats: number) =>
   Effect.promise(() =>
-    fs.readFile(file).then(
+    Files.readBytes(file).then(
       (buf) => buf.byteLength === expectedFloats * 4 ? new Float32Array(Uint8Array.from(buf).buffer) : undefined,
       () => undefined
     )

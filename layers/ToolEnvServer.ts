@@ -32,6 +32,7 @@ import * as ServerFront from "./ServerFront.ts"
 import * as SessionStorePostgres from "./SessionStorePostgres.ts"
 import * as SessionStoreSqlite from "./SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
+import * as TaskSourceWorker from "./TaskSourceWorker.ts"
 import * as WorkerCluster from "./WorkerCluster.ts"
 import * as ToolLibraryFiles from "./ToolLibraryFiles.ts"
 
@@ -58,6 +59,8 @@ export interface ServerOptions {
   readonly allowOrigins?: ReadonlyArray<string>
   /** A SQLite file shared by replicas; absent: the log lives in this process's memory. */
   readonly store?: string
+  /** Byte bounds of the memory store (when there is no `store`); default 256 MiB of sessions, 64 MiB of posted tasks. */
+  readonly memoryStore?: SessionStore.MemoryOptions
   /** Under `--workers N`: this worker's place (layers/WorkerCluster.ts); absent: a single process. */
   readonly worker?: WorkerCluster.WorkerPlace
   /** With a `postgres://` store: the schema of its tables (default `toolenv`) and this replica's pool size (default 8). */
@@ -68,6 +71,11 @@ export interface ServerOptions {
   /** Deepest JSON nesting a body may have. */
   readonly maxDepth: number
   readonly sessions: Omit<Sessions.SessionsConfig, "world">
+  /**
+   * Task draws of the generated world on a worker thread (layers/TaskSourceWorker.ts), so a long draw never stalls the
+   * other clients; `npm run serve` turns it on. Off (the default here): draws run on the server's thread in slices.
+   */
+  readonly drawWorker?: boolean
   /** More routes on the same server. */
   readonly routes?: Layer.Layer<never, never, HttpRouter.HttpRouter>
   /** The Open Reward Standard routes (src/service/OrsRoutes.ts) beside the native API; false: not served. */
@@ -172,18 +180,47 @@ const guard = (options: ServerOptions) => {
           yield* Metrics.countError("PayloadTooLarge")
           return problem(413, { _tag: "PayloadTooLarge", field: "body", limit: options.maxDepth, message: `JSON nested more than ${options.maxDepth} levels deep` })
         }
+        // MCP's streamable HTTP: a body the server cannot accept is an HTTP error status (the JSON-RPC error inside)
+        if (pathname === McpHttp.defaultPath && options.mcp !== false) {
+          const refused = jsonRpcRefusal(text.value)
+          if (refused !== undefined) {
+            yield* Metrics.countError("InvalidRequest")
+            return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error: refused }, { status: 400 })
+          }
+        }
       }
       return yield* app
     })
   }
 }
 
+const isJsonRpcMessage = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === "2.0" &&
+  (typeof (value as { method?: unknown }).method === "string" || "result" in value || "error" in value)
+
+/**
+ * The JSON-RPC error of a body MCP cannot accept — not JSON (-32700), or neither a JSON-RPC message nor a non-empty
+ * batch of them (-32600) — or undefined for a body to hand to the MCP server. (Its own answer to these is a 200.)
+ */
+const jsonRpcRefusal = (text: string): { readonly code: number; readonly message: string } | undefined => {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (e) {
+    return { code: -32700, message: `Parse error: ${e instanceof Error ? e.message : String(e)}` }
+  }
+  const ok = Array.isArray(body) ? body.length > 0 && body.every(isJsonRpcMessage) : isJsonRpcMessage(body)
+  return ok ? undefined : { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message (jsonrpc \"2.0\" and a method, result or error)" }
+}
+
 /** The library, world and task source the options name. */
 const environment = (options: ServerOptions) =>
   options.library === "generated"
-    ? TaskSource.layerGenerated({ holdoutTools: true }).pipe(
-      Layer.provideMerge(ToolLibraryModule.layerGenerated({ seed: options.worldSeed, size: options.worldSize }))
-    )
+    ? (options.drawWorker === true
+      ? TaskSourceWorker.layer({ world: { seed: options.worldSeed, size: options.worldSize }, holdoutTools: true })
+      : TaskSource.layerGenerated({ holdoutTools: true })).pipe(
+        Layer.provideMerge(ToolLibraryModule.layerGenerated({ seed: options.worldSeed, size: options.worldSize }))
+      )
     : ToolLibraryFiles.layerToolBench(options.library.dir)
 
 const retrievers = (choice: RetrieverChoice) =>
@@ -204,7 +241,7 @@ const retrievers = (choice: RetrieverChoice) =>
  */
 export const services = (options: ServerOptions) => {
   const store = options.store === undefined
-    ? SessionStore.layerMemory()
+    ? SessionStore.layerMemory(options.memoryStore)
     : SessionStorePostgres.isPostgresUrl(options.store)
     ? SessionStorePostgres.layer({ url: options.store, ...options.postgres })
     : SessionStoreSqlite.layer(options.store)

@@ -15,7 +15,7 @@ import { uniquifyNames } from "../src/toolenv/importers/Naming.ts"
 import * as OpenApi from "../src/toolenv/importers/OpenApi.ts"
 import * as SealTools from "../src/toolenv/importers/SealTools.ts"
 import * as ToolAlpaca from "../src/toolenv/importers/ToolAlpaca.ts"
-import { type ImportError, type ImportReport, type ImportResult, summary } from "../src/toolenv/importers/ImportReport.ts"
+import { capSpec, collector, type ImportError, type ImportReport, type ImportResult, summary } from "../src/toolenv/importers/ImportReport.ts"
 import * as StableToolBench from "../src/toolenv/importers/StableToolBench.ts"
 import * as ToolBench from "../src/toolenv/importers/ToolBench.ts"
 import { type Library, makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
@@ -118,8 +118,14 @@ const label = (sources: ReadonlyArray<Source>): string =>
 export const load = Effect.fn("ToolLibraryFiles.load")(function* (sources: ReadonlyArray<Source>, options: Options = {}) {
   const started = performance.now()
   const imported = yield* Effect.forEach(sources, importSource)
-  const reports = imported.flatMap((i) => i.reports)
-  const all = imported.flatMap((i) => i.tools)
+  // every format's specs within the same size caps (names, parameters, defaults, schemas), each cap a report line
+  const capIssues = collector()
+  const all = imported.flatMap((i) => i.tools).flatMap((t) => {
+    const capped = capSpec(t, t.source.ref, capIssues)
+    return capped === undefined ? [] : [capped]
+  })
+  const capReport = capIssues.report(`size caps (${label(sources)})`)
+  const reports = [...imported.flatMap((i) => i.reports), ...(capReport.issueCount > 0 ? [capReport] : [])]
   const tools = sources.length > 1 ? uniquifyNames(all) : all
   const importMs = performance.now() - started
   const inferred = DepInference.infer(tools, options.inference)

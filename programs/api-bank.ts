@@ -4,7 +4,6 @@
  * accuracy (exact match of name and normalised arguments) and per-dialogue success, with the records left out.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -25,6 +24,8 @@ import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
 import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const data = Flag.Directory("data", { mustExist: true }).pipe(
   Flag.withDescription("the API-Bank folder (lv1-lv2-samples/, test-data/, data/all_apis.csv); default: api-bank in the data folder (PARAAGENT_DATA)"),
@@ -92,6 +93,7 @@ const command = Command.make(
   Effect.fn(function*(flags) {
     const dir = Option.getOrUndefined(flags.data) ?? dataPath("api-bank")
     const endpoint = flags.policy === "openai" ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(flags)) : undefined
+    if (Option.isSome(flags.verdicts)) yield* Files.checkWritable("--verdicts", flags.verdicts.value, "file")
     const api = yield* ApiBankRun.loadLibrary(dir)
     yield* Console.log(`API-Bank library: ${api.library.tools.length} APIs (${api.searchable.tools.length} searchable by ToolSearcher) from ${dir}`)
     const chosen = [...flags.levels].sort().map((l) => (l === "1" ? 1 : 2) as ApiBankScore.Level)
@@ -138,5 +140,5 @@ command.pipe(
   Otlp.traced("api-bank"),
   Cli.run("api-bank", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

@@ -4,7 +4,6 @@
  * answers the entries with any policy and writes BFCL result lines (FC style).
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -19,6 +18,8 @@ import { writeFileAtomicEffect } from "../src/io/AtomicWrite.ts"
 import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
+import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const data = Flag.String("data").pipe(
   Flag.withDescription("a BFCL data folder: BFCL_v4_<category>.json + possible_answer/BFCL_v4_<category>.json (default: the data folder's bfcl/)"),
@@ -74,6 +75,7 @@ const score = Command.make("score", {
   underscoreToDot
 }, (flags) =>
   Effect.gen(function*() {
+    if (Option.isSome(flags.verdicts)) yield* Files.checkWritable("--verdicts", flags.verdicts.value, "file")
     const cats = yield* BfclFiles.loadCategories(flags.data, flags.categories)
     const results = yield* BfclFiles.loadResults(flags.result)
     const started = performance.now()
@@ -98,6 +100,7 @@ const generate = Command.make("generate", {
   ...RunConfig.endpointFlags
 }, (flags) =>
   Effect.gen(function*() {
+    yield* Files.checkWritable("--out", flags.out, "file")
     const needsEndpoint = flags.policy === "openai" || flags.policy === "teacher-llm"
     const endpoint = needsEndpoint ? yield* OpenAiClient.configFromEnv(RunConfig.endpointOverrides(flags)) : undefined
     const choice: BfclRun.PolicyChoice = flags.policy === "paraagent"
@@ -134,5 +137,5 @@ Command.make("bfcl").pipe(
   Otlp.traced("bfcl"),
   Cli.run("bfcl", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

@@ -3,7 +3,6 @@
  * (the scripted oracle teacher by default) under each paradigm, judge and reward every rollout, write the Table-1-style table and all trajectories to a run folder.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -18,6 +17,8 @@ import * as RunConfig from "../src/eval/RunConfig.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
+import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const { flags } = RunConfig
 
@@ -72,6 +73,7 @@ const command = Command.make(
     yield* RunFolder.ensureFresh(config.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: ${e.message}` }))
     )
+    yield* Files.checkWritable("--out", config.out, "folder")
     yield* RunFolder.make(config.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: cannot create the run folder (${e.message})` }))
     )
@@ -88,5 +90,5 @@ command.pipe(
   Otlp.traced("compare"),
   Cli.run("compare", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

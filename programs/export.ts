@@ -5,7 +5,6 @@
  * JSON Lines for TRL's SFTTrainer (trl). Writes `export.json` beside them (settings, counts, what was left out).
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option, Result } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -24,6 +23,8 @@ import * as Faults from "../src/toolenv/simulator/Faults.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import * as TeacherDemonstrations from "../src/training/TeacherDemonstrations.ts"
 import * as VerlExports from "../src/training/VerlExports.ts"
+import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const { flags, intFlag, numberFlag } = RunConfig
 
@@ -71,6 +72,7 @@ const exportTo = (target: Target) =>
     yield* RunFolder.ensureFresh(given.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: given.out, message: `--out ${given.out}: ${e.message}` }))
     )
+    yield* Files.checkWritable("--out", given.out, "folder")
     const folder = yield* RunFolder.make(given.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: given.out, message: `--out ${given.out}: cannot create the folder (${e.message})` }))
     )
@@ -145,5 +147,5 @@ Command.make("export").pipe(
   Otlp.traced("export"),
   Cli.run("export", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

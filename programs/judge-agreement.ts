@@ -3,7 +3,6 @@
  * human Q/F/U verdicts (binarised YES vs PARTIAL/NO, as the paper's Table 10), with confusion counts and flip rates.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Layer, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -17,6 +16,7 @@ import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as JudgeLlm from "../layers/JudgeLlm.ts"
 import type { OpenAiConfigInput } from "../layers/OpenAiClient.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const input = Flag.File("input", { mustExist: true }).pipe(
   Flag.withDescription("JSONL of {task, trajectory, human: {quality, faithfulness, utility}} records (see docs/openai-judge.md)")
@@ -63,5 +63,5 @@ command.pipe(
   Otlp.traced("judge-agreement"),
   Cli.run("judge-agreement", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

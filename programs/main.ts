@@ -4,7 +4,6 @@
  * ablation, the trained policy under each paradigm, report.md / report.html, exports and the trained model.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, FileSystem, Option, Result, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
@@ -28,18 +27,21 @@ import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Exports from "../src/training/Exports.ts"
 import * as Pipeline from "../src/training/Pipeline.ts"
 import { RunStore } from "../src/training/RunStore.ts"
+import * as Files from "../src/io/Files.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const { flags, intFlag } = RunConfig
 /** `--help` shows each flag's default. */
-const { shown, withDefault } = Cli.defaults()
+const { shown, withDefault, optional } = Cli.defaults()
 /** The default run folder's pattern, as `--help` shows it. */
 const defaultOut = "runs/<UTC date-time>-pipeline"
 
 const seedsFlag = Flag.String("seeds").pipe(
   Flag.withDescription("training seeds, comma-separated (each: its own initialisation, SFT and RL runs)"),
   Flag.mapEffect((text) => {
-    const items = text.split(",").map((x) => x.trim())
-    const seeds = items.map(Number)
+    // an empty item (`--seeds ""`, `1,,2`, `3,`) is a typo, never seed 0
+    const items = RunConfig.commaItems(text) ?? []
+    const seeds = items.map((x) => (/^\d+$/.test(x) ? Number(x) : Number.NaN))
     const ok = items.length >= 1 && items.length <= 10 && seeds.every((x) => Number.isInteger(x) && x >= 0 && x < 2 ** 31) && new Set(seeds).size === seeds.length
     return ok
       ? Effect.succeed(seeds as ReadonlyArray<number>)
@@ -81,22 +83,23 @@ const storeFile = (dir: string) => path.join(dir, "run.sqlite")
 const command = Command.make(
   "paraagent",
   {
+    // the run's settings are optional flags (defaults below): a resumed run refuses any given that differs from its own
     seeds: seedsFlag.pipe(Flag.optional),
-    taskSeed: flags.seed.pipe(withDefault("seed", Pipeline.defaults.taskSeed)),
-    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(withDefault("train-tasks", Pipeline.defaults.trainTasks)),
-    tasks: flags.tasks.pipe(withDefault("tasks", Pipeline.defaults.testTasksPerLevel)),
-    levels: flags.levels.pipe(withDefault("levels", Level.literals)),
-    paradigms: flags.paradigms.pipe(withDefault("paradigms", Paradigm.literals)),
-    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(withDefault("sft-epochs", Pipeline.defaults.sftEpochs)),
-    daggerRounds: intFlag("dagger-rounds", { minimum: 0, maximum: 100 }, "DAgger rounds after SFT (0: SFT on the teacher's demonstrations only)").pipe(withDefault("dagger-rounds", Pipeline.defaults.daggerRounds)),
-    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(withDefault("rl-iterations", Pipeline.defaults.rlIterations)),
-    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(withDefault("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
-    group: flags.group.pipe(withDefault("group", Pipeline.defaults.group)),
-    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(withDefault("eval-rollouts", Pipeline.defaults.evalRollouts)),
-    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(withDefault("eval-sampled", Pipeline.defaults.evalSampled)),
-    worldSeed: flags.worldSeed.pipe(withDefault("world-seed", 7)),
-    worldSize: flags.worldSize.pipe(withDefault("world-size", 50_011)),
-    concurrency: flags.concurrency.pipe(withDefault("concurrency", Pipeline.defaults.concurrency)),
+    taskSeed: flags.seed.pipe(optional("seed", Pipeline.defaults.taskSeed)),
+    trainTasks: intFlag("train-tasks", { minimum: 8, maximum: 20_000 }, "training tasks the teacher demonstrates").pipe(optional("train-tasks", Pipeline.defaults.trainTasks)),
+    tasks: flags.tasks.pipe(optional("tasks", Pipeline.defaults.testTasksPerLevel)),
+    levels: flags.levels.pipe(optional("levels", Level.literals)),
+    paradigms: flags.paradigms.pipe(optional("paradigms", Paradigm.literals)),
+    sftEpochs: intFlag("sft-epochs", { minimum: 1, maximum: 1000 }, "SFT epochs").pipe(optional("sft-epochs", Pipeline.defaults.sftEpochs)),
+    daggerRounds: intFlag("dagger-rounds", { minimum: 0, maximum: 100 }, "DAgger rounds after SFT (0: SFT on the teacher's demonstrations only)").pipe(optional("dagger-rounds", Pipeline.defaults.daggerRounds)),
+    rlIterations: intFlag("rl-iterations", { minimum: 1, maximum: 10_000 }, "RL iterations per run").pipe(optional("rl-iterations", Pipeline.defaults.rlIterations)),
+    rlTasks: intFlag("rl-tasks", { minimum: 1, maximum: 10_000 }, "tasks per RL iteration").pipe(optional("rl-tasks", Pipeline.defaults.rlTasksPerIteration)),
+    group: flags.group.pipe(optional("group", Pipeline.defaults.group)),
+    evalRollouts: intFlag("eval-rollouts", { minimum: 1, maximum: 16 }, "greedy rollouts per held-out task (the tables and the paired differences)").pipe(optional("eval-rollouts", Pipeline.defaults.evalRollouts)),
+    evalSampled: intFlag("eval-sampled", { minimum: 0, maximum: 16 }, "sampled rollouts per held-out task of the ablation rows (reported beside the greedy Pass@1; 0: none)").pipe(optional("eval-sampled", Pipeline.defaults.evalSampled)),
+    worldSeed: flags.worldSeed.pipe(optional("world-seed", 7)),
+    worldSize: flags.worldSize.pipe(optional("world-size", 50_011)),
+    concurrency: flags.concurrency.pipe(optional("concurrency", Pipeline.defaults.concurrency)),
     workers: intFlag("workers", { minimum: 1, maximum: 8 }, "worker threads, one seed each (1: all in this thread, within the 2 GB budget; 2: faster, ~2.4 GB)").pipe(withDefault("workers", 1)),
     out: flags.out.pipe(Flag.withDescription("run folder, refused when it holds files"), Flag.optional),
     resume: Flag.Directory("resume", { mustExist: true }).pipe(Flag.withDescription("continue the run in this folder after a crash (its run.sqlite)"), Flag.optional),
@@ -106,47 +109,73 @@ const command = Command.make(
     const provenance = yield* Provenance.read
     const resuming = Option.isSome(given.resume)
     const dir = Option.isSome(given.resume) ? given.resume.value : Option.getOrElse(given.out, () => `runs/${new Date().toISOString().replace(/[:.]/g, "-").replace(/-\d{3}Z$/, "Z")}-pipeline`)
+    // each setting as given on the command line (undefined: not given), with its flag and the record's field
+    const settings: ReadonlyArray<readonly [flag: string, field: keyof PipelineRecord, given: unknown]> = [
+      ["--seeds", "seeds", Option.getOrUndefined(given.seeds)],
+      ["--seed", "taskSeed", Option.getOrUndefined(given.taskSeed)],
+      ["--train-tasks", "trainTasks", Option.getOrUndefined(given.trainTasks)],
+      ["--tasks", "testTasksPerLevel", Option.getOrUndefined(given.tasks)],
+      ["--levels", "levels", Option.getOrUndefined(given.levels)],
+      ["--paradigms", "paradigms", Option.getOrUndefined(given.paradigms)],
+      ["--sft-epochs", "sftEpochs", Option.getOrUndefined(given.sftEpochs)],
+      ["--dagger-rounds", "daggerRounds", Option.getOrUndefined(given.daggerRounds)],
+      ["--rl-iterations", "rlIterations", Option.getOrUndefined(given.rlIterations)],
+      ["--rl-tasks", "rlTasksPerIteration", Option.getOrUndefined(given.rlTasks)],
+      ["--group", "group", Option.getOrUndefined(given.group)],
+      ["--eval-rollouts", "evalRollouts", Option.getOrUndefined(given.evalRollouts)],
+      ["--eval-sampled", "evalSampled", Option.getOrUndefined(given.evalSampled)],
+      ["--world-seed", "worldSeed", Option.getOrUndefined(given.worldSeed)],
+      ["--world-size", "worldSize", Option.getOrUndefined(given.worldSize)],
+      ["--concurrency", "concurrency", Option.getOrUndefined(given.concurrency)]
+    ]
+    const value = <A>(o: Option.Option<A>, fallback: A): A => Option.getOrElse(o, () => fallback)
     const commandLine = Provenance.commandLine()
     const started = Date.now()
     const fresh: PipelineRecord = {
-      seeds: Option.getOrElse(given.seeds, () => Pipeline.defaults.seeds),
-      taskSeed: given.taskSeed,
-      trainTasks: given.trainTasks,
-      testTasksPerLevel: given.tasks,
-      levels: given.levels,
-      paradigms: given.paradigms,
+      seeds: value(given.seeds, Pipeline.defaults.seeds),
+      taskSeed: value(given.taskSeed, Pipeline.defaults.taskSeed),
+      trainTasks: value(given.trainTasks, Pipeline.defaults.trainTasks),
+      testTasksPerLevel: value(given.tasks, Pipeline.defaults.testTasksPerLevel),
+      levels: value(given.levels, Level.literals),
+      paradigms: value(given.paradigms, Paradigm.literals),
       teacherMistakeRate: Pipeline.defaults.teacherMistakeRate,
       teacherFirstQuery: Pipeline.defaults.teacherFirstQuery,
-      sftEpochs: given.sftEpochs,
-      daggerRounds: given.daggerRounds,
-      rlIterations: given.rlIterations,
-      rlTasksPerIteration: given.rlTasks,
-      group: given.group,
+      sftEpochs: value(given.sftEpochs, Pipeline.defaults.sftEpochs),
+      daggerRounds: value(given.daggerRounds, Pipeline.defaults.daggerRounds),
+      rlIterations: value(given.rlIterations, Pipeline.defaults.rlIterations),
+      rlTasksPerIteration: value(given.rlTasks, Pipeline.defaults.rlTasksPerIteration),
+      group: value(given.group, Pipeline.defaults.group),
       estimators: Pipeline.defaults.estimators,
       dynamicSampling: Pipeline.defaults.dynamicSampling,
       credit: Pipeline.defaults.credit,
-      evalRollouts: given.evalRollouts,
-      evalSampled: given.evalSampled,
-      concurrency: given.concurrency,
-      worldSeed: given.worldSeed,
-      worldSize: given.worldSize
+      evalRollouts: value(given.evalRollouts, Pipeline.defaults.evalRollouts),
+      evalSampled: value(given.evalSampled, Pipeline.defaults.evalSampled),
+      concurrency: value(given.concurrency, Pipeline.defaults.concurrency),
+      worldSeed: value(given.worldSeed, 7),
+      worldSize: value(given.worldSize, 50_011)
     }
     if (resuming) {
+      if (Option.isSome(given.out) && path.resolve(given.out.value) !== path.resolve(dir)) {
+        return yield* new ConfigError({ field: "--out", value: given.out.value, message: `--out ${given.out.value} conflicts with --resume ${dir}: a resumed run writes into its own folder (drop --out)` })
+      }
       // opening the store would create an empty run.sqlite, leaving the folder unfit for both --resume and --out
       const fs = yield* FileSystem.FileSystem
       if (!(yield* fs.exists(storeFile(dir)))) {
         return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: no run store (run.sqlite) in this folder, nothing to resume` })
       }
+      // a read-only folder or store would fail only after the stages it skips: said now, naming them
+      yield* Files.checkWritable("--resume", dir, "folder")
+      yield* Files.checkWritable("--resume", storeFile(dir), "file")
     } else {
       yield* RunFolder.ensureFresh(dir).pipe(
         Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: ${e.message}` }))
       )
     }
+    if (!resuming) yield* Files.checkWritable("--out", dir, "folder")
+    if (Option.isSome(given.ship)) yield* Files.checkWritable("--ship", given.ship.value, "folder")
     const folder = yield* RunFolder.make(dir).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: dir, message: `--out ${dir}: cannot create the run folder (${e.message})` }))
     )
-    // announced at once, so a person can watch it fill: config.json and run.sqlite now, the tables and report at the end
-    yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
     const program = Effect.gen(function*() {
       const store = yield* RunStore
       const runId = "pipeline"
@@ -157,10 +186,23 @@ const command = Command.make(
         const decoded = Schema.decodeUnknownResult(PipelineRecord)((existing.config as { pipeline?: unknown }).pipeline)
         if (Result.isFailure(decoded)) return yield* new ConfigError({ field: "--resume", value: dir, message: `--resume ${dir}: the stored configuration does not decode` })
         record = decoded.success
+        // a setting given now must be the run's own: a resumed run continues as it was started
+        for (const [flag, field, value] of settings) {
+          // a run stored before a setting existed resumes with what the options below give it (DAgger: 0 rounds)
+          const stored = field === "daggerRounds" ? (record.daggerRounds ?? 0)
+            : field === "evalRollouts" ? (record.evalRollouts ?? Pipeline.defaults.evalRollouts)
+            : field === "evalSampled" ? (record.evalSampled ?? Pipeline.defaults.evalSampled)
+            : record[field]
+          if (value === undefined || JSON.stringify(value) === JSON.stringify(stored)) continue
+          return yield* new ConfigError({ field: flag, value: JSON.stringify(value), message: `${flag} ${JSON.stringify(value)} conflicts with the resumed run's ${JSON.stringify(stored)}: --resume continues the run as it was started (drop ${flag}, or start a new run with --out)` })
+        }
       } else {
         yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
         yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
       }
+      // announced before any work (after a resumed run's settings are checked, so a refusal is the one line), so a
+      // person can watch it fill: config.json and run.sqlite now, the tables and report at the end
+      yield* Console.error(`paraagent: run folder ${path.resolve(folder.dir)} (${resuming ? "resuming its run.sqlite" : "config.json and run.sqlite now"}; table.md, summary.json, report.html, trajectories.html, rl-metrics.csv when done)`)
       const options: Pipeline.PipelineOptions = {
         ...Pipeline.defaults,
         ...record,
@@ -224,5 +266,5 @@ command.pipe(
   Otlp.traced("paraagent"),
   Cli.run("paraagent", Provenance.packageVersion(), new Map([...shown, ["seeds", Pipeline.defaults.seeds.join(",")], ["out", defaultOut]])),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

@@ -8,7 +8,6 @@
  * banner on stdout first.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
@@ -20,6 +19,7 @@ import * as Cli from "../src/io/Cli.ts"
 import * as McpTools from "../src/service/McpTools.ts"
 import * as Faults from "../src/toolenv/simulator/Faults.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const library = Flag.String("library").pipe(
   Flag.withDescription("generated (the built-in world) or a ToolBench-format folder (<Category>/<tool>.json; no task source: clients pass their own request)"),
@@ -55,5 +55,5 @@ mcp.pipe(
   Otlp.traced("mcp"),
   Cli.run("mcp", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

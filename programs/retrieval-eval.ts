@@ -5,7 +5,6 @@
  * NDCG@1/5, Recall@5/10 and latency per query file over the whole library (tools + the query files' api_lists).
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -22,6 +21,7 @@ import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 /** The StableToolBench test files of the shared data folder, used when no query file is given. */
 const defaultQueryFiles = Benchmark.testQueryFiles.map((parts) => dataPathIfPresent(...parts))
@@ -179,5 +179,5 @@ command.pipe(
   Otlp.traced("retrieval-eval"),
   Cli.run("retrieval-eval", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

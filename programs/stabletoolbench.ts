@@ -4,7 +4,6 @@
  * the three-layer simulator; per file Path, rounds, calls, searches and (LLM judge only) the solvable pass rate.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -26,6 +25,8 @@ import * as Rollout from "../src/runtime/Rollout.ts"
 import { summary } from "../src/toolenv/importers/ImportReport.ts"
 import * as Simulator from "../src/toolenv/Simulator.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as Signals from "../src/io/Signals.ts"
+import * as Files from "../src/io/Files.ts"
 
 const { flags } = RunConfig
 
@@ -88,6 +89,7 @@ const command = Command.make(
       yield* RunFolder.ensureFresh(out).pipe(
         Effect.mapError((e) => new ConfigError({ field: "--out", value: out, message: `--out ${out}: ${e.message}` }))
       )
+      yield* Files.checkWritable("--out", out, "folder")
     }
 
     const setup = yield* Job.load(libraryDir, files)
@@ -149,5 +151,5 @@ command.pipe(
   Otlp.traced("stabletoolbench"),
   Cli.run("stabletoolbench", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

@@ -4,7 +4,6 @@
  * DAG run layer by layer through the simulator), `tool` (one tool's documentation and its G_dep edges).
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -24,6 +23,7 @@ import * as Simulator from "../src/toolenv/Simulator.ts"
 import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 const seed = RunConfig.intFlag("seed", RunConfig.caps.seed, "world seed (entities, tools and G_dep derive from it)").pipe(Flag.withDefault(World.defaultSeed))
 const size = RunConfig.intFlag("size", RunConfig.caps.worldSize, "number of generated interfaces").pipe(Flag.withDefault(50_011))
@@ -228,5 +228,5 @@ Command.make("toolenv").pipe(
   Otlp.traced("toolenv"),
   Cli.run("toolenv", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

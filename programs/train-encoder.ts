@@ -4,7 +4,6 @@
  * and WordNet, prints the loss curve and held-out validation, and writes `<out>.onnx` + `<out>.vocab.json`.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -28,6 +27,8 @@ import * as DenseTrain from "../src/retrieval/DenseTrain.ts"
 import * as DenseWordNet from "../src/retrieval/DenseWordNet.ts"
 import * as TokenizerStatic from "../src/retrieval/TokenizerStatic.ts"
 import * as World from "../src/toolenv/world/World.ts"
+import * as Files from "../src/io/Files.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 /** Reading WordNet, reading a library or writing the model failed. */
 class TrainEncoderError extends Schema.TaggedError<TrainEncoderError>()("TrainEncoderError", {
@@ -38,7 +39,7 @@ class TrainEncoderError extends Schema.TaggedError<TrainEncoderError>()("TrainEn
 const describe = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
 const readText = (file: string) =>
-  Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (e) => new TrainEncoderError({ file, message: describe(e) }) })
+  Effect.tryPromise({ try: () => Files.readUtf8(file), catch: (e) => new TrainEncoderError({ file, message: describe(e) }) })
 
 /** Writes a file atomically: a temp file beside it, then a rename. */
 const writeAtomic = (file: string, data: Uint8Array | string) =>
@@ -53,14 +54,10 @@ const loadWordNet = Effect.suspend(() => {
   return DenseWordNet.load((file) => readText(path.join(dict, file)))
 })
 
-/** Checks that `<out>.onnx` can be written before any training: its folder is made (or exists) and is writable. */
+/** Checks that `<out>.onnx` can be written before any training (`Files.probeWritable`: a probe file made and removed). */
 const checkWritable = (out: string) =>
   Effect.tryPromise({
-    try: async () => {
-      const dir = path.dirname(path.resolve(out))
-      await fs.mkdir(dir, { recursive: true })
-      await fs.access(dir, fs.constants.W_OK)
-    },
+    try: () => Files.probeWritable(`${out}.onnx`, "file"),
     catch: (e) => new TrainEncoderError({ file: `${out}.onnx`, message: `--out ${out}: cannot write ${out}.onnx there (${describe(e)})` })
   })
 
@@ -70,7 +67,7 @@ const checkWritable = (out: string) =>
  */
 const loadStart = (file: string, vocab: TokenizerStatic.StaticVocab, dim: number) =>
   Effect.gen(function*() {
-    const bytes = yield* Effect.tryPromise({ try: () => fs.readFile(file), catch: (e) => new TrainEncoderError({ file, message: describe(e) }) })
+    const bytes = yield* Effect.tryPromise({ try: () => Files.readBytes(file), catch: (e) => new TrainEncoderError({ file, message: describe(e) }) })
     const read = DenseOnnx.readStaticEncoder(new Uint8Array(bytes))
     if ("message" in read) return yield* new TrainEncoderError({ file, message: read.message })
     const vocabFile = file.replace(/\.onnx$/, ".vocab.json")
@@ -309,5 +306,5 @@ command.pipe(
   Otlp.traced("train-encoder"),
   Cli.run("train-encoder", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

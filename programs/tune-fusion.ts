@@ -6,7 +6,6 @@
  * tuning data), over ToolEnv2404; also tunes the dense retriever's provider evidence and sentence fusion.
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Effect, Layer, Result, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -26,6 +25,8 @@ import * as Metrics from "../src/retrieval/Metrics.ts"
 import * as Text from "../src/retrieval/Tokenize.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import * as Files from "../src/io/Files.ts"
+import * as Signals from "../src/io/Signals.ts"
 
 /** A Seal-Tools tool record (`tool.jsonl`). */
 const SealTool = Schema.Struct({
@@ -52,7 +53,7 @@ interface Choice {
 
 const readLines = <A>(file: string, schema: Schema.Codec<A>) =>
   Effect.gen(function*() {
-    const text = yield* Effect.tryPromise({ try: () => fs.readFile(file, "utf8"), catch: (e) => new TuneError({ file, message: String(e) }) })
+    const text = yield* Effect.tryPromise({ try: () => Files.readUtf8(file), catch: (e) => new TuneError({ file, message: String(e) }) })
     const decode = Schema.decodeUnknownResult(Schema.fromJsonString(schema))
     const out: Array<A> = []
     for (const [i, line] of text.split("\n").entries()) {
@@ -193,5 +194,5 @@ command.pipe(
   Otlp.traced("tune-fusion"),
   Cli.run("tune-fusion", "0.1.0"),
   Effect.provide(NodeServices.layer),
-  NodeRuntime.runMain
+  Signals.runMain()
 )

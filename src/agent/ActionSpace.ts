@@ -57,12 +57,15 @@ const rowTypes = ["kind:search", "kind:call", "kind:answer", "plan", "search", "
 type RowType = typeof rowTypes[number]
 
 /**
- * Width of a feature row: row type, context, the row's own candidate block, and the set summary — the mean and the
- * max of the candidate blocks of the set the row is scored against (a DeepSets summary with an identity encoder: a
- * kind row and the plan row see what is on offer, a search or call candidate sees its kind's others, a fact the other
+ * Width of a feature row: row type, context, and the row's own candidate block (zeros for kind and plan rows). What the
+ * rest of the set offers is not in the row: the scoring network pools it from the rows of the set the row reads
+ * (`layout.sets`: a kind row and its candidates read the kind's candidates, the plan row all candidates, a fact the
  * facts of its clause), so no row is scored blind to the rest.
  */
-export const width = rowTypes.length + contextWidth + 3 * candidateWidth
+export const width = rowTypes.length + contextWidth + candidateWidth
+
+/** Where a row's candidate block starts (the columns the identity encoder of the fixed-summary scorer pools). */
+export const candidateOffset = rowTypes.length + contextWidth
 
 /**
  * What each column of a feature row means, and the bounds of the enumeration: a model is trained on one schema and
@@ -70,8 +73,8 @@ export const width = rowTypes.length + contextWidth + 3 * candidateWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 3,
-  summary: "mean and max of the candidate blocks of the row's set: a kind's candidates (kind row, its candidates), all candidates (plan row), the facts of the row's clause (a fact)",
+  revision: 4,
+  sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
     "round / T_max", "last round", "controller Need", "controller May", "controller No", "controller Answer", "clauses covered", "clauses searched",
@@ -147,40 +150,30 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
     const kind = kinds[i] as Kind
     groups[kind].forEach((f, j) => put(slot.start + j, typeOf[kind], f))
   })
-  // the set summaries: mean and max of the candidate blocks of each row's set
-  const summaryAt = rowTypes.length + contextWidth + candidateWidth
-  const summarise = (row: number, set: ReadonlyArray<Float64Array>): void => {
-    if (set.length === 0) return
-    const base = row * width + summaryAt
-    for (let c = 0; c < candidateWidth; c++) {
-      let sum = 0
-      let max = -Infinity
-      for (const f of set) {
-        const v = f[c] as number
-        sum += v
-        if (v > max) max = v
-      }
-      features[base + c] = sum / set.length
-      features[base + candidateWidth + c] = max
-    }
-  }
-  const everything = kinds.flatMap((kind) => [...groups[kind]])
-  summarise(planRow, everything)
-  const factClause = (j: number) => facts[j]?.clause ?? -1
+  // the sets each row is scored against: a kind's candidates, every candidate (the plan row), a clause's facts
+  const members: Array<ReadonlyArray<number>> = []
+  const reads = Array.from({ length: rows }, () => -1)
+  const range = (slot: KindSlot) => Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
   slots.forEach((slot, i) => {
-    const kind = kinds[i] as Kind
-    const set = groups[kind]
-    summarise(slot.row, set)
-    if (kind !== "answer") {
-      for (let j = 0; j < set.length; j++) summarise(slot.start + j, set)
-      return
+    const set = members.push(range(slot)) - 1
+    reads[slot.row] = set
+    if (kinds[i] !== "answer") for (const r of range(slot)) reads[r] = set
+  })
+  reads[planRow] = members.push(slots.flatMap(range)) - 1
+  const answer = slots[kinds.indexOf("answer")] as KindSlot
+  const byClause = new Map<number, number>()
+  facts.forEach((f, j) => {
+    const clause = f.clause ?? -1
+    let set = byClause.get(clause)
+    if (set === undefined) {
+      set = members.push([]) - 1
+      byClause.set(clause, set)
     }
-    const byClause = new Map<number, Array<Float64Array>>()
-    set.forEach((f, j) => byClause.set(factClause(j), [...(byClause.get(factClause(j)) ?? []), f]))
-    for (let j = 0; j < set.length; j++) summarise(slot.start + j, byClause.get(factClause(j)) ?? [])
+    ;(members[set] as Array<number>).push(answer.start + j)
+    reads[answer.start + j] = set
   })
   return {
-    layout: { kinds: slots, planRow, rows },
+    layout: { kinds: slots, planRow, rows, sets: { members, reads } },
     features,
     kinds,
     searches: kinds.includes("search") ? searches : [],

@@ -11,6 +11,7 @@ import type { GoldCall, GoldFact, Task } from "../domain/Task.ts"
 import type { Step } from "../domain/Trajectory.ts"
 import { canonicalJson, callKey } from "../math/CanonicalJson.ts"
 import * as History from "../math/History.ts"
+import type { Acceptable, Alternative } from "../math/Acceptable.ts"
 import type { Choice, KindSlot } from "../math/TurnDistribution.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
 import * as Refs from "../protocol/Refs.ts"
@@ -259,6 +260,14 @@ export interface OracleChoice {
   readonly choice: Choice
   /** Why: `call` (ready gold calls with a serving filling), `search` (queries retrieving a needed tool), `answer`. */
   readonly reason: "call" | "search" | "answer" | "answer_forced"
+  /**
+   * Every turn as good as `choice` by the oracle's own criteria (the set-valued label): a call turn taking, for each
+   * ready gold call, one of the candidates that serve it (equivalent providers, equal fillings) and nothing else; a
+   * search turn taking, for each open gold call a look-ahead can bring, one of the queries that bring a serving tool
+   * (a search is as good as a call when both help: it costs no extra round); an answer stating each gold fact through
+   * any candidate that states it. With nothing to state (`answer_forced`) only the kind is labelled.
+   */
+  readonly acceptable: Acceptable
 }
 
 /**
@@ -276,13 +285,22 @@ export const choose = (
 ): OracleChoice => {
   const kindIndex = (k: ActionSpace.Kind) => space.kinds.indexOf(k)
   const slotOf = (k: number) => space.layout.kinds[k] as KindSlot
+  const planOf = (k: number) => slotOf(k).plan && context.controller === "Need"
   const fit = (k: number, rows: ReadonlyArray<number>): Choice => {
     const slot = slotOf(k)
     const selected = slot.mode === "one" ? rows.slice(0, 1) : [...rows].sort((a, b) => a - b)
-    return { kind: k, selected, plan: slot.plan && context.controller === "Need" }
+    return { kind: k, selected, plan: planOf(k) }
   }
+  const alternativeOf = (k: number, groups: ReadonlyArray<ReadonlyArray<number>>): Alternative => ({
+    kind: k,
+    groups,
+    allowed: [...new Set(groups.flat())].sort((a, b) => a - b),
+    plan: slotOf(k).plan ? planOf(k) : undefined
+  })
   const state = progress(task, context.history, world)
   const h = History.of(context.history)
+  const alternatives: Array<Alternative> = []
+  let picked: { readonly choice: Choice; readonly reason: OracleChoice["reason"] } | undefined
 
   // calls: per ready gold call, the first candidate serving it that was not settled before
   const callK = kindIndex("call")
@@ -294,18 +312,23 @@ export const choose = (
       }
     }
     const rows: Array<number> = []
+    const groups: Array<ReadonlyArray<number>> = []
     for (const gold of state.ready) {
       const keys = decisiveArgs(gold, task, world.lookup(gold.tool))
       const want = resolveGold(gold, keys, state.completedBy, h.outputs, world, task)
-      const ranked = space.calls.map((c, i) => ({ c, i })).sort((x, y) => Number(y.c.tool.name === gold.tool) - Number(x.c.tool.name === gold.tool))
-      const hit = ranked.find(({ c, i }) => {
-        if (rows.includes(slotOf(callK).start + i)) return false
+      const serving = space.calls.flatMap((c, i) => {
         const resolved = ActionSpace.resolvePreview(c.arguments, h.outputs)
-        return serves(gold, c.tool, resolved, want, keys, world, task) && !settled.has(callKey(c.tool.name, resolved))
+        return serves(gold, c.tool, resolved, want, keys, world, task) && !settled.has(callKey(c.tool.name, resolved)) ? [{ c, i }] : []
       })
+      if (serving.length > 0) groups.push(serving.map(({ i }) => slotOf(callK).start + i))
+      const ranked = [...serving].sort((x, y) => Number(y.c.tool.name === gold.tool) - Number(x.c.tool.name === gold.tool))
+      const hit = ranked.find(({ i }) => !rows.includes(slotOf(callK).start + i))
       if (hit !== undefined) rows.push(slotOf(callK).start + hit.i)
     }
-    if (rows.length > 0) return { choice: fit(callK, rows), reason: "call" }
+    if (rows.length > 0) {
+      picked = { choice: fit(callK, rows), reason: "call" }
+      alternatives.push(alternativeOf(callK, groups))
+    }
   }
 
   // searches: the candidates whose results bring a tool serving an open gold call, not retrieved yet
@@ -326,46 +349,90 @@ export const choose = (
     })).map((g) => g.id as string))
     const asked = new Set(context.history.flatMap((s) => s.searches.map((q) => q.query)))
     const rows: Array<number> = []
+    const byGold = new Map<string, Array<number>>()
+    const greedy = new Set(covered)
     space.searches.forEach((s, i) => {
       if (asked.has(s.query)) return
-      const brings = (lookahead.get(s.query) ?? []).flatMap(servedBy).filter((g) => !covered.has(g))
-      if (brings.length === 0) return
-      for (const g of brings) covered.add(g)
+      const brings = [...new Set((lookahead.get(s.query) ?? []).flatMap(servedBy))].filter((g) => !covered.has(g))
+      for (const g of brings) byGold.set(g, [...(byGold.get(g) ?? []), slotOf(searchK).start + i])
+      const fresh = brings.filter((g) => !greedy.has(g))
+      if (fresh.length === 0) return
+      for (const g of fresh) greedy.add(g)
       rows.push(slotOf(searchK).start + i)
     })
-    if (rows.length > 0) return { choice: fit(searchK, rows), reason: "search" }
+    if (rows.length > 0) {
+      picked ??= { choice: fit(searchK, rows), reason: "search" }
+      alternatives.push(alternativeOf(searchK, [...byGold.values()]))
+    }
   }
+  if (picked !== undefined) return { ...picked, acceptable: { alternatives } }
 
   // the answer: a fact candidate stating each gold fact
   const answerK = kindIndex("answer")
   const slot = slotOf(answerK)
-  if (slot.mode === "none") return { choice: { kind: answerK, selected: [], plan: false }, reason: "answer" }
+  if (slot.mode === "none") {
+    return { choice: { kind: answerK, selected: [], plan: false }, reason: "answer", acceptable: { alternatives: [{ kind: answerK, groups: [], allowed: [], plan: undefined }] } }
+  }
   const toolOf = new Map(context.history.flatMap((s) => s.observations.map((o) => [o.callId as string, o.tool as string] as const)))
   const rows: Array<number> = []
+  const groups: Array<ReadonlyArray<number>> = []
   for (const gold of task.facts) {
     const goldTool = world.lookup(task.gold.find((g) => g.id === gold.call)?.tool ?? "")
-    const i = space.facts.findIndex((f, j) => !rows.includes(slot.start + j) && factMatches(f, world.lookup(toolOf.get(f.callId) ?? ""), gold, goldTool))
-    if (i >= 0) rows.push(slot.start + i)
+    const stating = space.facts.flatMap((f, j) => (factMatches(f, world.lookup(toolOf.get(f.callId) ?? ""), gold, goldTool) ? [slot.start + j] : []))
+    if (stating.length > 0) groups.push(stating)
+    const first = stating.find((r) => !rows.includes(r))
+    if (first !== undefined) rows.push(first)
   }
-  // nothing to state: the first fact (an answer chooses at least one); the judge will find it incomplete
-  return { choice: { kind: answerK, selected: rows.length > 0 ? [...rows].sort((a, b) => a - b) : [slot.start], plan: false }, reason: rows.length > 0 ? "answer" : "answer_forced" }
+  if (rows.length === 0) {
+    // nothing to state: the first fact (an answer chooses at least one); the judge will find it incomplete. The label
+    // says only "answer": which facts to state when none is right is not the oracle's to teach
+    const all = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
+    return { choice: { kind: answerK, selected: [slot.start], plan: false }, reason: "answer_forced", acceptable: { alternatives: [{ kind: answerK, groups: [], allowed: all, plan: undefined }] } }
+  }
+  return { choice: { kind: answerK, selected: [...rows].sort((a, b) => a - b), plan: false }, reason: "answer", acceptable: { alternatives: [alternativeOf(answerK, groups)] } }
 }
 
 /** The look-ahead of a space's search candidates: each query's top-k, as the runtime's search would return it. */
-export const lookaheadOf = (space: ActionSpace.Space, topK: number = defaultTopK) =>
+export const lookaheadOf = (space: ActionSpace.Space, topK: number = defaultTopK, cache?: LookaheadCache) =>
   Effect.gen(function*() {
     const retriever = yield* Retriever
     const queries = [...new Set(space.searches.map((s) => s.query))]
     if (queries.length === 0) return new Map() as Lookahead
-    const lists = yield* retriever.search(queries, topK).pipe(Effect.mapError((e) => new PolicyError({ message: `oracle look-ahead: ${e.message}` })))
-    return new Map(queries.map((q, i) => [q, (lists[i] ?? []).map((h) => h.tool as string)])) as Lookahead
+    const keyOf = (q: string) => `${topK}\u0000${q}`
+    const missing = cache === undefined ? queries : queries.filter((q) => !cache.entries.has(keyOf(q)))
+    const found = new Map<string, ReadonlyArray<string>>()
+    if (missing.length > 0) {
+      const lists = yield* retriever.search(missing, topK).pipe(Effect.mapError((e) => new PolicyError({ message: `oracle look-ahead: ${e.message}` })))
+      missing.forEach((q, i) => found.set(q, (lists[i] ?? []).map((h) => h.tool as string)))
+      if (cache !== undefined) {
+        if (cache.entries.size + missing.length > cache.capacity) cache.entries.clear()
+        for (const [q, tools] of found) cache.entries.set(keyOf(q), tools)
+      }
+    }
+    return new Map(queries.map((q) => [q, found.get(q) ?? cache?.entries.get(keyOf(q)) ?? []])) as Lookahead
   })
 
-/** The oracle's choice for a context (its space built as the learned policy builds it, with the retriever's look-ahead). */
-export const label = (context: PolicyContext, task: Task, world: OracleWorld, options: ActionSpace.SpaceOptions = ActionSpace.defaultSpaceOptions) =>
+/**
+ * A memo of look-ahead searches ((top-k, query) → the tools retrieved): the retriever answers a query the same way
+ * over one library, and labelling asks the same clause queries at every step of a rollout and in every DAgger round.
+ * Emptied when it would exceed `capacity` entries.
+ */
+export interface LookaheadCache {
+  readonly entries: Map<string, ReadonlyArray<string>>
+  readonly capacity: number
+}
+
+/** An empty look-ahead memo (one per retriever and library: share it only among labellings over the same ones). */
+export const lookaheadCache = (capacity = 50_000): LookaheadCache => ({ entries: new Map(), capacity })
+
+/**
+ * The oracle's choice for a context (its space built as the learned policy builds it, with the retriever's
+ * look-ahead, memoised in `cache` when given).
+ */
+export const label = (context: PolicyContext, task: Task, world: OracleWorld, options: ActionSpace.SpaceOptions = ActionSpace.defaultSpaceOptions, cache?: LookaheadCache) =>
   Effect.gen(function*() {
     const space = ActionSpace.build(context, options)
-    const lookahead = yield* lookaheadOf(space)
+    const lookahead = yield* lookaheadOf(space, defaultTopK, cache)
     return { space, ...choose(space, context, task, lookahead, world) }
   })
 
@@ -374,10 +441,11 @@ export const make = (equivalent: Equivalence = sameToolOnly) => Effect.gen(funct
   const retriever = yield* Retriever
   const library = yield* ToolLibrary
   const world: OracleWorld = { lookup: (name) => library.get(name), equivalent }
+  const cache = lookaheadCache()
   const act = Effect.fn("StudentOracle.act")(function*(context: PolicyContext) {
     const task = context.task
     if (task === undefined) return yield* new PolicyError({ message: "the student-space oracle needs the task's gold DAG (privileged context)" })
-    const { space, choice } = yield* label(context, task, world).pipe(Effect.provideService(Retriever, retriever))
+    const { space, choice } = yield* label(context, task, world, ActionSpace.defaultSpaceOptions, cache).pipe(Effect.provideService(Retriever, retriever))
     const turn = ActionSpace.toTurn(space, choice)
     const output: PolicyOutput = { text: ParaAct.printTurn(turn), turn, usage: { promptTokens: 0, completionTokens: 0 } }
     return output

@@ -62,7 +62,7 @@ export interface LevelData {
 export const loadLevel = Effect.fn("ApiBankRun.loadLevel")(function*(samplesDir: string, level: ApiBankScore.Level, api: ApiBankLibrary) {
   const dir = nodePath.join(samplesDir, ApiBankScore.levelFolder[level])
   const entries = yield* listDir(dir)
-  const files = entries.filter((e) => !e.isDirectory && e.name.endsWith(".jsonl")).map((e) => e.name).sort()
+  const files = entries.filter((e) => e.kind === "file" && e.name.endsWith(".jsonl")).map((e) => e.name).sort()
   if (files.length === 0) return yield* new ImportError({ source: dir, message: `${dir}: no *.jsonl dialogue file` })
   const steps: Array<ApiBankScore.Step> = []
   const unresolved: Array<ApiBankScore.Unresolved> = []

@@ -7,6 +7,7 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import { CliError, Flag } from "effect/cli"
 import { Level } from "../domain/Task.ts"
 import { Paradigm } from "../domain/Trajectory.ts"
+import * as Telemetry from "../io/Telemetry.ts"
 import * as Advantage from "../math/Advantage.ts"
 import * as Faults from "../toolenv/simulator/Faults.ts"
 import type { JobOptions } from "./ComparisonJob.ts"
@@ -142,8 +143,8 @@ export const jobOptions = (config: RunConfig, progress: boolean): JobOptions => 
 /** Reads a run folder's `config.json` back into the configuration that produced it. */
 export const decodeConfigJson = (text: string) => Schema.decodeUnknownEffect(Schema.fromJsonString(RunConfig))(text)
 
-/** A base URL with any `user:password@` replaced, so a credential in the URL is never recorded. */
-export const redactUrl = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1<redacted>@")
+/** A base URL with its `user:password@` and query values replaced, so no credential in the URL is ever recorded. */
+export const redactUrl = Telemetry.redactUrl
 
 /** The recorded form of a resolved endpoint. */
 export const endpointRecord = (endpoint: {
@@ -208,11 +209,14 @@ export const listFlag = <const L extends string>(name: string, known: ReadonlyAr
     Flag.withDescription(`${description}, comma-separated: ${known.join(",")}`),
     Flag.mapEffect((text) => {
       const isKnown = (s: string): s is L => (known as ReadonlyArray<string>).includes(s)
-      const items = text.split(",").map((s) => s.trim()).filter((s) => s !== "")
+      const items = commaItems(text)
+      if (items === undefined) {
+        return Effect.fail(new CliError.InvalidValue({ option: name, value: text, expected: `a comma-separated list of ${known.join(", ")} with no empty item`, kind: "flag" }))
+      }
       const bad = items.find((i) => !isKnown(i))
-      return bad === undefined && items.length > 0
+      return bad === undefined
         ? Effect.succeed([...new Set(items.filter(isKnown))] as ReadonlyArray<L>)
-        : Effect.fail(new CliError.InvalidValue({ option: name, value: bad ?? text, expected: `a comma-separated list of ${known.join(", ")}`, kind: "flag" }))
+        : Effect.fail(new CliError.InvalidValue({ option: name, value: bad, expected: `a comma-separated list of ${known.join(", ")}`, kind: "flag" }))
     })
   )
 

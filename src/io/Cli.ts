@@ -117,6 +117,11 @@ export const defaults = () => {
     withDefault: <const B>(name: string, value: B, text?: string) => <A>(flag: Flag.Flag<A>): Flag.Flag<A | B> => {
       shown.set(name, text ?? (Array.isArray(value) ? value.join(",") : String(value)))
       return flag.pipe(Flag.withDefault(value))
+    },
+    /** The default `--help` shows for a flag left optional: the program must know whether it was given (`--resume`). */
+    optional: (name: string, value: unknown) => <A>(flag: Flag.Flag<A>): Flag.Flag<Option.Option<A>> => {
+      shown.set(name, Array.isArray(value) ? value.join(",") : String(value))
+      return flag.pipe(Flag.optional)
     }
   }
 }

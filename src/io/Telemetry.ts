@@ -70,3 +70,16 @@ export const rootSpan = <A, E, R>(
       links: caller._tag === "Some" ? [{ span: caller.value, attributes: { "link.kind": "called-from" } }] : [],
       captureStackTrace: false
     }))
+
+/**
+ * A URL as it may be shown or stored (a run's `config.json`, a message): userinfo and every query value replaced by
+ * `<redacted>` (`https://host/v1?api-key=<redacted>`); text that is not a URL only loses userinfo.
+ */
+export const redactUrl = (url: string): string => {
+  if (!URL.canParse(url)) return url.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, "$1<redacted>@")
+  const parsed = new URL(url)
+  if (parsed.username === "" && parsed.password === "" && parsed.search === "") return url
+  const query = [...parsed.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=<redacted>`).join("&")
+  const auth = parsed.username !== "" || parsed.password !== "" ? "<redacted>@" : ""
+  return `${parsed.protocol}//${auth}${parsed.host}${parsed.pathname}${query === "" ? "" : `?${query}`}${parsed.hash}`
+}

@@ -11,6 +11,11 @@ import { rng } from "./Random.ts"
 export interface Shape {
   readonly input: number
   readonly hidden: ReadonlyArray<number>
+  /**
+   * Never present: a `SetScorer.Shape` (which has an encoder) is not an MLP's, so the set scorer's parameters cannot be
+   * handed to this module's forward pass by mistake (its flat vector is laid out differently).
+   */
+  readonly encoder?: never
 }
 
 /** Parameters of a network of one shape. */
@@ -97,9 +102,10 @@ export const logits = (params: Params, x: Float64Array, rows: number): Float64Ar
 
 /**
  * The gradient of a scalar loss with respect to the parameters, given dLoss/dLogit per row; accumulated into `into`
- * when given (so a batch of steps sums its gradients in one vector).
+ * when given (so a batch of steps sums its gradients in one vector). With `inputGrad` (rows × input), dLoss/dInput is
+ * added into it too (a network below the MLP backpropagates through it).
  */
-export const backward = (params: Params, trace: Trace, dLogits: Float64Array, into?: Float64Array): Float64Array => {
+export const backward = (params: Params, trace: Trace, dLogits: Float64Array, into?: Float64Array, inputGrad?: Float64Array): Float64Array => {
   const views = layers(params.shape)
   const d = params.data
   const grad = into ?? new Float64Array(d.length)
@@ -115,7 +121,7 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
       const g = delta[k] as number
       dz[k] = l.activation === "tanh" ? g * (1 - (output[k] as number) ** 2) : g
     }
-    const dInput = li > 0 ? new Float64Array(rows * l.inputs) : undefined
+    const dInput = li > 0 ? new Float64Array(rows * l.inputs) : inputGrad
     for (let r = 0; r < rows; r++) {
       const inBase = r * l.inputs
       for (let o = 0; o < l.outputs; o++) {
@@ -129,7 +135,7 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
         }
       }
     }
-    if (dInput === undefined) break
+    if (dInput === undefined || li === 0) break
     delta = dInput
   }
   return grad

@@ -1,9 +1,10 @@
 /**
  * The policy-gradient objective of the learned policy: PPO's clipped surrogate, the k3 KL estimator, an entropy
- * bonus, gradient-norm clipping and Adam, chained per recorded step through the turn distribution and the MLP.
+ * bonus, gradient-norm clipping and Adam, chained per recorded step through the turn distribution and the scoring network (`SetScorer`).
  * Pure: no Effect, no I/O; parameters, gradients and optimiser moments are flat Float64Arrays updated in place.
  */
-import * as Mlp from "./Mlp.ts"
+import * as Acceptable from "./Acceptable.ts"
+import * as SetScorer from "./SetScorer.ts"
 import * as TurnDistribution from "./TurnDistribution.ts"
 
 /** One sample's clipped surrogate: the loss, its derivative wrt the log-probability, the ratio, and whether the clipped branch is active. */
@@ -120,12 +121,21 @@ export const entropyOf = (config: Pick<PpoConfig, "entropy">) =>
 /** clip 0.2, 4 epochs, no KL, entropy 0.01, gradient norm ≤ 1. */
 export const defaultPpo: PpoConfig = { clip: 0.2, epochs: 4, klCoef: 0, entropyCoef: 0.01, maxGradNorm: 1.0 }
 
-/** One recorded step: the scored matrix (`x` is layout.rows × input, row-major), the layout and the choice made. */
+/**
+ * One recorded step: the scored matrix (`x` is layout.rows × input, row-major), the layout (with the rows' sets) and
+ * the choice made; for imitation, optionally the set of turns as good as the choice (the loss is then
+ * −log P(any of them), `Acceptable.logProb`).
+ */
 export interface RecordedStep {
   readonly x: Float64Array
   readonly layout: TurnDistribution.Layout
   readonly choice: TurnDistribution.Choice
+  readonly acceptable?: Acceptable.Acceptable
 }
+
+/** The imitation log-likelihood of a step and its gradient: of the acceptable set when the step carries one, else of the choice. */
+const imitation = (step: RecordedStep, logits: Float64Array): { readonly logprob: number; readonly dLogits: Float64Array } =>
+  step.acceptable !== undefined ? Acceptable.logProbGrad(step.layout, logits, step.acceptable) : TurnDistribution.logProbGrad(step.layout, logits, step.choice)
 
 /** What one step contributed: its total loss (unweighted), the PPO ratio and branch, the k3 KL (0 without a reference) and the entropy. */
 export interface StepLossResult {
@@ -138,13 +148,13 @@ export interface StepLossResult {
 }
 
 /**
- * One step's PPO loss, ppoClip + klCoef·k3 − entropyCoef·H, and its gradient wrt the MLP parameters, `weight` ×
+ * One step's PPO loss, ppoClip + klCoef·k3 − entropyCoef·H, and its gradient wrt the network's parameters, `weight` ×
  * the gradient added into `grad` (weight 1/N averages a batch of N). `behaviour` is the log-probability the
  * sampling policy gave the choice and `reference` that of the KL anchor, both at `temperature` (default 1): the
  * current policy is evaluated on logits / temperature, so the ratio compares the distribution that was sampled.
  */
 export const stepLoss = (input: RecordedStep & {
-  readonly params: Mlp.Params
+  readonly params: SetScorer.Params
   readonly behaviour: number
   readonly advantage: number
   readonly reference?: number
@@ -155,7 +165,7 @@ export const stepLoss = (input: RecordedStep & {
 }): StepLossResult => {
   const { params, layout, choice, config } = input
   const temperature = input.temperature ?? 1
-  const forward = Mlp.forward(params, input.x, layout.rows)
+  const forward = SetScorer.forward(params, input.x, layout.rows, layout.sets)
   const logits = temperature === 1 ? forward.logits : TurnDistribution.temper(forward.logits, temperature)
   const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, choice)
   const ppo = ppoClip({ logprob, behaviour: input.behaviour, advantage: input.advantage, clip: config.clip })
@@ -168,7 +178,7 @@ export const stepLoss = (input: RecordedStep & {
   for (let r = 0; r < d.length; r++) {
     d[r] = scale * (dLogprob * (dLogits[r] as number) - config.entropyCoef * (h.dLogits[r] as number))
   }
-  Mlp.backward(params, forward.trace, d, input.grad)
+  SetScorer.backward(params, forward.trace, d, input.grad)
   return {
     loss: ppo.loss + config.klCoef * kl.kl - config.entropyCoef * h.entropy,
     logprob,
@@ -181,20 +191,20 @@ export const stepLoss = (input: RecordedStep & {
 
 /** Behaviour cloning of a demonstrated step: loss −log P(choice), `weight` × its gradient wrt the parameters added into `grad`. */
 export const sftStepLoss = (input: RecordedStep & {
-  readonly params: Mlp.Params
+  readonly params: SetScorer.Params
   readonly grad: Float64Array
   readonly weight?: number
 }): { readonly loss: number; readonly logprob: number } => {
   const { params, layout } = input
-  const { logits, trace } = Mlp.forward(params, input.x, layout.rows)
-  const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, input.choice)
+  const { logits, trace } = SetScorer.forward(params, input.x, layout.rows, layout.sets)
+  const { logprob, dLogits } = imitation(input, logits)
   const weight = input.weight ?? 1
-  Mlp.backward(params, trace, dLogits.map((g) => -weight * g), input.grad)
+  SetScorer.backward(params, trace, dLogits.map((g) => -weight * g), input.grad)
   return { loss: -logprob, logprob }
 }
 
-/** Several recorded steps' matrices stacked into one (one forward and one backward pass for a minibatch). */
-const stack = (steps: ReadonlyArray<RecordedStep>, width: number): { readonly x: Float64Array; readonly offsets: ReadonlyArray<number>; readonly rows: number } => {
+/** Several recorded steps' matrices stacked into one with their sets (one forward and one backward pass for a minibatch). */
+const stack = (steps: ReadonlyArray<RecordedStep>, width: number): { readonly x: Float64Array; readonly offsets: ReadonlyArray<number>; readonly rows: number; readonly sets: SetScorer.Sets } => {
   let rows = 0
   const offsets: Array<number> = []
   for (const s of steps) {
@@ -203,7 +213,8 @@ const stack = (steps: ReadonlyArray<RecordedStep>, width: number): { readonly x:
   }
   const x = new Float64Array(rows * width)
   steps.forEach((s, i) => x.set(s.x.subarray(0, s.layout.rows * width), (offsets[i] as number) * width))
-  return { x, offsets, rows }
+  const sets = SetScorer.stackSets(steps.map((s, i) => ({ sets: s.layout.sets, rows: s.layout.rows, offset: offsets[i] as number })))
+  return { x, offsets, rows, sets }
 }
 
 /**
@@ -211,15 +222,15 @@ const stack = (steps: ReadonlyArray<RecordedStep>, width: number): { readonly x:
  * gradient (each step weighted 1/N) as calling stepLoss on each step — a test checks they agree.
  */
 export const ppoBatch = (input: {
-  readonly params: Mlp.Params
+  readonly params: SetScorer.Params
   readonly steps: ReadonlyArray<RecordedStep & { readonly behaviour: number; readonly advantage: number; readonly reference?: number }>
   readonly config: PpoConfig
   readonly grad: Float64Array
 }): ReadonlyArray<StepLossResult> => {
   const { params, steps, config } = input
   if (steps.length === 0) return []
-  const { x, offsets, rows } = stack(steps, params.shape.input)
-  const { logits, trace } = Mlp.forward(params, x, rows)
+  const { x, offsets, rows, sets } = stack(steps, params.shape.input)
+  const { logits, trace } = SetScorer.forward(params, x, rows, sets)
   const d = new Float64Array(rows)
   const weight = 1 / steps.length
   const results = steps.map((s, i) => {
@@ -241,29 +252,29 @@ export const ppoBatch = (input: {
     }
     return result
   })
-  Mlp.backward(params, trace, d, input.grad)
+  SetScorer.backward(params, trace, d, input.grad)
   return results
 }
 
 /** {@link sftStepLoss} over a minibatch in one stacked pass (each step weighted 1/N); returns the losses. */
 export const sftBatch = (input: {
-  readonly params: Mlp.Params
+  readonly params: SetScorer.Params
   readonly steps: ReadonlyArray<RecordedStep>
   readonly grad: Float64Array
 }): ReadonlyArray<number> => {
   const { params, steps } = input
   if (steps.length === 0) return []
-  const { x, offsets, rows } = stack(steps, params.shape.input)
-  const { logits, trace } = Mlp.forward(params, x, rows)
+  const { x, offsets, rows, sets } = stack(steps, params.shape.input)
+  const { logits, trace } = SetScorer.forward(params, x, rows, sets)
   const d = new Float64Array(rows)
   const weight = 1 / steps.length
   const losses = steps.map((s, i) => {
     const at = offsets[i] as number
-    const { logprob, dLogits } = TurnDistribution.logProbGrad(s.layout, logits.subarray(at, at + s.layout.rows), s.choice)
+    const { logprob, dLogits } = imitation(s, logits.subarray(at, at + s.layout.rows))
     for (let r = 0; r < s.layout.rows; r++) d[at + r] = -weight * (dLogits[r] as number)
     return -logprob
   })
-  Mlp.backward(params, trace, d, input.grad)
+  SetScorer.backward(params, trace, d, input.grad)
   return losses
 }
 
@@ -292,15 +303,15 @@ export interface FactorLossResult extends StepLossResult {
  * `ratio` is the turn's ratio, `clipped` whether any factor was. One stacked forward/backward pass per minibatch.
  */
 export const ppoFactorBatch = (input: {
-  readonly params: Mlp.Params
+  readonly params: SetScorer.Params
   readonly steps: ReadonlyArray<FactorSample>
   readonly config: PpoConfig
   readonly grad: Float64Array
 }): ReadonlyArray<FactorLossResult> => {
   const { params, steps, config } = input
   if (steps.length === 0) return []
-  const { x, offsets, rows } = stack(steps, params.shape.input)
-  const { logits, trace } = Mlp.forward(params, x, rows)
+  const { x, offsets, rows, sets } = stack(steps, params.shape.input)
+  const { logits, trace } = SetScorer.forward(params, x, rows, sets)
   const d = new Float64Array(rows)
   const weight = 1 / steps.length
   const entropyFn = entropyOf(config)
@@ -340,7 +351,7 @@ export const ppoFactorBatch = (input: {
     }
     return result
   })
-  Mlp.backward(params, trace, d, input.grad)
+  SetScorer.backward(params, trace, d, input.grad)
   return results
 }
 
@@ -348,9 +359,9 @@ export const ppoFactorBatch = (input: {
  * The loss of {@link ppoFactorBatch} for one step, written as plainly as possible (per factor, no stacking): the
  * reference the tests check the batch and its gradient against.
  */
-export const factorStepLoss = (input: FactorSample & { readonly params: Mlp.Params; readonly config: PpoConfig }): number => {
+export const factorStepLoss = (input: FactorSample & { readonly params: SetScorer.Params; readonly config: PpoConfig }): number => {
   const { params, config } = input
-  const logits = Mlp.logits(params, input.x, input.layout.rows)
+  const logits = SetScorer.logits(params, input.x, input.layout.rows, input.layout.sets)
   const fs = TurnDistribution.factors(input.layout, logits, input.choice)
   let loss = 0
   let logprob = 0

@@ -8,6 +8,7 @@
  * three factors' log-probabilities, with the subset factor's normaliser log(1 − Π(1 − p_i)).
  * Pure: no Effect, no I/O.
  */
+import type { Sets } from "./SetScorer.ts"
 
 /** How a kind's candidates are chosen. */
 export type Mode = "subset" | "one" | "none"
@@ -26,6 +27,8 @@ export interface KindSlot {
 
 /** Where the decisions sit among the scored rows. */
 export interface Layout {
+  /** Which set of rows each row is scored against (the scoring network's input; the distribution does not read it). */
+  readonly sets?: Sets
   /** The available kinds, in a fixed order; at least one. */
   readonly kinds: ReadonlyArray<KindSlot>
   /** The row of the plan Bernoulli's logit (present when some kind has `plan`). */

@@ -173,10 +173,13 @@ interface RoundRecord {
 
 const truncate = (text: string, max: number): string => (text.length <= max ? text : `${text.slice(0, max)}…`)
 
+/** The most tokens a usage field may count; beyond it (1e300, say) the number is not a count a model produced. */
+export const maxTokenCount = 10_000_000
+
 /**
- * The policy's numbers as a trajectory can store them: a non-finite (or negative) token count becomes 0 and a
- * non-finite log-probability is dropped, each recorded as an issue (JSON would turn them into null and the
- * trajectory would no longer decode).
+ * The policy's numbers as a trajectory can store them: a non-finite, negative, fractional or absurd (over
+ * {@link maxTokenCount}) token count becomes 0 and a non-finite log-probability is dropped, each recorded as an issue
+ * (JSON would turn non-finite numbers into null and the trajectory would no longer decode).
  */
 const finiteOutput = (output: PolicyOutput): {
   readonly usage: PolicyOutput["usage"]
@@ -187,7 +190,7 @@ const finiteOutput = (output: PolicyOutput): {
   const issues: Array<string> = []
   const count = (field: "promptTokens" | "completionTokens"): number => {
     const value = output.usage[field]
-    if (Number.isFinite(value) && value >= 0) return value
+    if (Number.isInteger(value) && value >= 0 && value <= maxTokenCount) return value
     issues.push(`usage.${field} was ${String(value)}; recorded as 0`)
     return 0
   }

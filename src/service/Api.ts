@@ -19,7 +19,6 @@ import {
   StepReward,
   StopReason,
   Trajectory,
-  Usage,
   Verdict
 } from "../domain/Trajectory.ts"
 import { Turn } from "../domain/Turn.ts"
@@ -123,6 +122,39 @@ export const maxTaskIndex = 9_999
 const TaskIndex = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: maxTaskIndex })))
 const SeedInt = Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 2 ** 31 - 1 })))
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1), Schema.isMaxLength(200)))
+
+/**
+ * The sizes the server takes and keeps: every posted or stored field is bounded, so memory is bounded in bytes (with
+ * the body limit, `--max-body`, in front of them). A value past one is a 400 naming the field.
+ */
+export const limits = {
+  /** A posted task as JSON. */
+  taskBytes: 256 * 1024,
+  /** A turn as stored (JSON: text, structured turn, usage). */
+  turnBytes: 256 * 1024,
+  /** Gold calls of a posted task. */
+  goldCalls: 64,
+  /** Gold facts of a posted task. */
+  facts: 256,
+  /** Categories of a posted task. */
+  categories: 32,
+  /** Ids, tool names, slots, fact keys and paths, categories. */
+  shortText: 200,
+  /** A gold fact's value. */
+  factValue: 4_000,
+  /** A search query of a turn (as `/tools/search` takes). */
+  queryChars: 2_000,
+  /** Tokens a step's usage may report (per field); beyond is not a count a model produced. */
+  tokens: 10_000_000,
+  /** Trajectories (or sessions) of one `/advantages` group: a GRPO group is 2 to 64 rollouts. */
+  groupSize: 64
+} as const
+
+/** Token counts as a client reports them: whole, not negative, within {@link limits}. */
+export const ServedUsage = Schema.Struct({
+  promptTokens: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: limits.tokens }))),
+  completionTokens: Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: limits.tokens })))
+})
 
 /**
  * `/health`: liveness, the phase (`ready`, or `draining` after SIGTERM), the world this replica serves, and its live
@@ -244,8 +276,9 @@ export type SessionInfo = typeof SessionInfo.Type
 export const StepRequest = Schema.Struct({
   text: Schema.optionalKey(Schema.String),
   turn: Schema.optionalKey(Turn),
-  usage: Schema.optionalKey(Usage),
-  logprob: Schema.optionalKey(Schema.Finite),
+  usage: Schema.optionalKey(ServedUsage),
+  /** The turn's log-probability under the policy (a sum of token log-probabilities: at most 0). */
+  logprob: Schema.optionalKey(Schema.Finite.pipe(Schema.check(Schema.isLessThanOrEqualTo(0)))),
   /** The round this turn is for (0-based); a step for a round already taken is a 409, not a second round. */
   round: Schema.optionalKey(Index)
 })
@@ -284,9 +317,9 @@ export type Score = typeof Score.Type
 /** A GRPO group: finished sessions of one task, or trajectories of one task; and the estimator to use. */
 export const AdvantageRequest = Schema.Struct({
   estimator: Schema.optionalKey(Schema.String),
-  sessions: Schema.optionalKey(Schema.Array(Id)),
+  sessions: Schema.optionalKey(Schema.Array(Id).pipe(Schema.check(Schema.isMaxLength(limits.groupSize)))),
   taskId: Schema.optionalKey(Id),
-  trajectories: Schema.optionalKey(Schema.Array(Trajectory))
+  trajectories: Schema.optionalKey(Schema.Array(Trajectory).pipe(Schema.check(Schema.isMaxLength(limits.groupSize))))
 })
 
 /** Per trajectory of the group: R_ans and each step's advantages (by level and combined). */

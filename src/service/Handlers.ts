@@ -3,7 +3,7 @@
  * retrievers, TaskSource, Judge and the scoring math. Each typed refusal is counted in the error metric by its tag.
  * Every session route acts for the caller named by `X-Client-Key` (a create without one is issued a key).
  */
-import { Context, Effect, Layer, Metric, Option } from "effect"
+import { Context, Effect, Layer, Metric, Option, Scheduler } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import type { JsonObject } from "../domain/Json.ts"
@@ -44,6 +44,13 @@ const stepJson = (result: StepResult): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(JSON.stringify(result), { contentType: "application/json" })
 
 const flag = (value: "true" | "false" | undefined): boolean => value === "true"
+
+/**
+ * Judging and scoring run as many small effects (a judge call per trajectory, a reward per step): run with a small
+ * operation budget they give the thread back between them, so a group of 64 trajectories does not hold the server's
+ * thread for its whole scoring (other clients' requests are answered in between).
+ */
+const yielding = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.provideService(effect, Scheduler.MaxOpsBeforeYield, 16)
 
 /**
  * The caller's owner, from `X-Client-Key`. Without a key (or with a malformed one) the caller owns nothing: every
@@ -176,9 +183,9 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
     const equivalent = yield* Scoring.equivalence
     const score = scoreSession(sessions, judge, library, equivalent)
     return handlers
-      .handle("score", ({ params }) => counted(Effect.flatMap(ownerOfRequest, (owner) => score(params.id, owner))))
+      .handle("score", ({ params }) => counted(yielding(Effect.flatMap(ownerOfRequest, (owner) => score(params.id, owner)))))
       .handle("advantages", ({ payload }) =>
-        counted(Effect.gen(function*() {
+        counted(yielding(Effect.gen(function*() {
           const group = yield* groupOf(sessions, payload, yield* ownerOfRequest)
           const estimator = payload.estimator ?? Scoring.defaultOptions.estimator
           const scored = yield* Scoring.scoreGroup(group.task, group.trajectories, { ...Scoring.defaultOptions, estimator }).pipe(
@@ -198,7 +205,7 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
               steps: t.steps.flatMap((s) => (s.advantage === undefined ? [] : [s.advantage]))
             }))
           }
-        })))
+        }))))
   }))
 
 /**

@@ -22,7 +22,7 @@ import type * as TaskSourceModule from "../toolenv/TaskSource.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { GeneratedWorld } from "../toolenv/world/World.ts"
 import type { CreateSession, PostedTask, SessionInfo, StepRequest, StepResponse } from "./Api.ts"
-import { AtCapacity, Conflict, InvalidRequest, maxTaskIndex, NotFound, StepConflict, StoreFailure, WrongWorld } from "./Api.ts"
+import { AtCapacity, Conflict, InvalidRequest, limits, maxTaskIndex, NotFound, StepConflict, StoreFailure, WrongWorld } from "./Api.ts"
 import * as Metrics from "./ServiceMetrics.ts"
 import { SessionStore } from "./SessionStore.ts"
 import type { SessionSpec, SessionStoreError, StoredTurn } from "./SessionStore.ts"
@@ -142,7 +142,7 @@ const storeFailure = (field: string, value: string) => <A, E, R>(effect: Effect.
       )
   ) as Effect.Effect<A, Exclude<E, SessionStoreError> | StoreFailure, R>
 
-/** The turn a step request carries, as `Session.step` takes it; bad shapes name their field. */
+/** The turn a step request carries, as `Session.step` takes it; bad shapes and sizes past `limits` name their field. */
 export const outputOf = (request: StepRequest, config: SessionsConfig): Effect.Effect<StoredTurn, InvalidRequest> => {
   const usage = request.usage ?? { promptTokens: 0, completionTokens: 0 }
   if (request.turn !== undefined) {
@@ -153,13 +153,55 @@ export const outputOf = (request: StepRequest, config: SessionsConfig): Effect.E
     if (request.text !== undefined && request.text.length > config.maxTurnChars) {
       return Effect.fail(new InvalidRequest({ field: "text", message: `turn text over ${config.maxTurnChars} characters (${request.text.length})` }))
     }
-    return Effect.succeed({ text: request.text ?? "", turn: request.turn, usage, ...(request.logprob !== undefined ? { logprob: request.logprob } : {}) })
+    for (const [i, q] of request.turn.searches.entries()) {
+      if (q.query.length > limits.queryChars) return Effect.fail(new InvalidRequest({ field: `turn.searches[${i}].query`, message: `a search query is at most ${limits.queryChars} characters (${q.query.length})` }))
+      if (q.slot.length > limits.shortText) return Effect.fail(new InvalidRequest({ field: `turn.searches[${i}].slot`, message: `a slot name is at most ${limits.shortText} characters` }))
+    }
+    const stored: StoredTurn = { text: request.text ?? "", turn: request.turn, usage, ...(request.logprob !== undefined ? { logprob: request.logprob } : {}) }
+    const bytes = JSON.stringify(stored).length
+    if (bytes > limits.turnBytes) {
+      return Effect.fail(new InvalidRequest({ field: "turn", message: `a turn is stored as at most ${limits.turnBytes} bytes of JSON; this one is ${bytes} (arguments, think, plan and answer count)` }))
+    }
+    return Effect.succeed(stored)
   }
   if (request.text === undefined) return Effect.fail(new InvalidRequest({ field: "text", message: "a step needs the turn: `text` (ParaAct as a model wrote it) or a structured `turn`" }))
   if (request.text.length > config.maxTurnChars) {
     return Effect.fail(new InvalidRequest({ field: "text", message: `turn text over ${config.maxTurnChars} characters (${request.text.length})` }))
   }
-  return Effect.succeed({ text: request.text, usage, ...(request.logprob !== undefined ? { logprob: request.logprob } : {}) })
+  const stored: StoredTurn = { text: request.text, usage, ...(request.logprob !== undefined ? { logprob: request.logprob } : {}) }
+  const bytes = JSON.stringify(stored).length
+  if (bytes > limits.turnBytes) {
+    return Effect.fail(new InvalidRequest({ field: "text", message: `a turn is stored as at most ${limits.turnBytes} bytes of JSON; this one is ${bytes}` }))
+  }
+  return Effect.succeed(stored)
+}
+
+/** The first field of a posted task past its size limit, as the refusal naming it. */
+const oversizedField = (posted: PostedTask): InvalidRequest | undefined => {
+  const over = (field: string, message: string) => new InvalidRequest({ field, message })
+  const long = (text: string, max: number) => text.length > max
+  const bytes = JSON.stringify(posted).length
+  if (bytes > limits.taskBytes) return over("task", `a posted task is at most ${limits.taskBytes} bytes of JSON; this one is ${bytes}`)
+  const gold = posted.gold ?? []
+  const facts = posted.facts ?? []
+  const categories = posted.categories ?? []
+  if (gold.length > limits.goldCalls) return over("task.gold", `at most ${limits.goldCalls} gold calls (${gold.length})`)
+  if (facts.length > limits.facts) return over("task.facts", `at most ${limits.facts} gold facts (${facts.length})`)
+  if (categories.length > limits.categories) return over("task.categories", `at most ${limits.categories} categories (${categories.length})`)
+  const short = `at most ${limits.shortText} characters`
+  for (const [i, c] of categories.entries()) if (long(c, limits.shortText)) return over(`task.categories[${i}]`, short)
+  for (const [i, g] of gold.entries()) {
+    if (long(g.id, limits.shortText)) return over(`task.gold[${i}].id`, short)
+    if (long(g.tool, limits.shortText)) return over(`task.gold[${i}].tool`, short)
+    if (g.deps.length > limits.goldCalls) return over(`task.gold[${i}].deps`, `at most ${limits.goldCalls} dependencies`)
+  }
+  for (const [i, f] of facts.entries()) {
+    if (long(f.key, limits.shortText)) return over(`task.facts[${i}].key`, short)
+    if (long(f.path, limits.shortText)) return over(`task.facts[${i}].path`, short)
+    if (long(f.call, limits.shortText)) return over(`task.facts[${i}].call`, short)
+    if (long(f.value, limits.factValue)) return over(`task.facts[${i}].value`, `at most ${limits.factValue} characters`)
+  }
+  return undefined
 }
 
 /**
@@ -333,6 +375,8 @@ export const make = (config: SessionsConfig) =>
     }
 
     const postTask = Effect.fn("Sessions.postTask")(function*(posted: PostedTask, owner: Owner) {
+      const oversized = oversizedField(posted)
+      if (oversized !== undefined) return yield* oversized
       const gold = posted.gold ?? []
       const ids = new Set<string>()
       for (const [i, call] of gold.entries()) {
@@ -410,8 +454,15 @@ export const make = (config: SessionsConfig) =>
       if (m === null) return undefined
       if (source === undefined) return yield* noCatalogue("taskId")
       const [, seed, split, level, index] = m
-      if (Number(index) > maxTaskIndex) return undefined
-      const tasks = yield* sample({ split: split as Task["split"], levels: [level as Task["level"]], count: Number(index) + 1, seed: Number(seed) })
+      if (Number(index) > maxTaskIndex || Number(seed) > 2 ** 31 - 1) return undefined
+      const position = { split: split as Task["split"], level: level as Task["level"], index: Number(index), seed: Number(seed) }
+      // the task an id names is one draw (not the `index` draws before it), so a far index costs what index 0 does
+      if (source.drawAt !== undefined) {
+        const task = yield* source.drawAt(position)
+        if (task !== undefined) remember([task])
+        return task
+      }
+      const tasks = yield* sample({ split: position.split, levels: [position.level], count: position.index + 1, seed: position.seed })
       return tasks.find((t) => t.id === id)
     })
 
@@ -425,13 +476,16 @@ export const make = (config: SessionsConfig) =>
         }
         if (source === undefined) return yield* noCatalogue("taskId")
         const index = request.index ?? 0
-        const tasks = yield* sample({
+        const options: TaskSourceModule.SampleOptions = {
           split: request.split ?? "test",
           count: index + 1,
           ...(request.level !== undefined ? { levels: [request.level] } : {}),
           ...(request.taskSeed !== undefined ? { seed: request.taskSeed } : {})
-        })
-        const task = tasks[index]
+        }
+        // a source on another thread hands over the one task (the draw stays there); else the draw, cached here
+        const task = source.sampleAt !== undefined
+          ? yield* Effect.tap(source.sampleAt(options, index), (t) => Effect.sync(() => t !== undefined && remember([t])))
+          : (yield* sample(options))[index]
         if (task === undefined) return yield* new NotFound({ field: "index", value: String(index), message: `the draw has no task at index ${index}` })
         return task
       })

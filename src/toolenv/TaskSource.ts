@@ -16,17 +16,42 @@ export interface SampleOptions {
   readonly seed?: number
 }
 
+/** Where a task sits in a generated stream: the parts of its id `gen-<seed>-<split>-<level>-<index>`. */
+export interface TaskPosition {
+  readonly split: Split
+  readonly level: Level
+  readonly index: number
+  readonly seed: number
+}
+
 /** A source of tasks. */
 export class TaskSource extends Context.Service<TaskSource, {
+  /** `count` tasks; a long draw gives the thread back every few milliseconds (a server keeps answering meanwhile). */
   readonly sample: (options: SampleOptions) => Effect.Effect<ReadonlyArray<Task>>
+  /**
+   * The one task at a position of a generated stream (the task its id names), drawn alone — no earlier task is drawn;
+   * undefined when that position holds no task. Sources without positions leave it out.
+   */
+  readonly drawAt?: (position: TaskPosition) => Effect.Effect<Task | undefined>
+  /**
+   * The task at `index` of `sample(options)` (undefined past its end), handed over alone: a source that draws on
+   * another thread keeps the draw there (the server creating a session at `index` 9,999 would otherwise take 10,000
+   * tasks onto its own thread). Sources without it are asked for the whole draw.
+   */
+  readonly sampleAt?: (options: SampleOptions, index: number) => Effect.Effect<Task | undefined>
 }>()("paraagent/TaskSource") {
   /** The default layer: tasks sampled from the generated world (see {@link layerGenerated}). */
   static readonly layer = (options: Tasks.TaskOptions = {}): Layer.Layer<TaskSource, never, GeneratedWorld> => layerGenerated(options)
 }
 
+/** How long a draw holds the thread before it gives it back (a draw of one task takes about a millisecond). */
+const sliceMs = 4
+
 /**
  * Tasks sampled from the generated world's G_dep (src/world/Tasks.ts): I1 / I2 / I3 with gold call DAGs and gold
- * facts, deterministic from the seed; `holdoutTools` makes test tasks use providers no training task uses.
+ * facts, deterministic from the seed; `holdoutTools` makes test tasks use providers no training task uses. A draw of
+ * many tasks runs in slices of a few milliseconds with a yield between them, so the fibers beside it (a server's other
+ * requests) keep running; the tasks are those of `Tasks.take`.
  */
 export const layerGenerated = (options: Tasks.TaskOptions = {}): Layer.Layer<TaskSource, never, GeneratedWorld> =>
   Layer.effect(TaskSource, Effect.gen(function*() {
@@ -34,7 +59,17 @@ export const layerGenerated = (options: Tasks.TaskOptions = {}): Layer.Layer<Tas
     const generator = Tasks.make(world, options)
     return TaskSource.of({
       sample: Effect.fn("TaskSource.sample")(function*(o: SampleOptions) {
-        return generator.take(o)
-      })
+        const steps = generator.takeStepwise(o)
+        let sliceStart = performance.now()
+        for (;;) {
+          const next = steps.next()
+          if (next.done === true) return next.value
+          if (performance.now() - sliceStart >= sliceMs) {
+            yield* Effect.yieldNow
+            sliceStart = performance.now()
+          }
+        }
+      }),
+      drawAt: ({ split, level, index, seed }) => Effect.sync(() => generator.draw(split, level, index, seed))
     })
   }))

@@ -10,9 +10,10 @@ import type { Trajectory } from "../domain/Trajectory.ts"
 import * as ActionSpace from "../agent/ActionSpace.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import * as StudentOracle from "../agent/StudentOracle.ts"
-import * as Mlp from "../math/Mlp.ts"
+import * as Acceptable from "../math/Acceptable.ts"
 import * as PolicyGradient from "../math/PolicyGradient.ts"
 import { hashParts, rng } from "../math/Random.ts"
+import * as SetScorer from "../math/SetScorer.ts"
 import * as TurnDistribution from "../math/TurnDistribution.ts"
 import * as Progress from "../io/Progress.ts"
 import { Rollout } from "../runtime/Rollout.ts"
@@ -35,6 +36,13 @@ export interface DaggerOptions {
   readonly equivalent: StudentOracle.Equivalence
   readonly concurrency: number
   readonly progress: boolean
+  /**
+   * What the clone imitates: `set` the oracle's set of acceptable turns (−log P(any of them): equivalent providers,
+   * the same fact from two calls, two queries that find the same tool are not told apart), `exact` its one pick (the
+   * default: on the validation split the set labels' student passed 18 of 180 against 20, within noise but not
+   * better; docs/training.md §6).
+   */
+  readonly label: "set" | "exact"
 }
 
 /** Defaults of the embedded pipeline. */
@@ -47,14 +55,21 @@ export const defaultDagger: DaggerOptions = {
   seed: 1,
   equivalent: StudentOracle.sameToolOnly,
   concurrency: 8,
-  progress: false
+  progress: false,
+  label: "exact"
 }
 
-/** One labelled state: the space's matrix and layout, and the oracle's choice in it. */
+/** One labelled state: the space's matrix and layout, the oracle's choice in it and (oracle labels) its acceptable set. */
 export interface Labelled extends PolicyGradient.RecordedStep {
   /** Where the label came from: the teacher's projected demonstration, or the oracle on a student state. */
   readonly source: "teacher" | "oracle"
+  /** The action kind of each of the layout's kinds. */
+  readonly kinds: ReadonlyArray<ActionSpace.Kind>
 }
+
+/** The states as the clone sees them: with their acceptable sets (`set`), or each with its one choice (`exact`). */
+export const asLabels = (states: ReadonlyArray<Labelled>, label: DaggerOptions["label"]): ReadonlyArray<PolicyGradient.RecordedStep> =>
+  label === "set" ? states : states.map(({ x, layout, choice }) => ({ x, layout, choice }))
 
 /** What DAgger did, per round: the states labelled, the aggregate's size, the student's training Pass@1 proxy. */
 export interface DaggerReport {
@@ -71,14 +86,81 @@ export const sameChoice = (a: TurnDistribution.Choice, b: TurnDistribution.Choic
  * Teacher-forced exact-turn accuracy: the share of labelled states where the policy's most probable turn
  * (`TurnDistribution.greedy`) is the label — kind, every candidate and the plan bit.
  */
-export const exactTurnAccuracy = (params: Mlp.Params, states: ReadonlyArray<PolicyGradient.RecordedStep>): number => {
+export const exactTurnAccuracy = (params: SetScorer.Params, states: ReadonlyArray<PolicyGradient.RecordedStep>): number => {
   if (states.length === 0) return Number.NaN
   let hit = 0
   for (const s of states) {
-    const logits = Mlp.logits(params, s.x, s.layout.rows)
+    const logits = SetScorer.logits(params, s.x, s.layout.rows, s.layout.sets)
     if (sameChoice(TurnDistribution.greedy(s.layout, logits), s.choice)) hit++
   }
   return hit / states.length
+}
+
+/** Negative log-likelihood per decision, summed over states (divide by `states`, or a kind's `n`, for means). */
+export interface FactorNll {
+  readonly states: number
+  /** The whole turn: −log P(label) (−log P(any acceptable turn) when the state carries a set). */
+  readonly turn: number
+  /** The kind factor: −log P(the label's kind) (of any acceptable kind). */
+  readonly kind: number
+  /** Per action kind: the states labelled with it and −log P(its candidates | kind) (of acceptable candidates). */
+  readonly candidates: Readonly<Record<ActionSpace.Kind, { readonly n: number; readonly nll: number }>>
+  /** The plan bit, over the states whose label's kind carries one. */
+  readonly plan: { readonly n: number; readonly nll: number }
+  /** States whose greedy turn is the label exactly; whose greedy turn is acceptable. */
+  readonly exact: number
+  readonly acceptable: number
+}
+
+const logSumExp = (xs: ReadonlyArray<number>): number => {
+  const m = Math.max(...xs)
+  return m === -Infinity ? -Infinity : m + Math.log(xs.reduce((s, x) => s + Math.exp(x - m), 0))
+}
+
+/**
+ * The imitation loss of a policy split by decision: the kind, each kind's candidates given the kind, and the plan bit,
+ * on labelled states (with their acceptable sets when they carry one, else their exact choices).
+ */
+export const factorNll = (params: SetScorer.Params, states: ReadonlyArray<Labelled>): FactorNll => {
+  let turn = 0
+  let kind = 0
+  let exact = 0
+  let acceptable = 0
+  const candidates: Record<ActionSpace.Kind, { n: number; nll: number }> = { search: { n: 0, nll: 0 }, call: { n: 0, nll: 0 }, answer: { n: 0, nll: 0 } }
+  const plan = { n: 0, nll: 0 }
+  for (const s of states) {
+    const logits = SetScorer.logits(params, s.x, s.layout.rows, s.layout.sets)
+    const label = s.acceptable ?? Acceptable.exactly(s.layout, s.choice)
+    const kindRows = s.layout.kinds.map((k) => k.row)
+    const kindLse = logSumExp(kindRows.map((r) => logits[r] as number))
+    const kindLp = (k: number) => (logits[s.layout.kinds[k]?.row ?? 0] as number) - kindLse
+    turn -= Acceptable.logProb(s.layout, logits, label)
+    kind -= logSumExp([...new Set(label.alternatives.map((a) => a.kind))].map(kindLp))
+    // the candidates and the plan bit under the label's own kind (the exact choice's)
+    const own = label.alternatives.find((a) => a.kind === s.choice.kind) ?? label.alternatives[0]
+    if (own !== undefined) {
+      const planOnly = { alternatives: [{ ...own, groups: [], allowed: [] }] }
+      const slot = s.layout.kinds[own.kind] as TurnDistribution.KindSlot
+      const withCandidates = Acceptable.logProb(s.layout, logits, { alternatives: [own] })
+      const name = s.kinds[own.kind] as ActionSpace.Kind
+      if (slot.mode !== "none") {
+        const planTerm = own.plan === undefined || !slot.plan || s.layout.planRow === undefined ? 0 : own.plan ? TurnDistribution.logSigmoid(logits[s.layout.planRow] as number) : TurnDistribution.logSigmoid(-(logits[s.layout.planRow] as number))
+        candidates[name].n++
+        candidates[name].nll -= withCandidates - kindLp(own.kind) - planTerm
+        if (own.plan !== undefined && slot.plan && s.layout.planRow !== undefined) {
+          plan.n++
+          plan.nll -= planTerm
+        }
+      } else if (own.plan !== undefined && slot.plan && s.layout.planRow !== undefined) {
+        plan.n++
+        plan.nll -= Acceptable.logProb(s.layout, logits, planOnly) - kindLp(own.kind)
+      }
+    }
+    const greedy = TurnDistribution.greedy(s.layout, logits)
+    if (sameChoice(greedy, s.choice)) exact++
+    if (Acceptable.accepts(s.layout, label, greedy)) acceptable++
+  }
+  return { states: states.length, turn, kind, candidates, plan, exact, acceptable }
 }
 
 /** The teacher's demonstration steps that project onto the space whole (the cold start: what the student can copy exactly). */
@@ -92,15 +174,21 @@ export const projectedDemonstrations = (
       if (step.turn === undefined) return []
       const space = LearnedPolicy.spaceOf(LearnedPolicy.contextAt(demo.trajectory, index, demo.task.request, maxRounds, lookup))
       const projection = ActionSpace.project(space, step.turn)
-      return projection.choice === undefined || projection.dropped.length > 0 ? [] : [{ x: space.features, layout: space.layout, choice: projection.choice, source: "teacher" }]
+      return projection.choice === undefined || projection.dropped.length > 0 ? [] : [{ x: space.features, layout: space.layout, choice: projection.choice, source: "teacher", kinds: space.kinds }]
     })
   )
 
 /**
  * The oracle's labels of every state of a student's trajectories: each step's context rebuilt, the oracle's choice
- * among that space's candidates (the only label source besides the cold start).
+ * among that space's candidates (the only label source besides the cold start), its look-ahead searches memoised in `cache`.
  */
-export const labelTrajectories = (trajectories: ReadonlyArray<Trajectory>, tasks: ReadonlyMap<string, Task>, maxRounds: number, equivalent: StudentOracle.Equivalence) =>
+export const labelTrajectories = (
+  trajectories: ReadonlyArray<Trajectory>,
+  tasks: ReadonlyMap<string, Task>,
+  maxRounds: number,
+  equivalent: StudentOracle.Equivalence,
+  cache: StudentOracle.LookaheadCache = StudentOracle.lookaheadCache()
+) =>
   Effect.gen(function*() {
     const library = yield* ToolLibrary
     const world: StudentOracle.OracleWorld = { lookup: (name) => library.get(name), equivalent }
@@ -110,16 +198,16 @@ export const labelTrajectories = (trajectories: ReadonlyArray<Trajectory>, tasks
       if (task === undefined) continue
       for (let index = 0; index < trajectory.steps.length; index++) {
         const context = LearnedPolicy.contextAt(trajectory, index, task.request, maxRounds, world.lookup)
-        const labelled = yield* StudentOracle.label(context, task, world)
-        out.push({ x: labelled.space.features, layout: labelled.space.layout, choice: labelled.choice, source: "oracle" })
+        const labelled = yield* StudentOracle.label(context, task, world, ActionSpace.defaultSpaceOptions, cache)
+        out.push({ x: labelled.space.features, layout: labelled.space.layout, choice: labelled.choice, acceptable: labelled.acceptable, source: "oracle", kinds: labelled.space.kinds })
       }
     }
     return out
   })
 
 /** Behaviour cloning over a dataset for some epochs from the given parameters (seeded minibatches); the last epoch's mean NLL. */
-export const clone = (start: Mlp.Params, data: ReadonlyArray<PolicyGradient.RecordedStep>, options: Pick<DaggerOptions, "epochs" | "minibatch" | "adam">, seed: number): { readonly params: Mlp.Params; readonly loss: number } => {
-  const params: Mlp.Params = { shape: start.shape, data: Float64Array.from(start.data) }
+export const clone = (start: SetScorer.Params, data: ReadonlyArray<PolicyGradient.RecordedStep>, options: Pick<DaggerOptions, "epochs" | "minibatch" | "adam">, seed: number): { readonly params: SetScorer.Params; readonly loss: number } => {
+  const params: SetScorer.Params = { shape: start.shape, data: Float64Array.from(start.data) }
   const adam = PolicyGradient.adamInit(params.data.length)
   let loss = 0
   for (let epoch = 0; epoch < options.epochs; epoch++) {
@@ -159,6 +247,8 @@ export const run = Effect.fn("Dagger.run")(function*(
   const coldStart = aggregate.length
   const rounds: Array<DaggerReport["rounds"][number]> = []
   const progress = Progress.make("dagger rounds", options.rounds, options.progress)
+  // one memo of the oracle's look-ahead searches for every round: the rounds ask the same clause queries
+  const cache = StudentOracle.lookaheadCache()
   for (let round = 0; round < options.rounds; round++) {
     const order = rng(hashParts(options.seed, "dagger-tasks", round)).shuffle(Array.from({ length: tasks.length }, (_, i) => i))
     const drawn = order.slice(0, Math.min(options.tasksPerRound, tasks.length)).map((i) => tasks[i] as Task)
@@ -166,12 +256,12 @@ export const run = Effect.fn("Dagger.run")(function*(
       drawn.map((task) => ({ task, options: { paradigm: "ParaAct" as const, seed: hashParts(options.seed, "dagger-rollout", round, task.id) & 0x3fffffff } })),
       { concurrency: options.concurrency }
     )
-    const labels = yield* labelTrajectories(trajectories, byId, maxRounds, options.equivalent).pipe(
+    const labels = yield* labelTrajectories(trajectories, byId, maxRounds, options.equivalent, cache).pipe(
       Effect.mapError((e) => new TrainerError({ stage: "dagger", message: e.message }))
     )
     aggregate.push(...labels)
     const current = yield* Ref.get(cell)
-    const cloned = clone(current.params, aggregate, options, hashParts(options.seed, round))
+    const cloned = clone(current.params, asLabels(aggregate, options.label), options, hashParts(options.seed, round))
     yield* Ref.set(cell, { params: cloned.params, version: current.version + 1 })
     rounds.push({
       round,

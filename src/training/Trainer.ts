@@ -10,10 +10,10 @@ import * as ActionSpace from "../agent/ActionSpace.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import * as Advantage from "../math/Advantage.ts"
 import * as Evaluation from "../math/Evaluation.ts"
-import * as Mlp from "../math/Mlp.ts"
 import * as PolicyGradient from "../math/PolicyGradient.ts"
 import { hashParts, rng } from "../math/Random.ts"
 import * as Reward from "../math/Reward.ts"
+import * as SetScorer from "../math/SetScorer.ts"
 import { mean } from "../math/Stats.ts"
 import * as TurnDistribution from "../math/TurnDistribution.ts"
 import * as Progress from "../io/Progress.ts"
@@ -306,7 +306,7 @@ export const make = Effect.gen(function*() {
       return yield* new TrainerError({ stage: "sft", message: `no demonstration step fits the action space (${kept.length} of ${demonstrations.length} demonstrations kept by the filter)` })
     }
     const start = yield* Ref.get(cell)
-    const params: Mlp.Params = { shape: start.params.shape, data: Float64Array.from(start.params.data) }
+    const params: SetScorer.Params = { shape: start.params.shape, data: Float64Array.from(start.params.data) }
     const adam = PolicyGradient.adamInit(params.data.length)
     const progress = Progress.make("sft epochs", options.epochs, options.progress)
     const losses: Array<number> = []
@@ -457,7 +457,7 @@ export const make = Effect.gen(function*() {
       const choice = LearnedPolicy.choiceOf(decision)
       let factors: { readonly behaviour: Float64Array; readonly advantages: Float64Array } | undefined
       if (behaviourWeights !== undefined) {
-        const fs = TurnDistribution.factors(space.layout, Mlp.logits(behaviourWeights.params, space.features, space.layout.rows), choice)
+        const fs = TurnDistribution.factors(space.layout, SetScorer.logits(behaviourWeights.params, space.features, space.layout.rows, space.layout.sets), choice)
         const behaviour = Float64Array.from(fs, (f) => f.logprob)
         const total = behaviour.reduce((a, b) => a + b, 0)
         if (!(Math.abs(total - step.logprob) <= 1e-6 * (1 + Math.abs(step.logprob)))) {
@@ -476,7 +476,7 @@ export const make = Effect.gen(function*() {
         advantage: step.advantage?.combined ?? 0,
         ...(factors !== undefined ? { factors } : {}),
         ...(reference !== undefined
-          ? { reference: TurnDistribution.logProb(space.layout, Mlp.logits(reference.params, space.features, space.layout.rows), choice) }
+          ? { reference: TurnDistribution.logProb(space.layout, SetScorer.logits(reference.params, space.features, space.layout.rows, space.layout.sets), choice) }
           : {})
       }
       return sample
@@ -487,13 +487,13 @@ export const make = Effect.gen(function*() {
 
 /** PPO over a batch: `epochs` passes of minibatches, gradient clipping, Adam; returns the new parameters and stats. */
 export const updatePolicy = (
-  start: Mlp.Params,
+  start: SetScorer.Params,
   adam: PolicyGradient.AdamState,
   samples: ReadonlyArray<Sample>,
   options: Pick<RlOptions, "ppo" | "adam" | "seed">,
   iteration: number
-): { readonly params: Mlp.Params; readonly kl: number; readonly clipFraction: number; readonly entropy: number; readonly loss: number; readonly gradNorm: number } => {
-  const params: Mlp.Params = { shape: start.shape, data: Float64Array.from(start.data) }
+): { readonly params: SetScorer.Params; readonly kl: number; readonly clipFraction: number; readonly entropy: number; readonly loss: number; readonly gradNorm: number } => {
+  const params: SetScorer.Params = { shape: start.shape, data: Float64Array.from(start.data) }
   if (samples.length === 0) return { params, kl: 0, clipFraction: 0, entropy: 0, loss: 0, gradNorm: 0 }
   const size = options.ppo.minibatch ?? samples.length
   let kl = 0

@@ -14,6 +14,7 @@ import * as History from "../../src/math/History.ts"
 import * as PlanDag from "../../src/math/PlanDag.ts"
 import { rng } from "../../src/math/Random.ts"
 import type { Rng } from "../../src/math/Random.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
 import * as ParaAct from "../../src/protocol/ParaAct.ts"
 import * as Refs from "../../src/protocol/Refs.ts"
@@ -138,8 +139,8 @@ describe("ActionSpace.build on real contexts", () => {
   it.effect("offers yes/no leaves as facts, and marks one display field per list item", () =>
     Effect.gen(function*() {
       const d = yield* data
-      // the candidate block follows the row type and the context (the set summary comes after it)
-      const offset = ActionSpace.width - 3 * 28
+      // the candidate block follows the row type and the context
+      const offset = ActionSpace.candidateOffset
       let booleans = 0
       let displays = 0
       for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
@@ -179,6 +180,24 @@ describe("ActionSpace.build on real contexts", () => {
         assert.deepStrictEqual(again.layout, space.layout)
         assert.strictEqual(ActionSpace.digest(ActionSpace.build({ ...context, tools: [...context.tools].reverse() })), ActionSpace.digest(space))
         assert.isUndefined(TurnDistribution.validate(space.layout))
+        // the sets rows are scored against: a kind row and its search / call candidates read the kind's candidates,
+        // the answer row every fact, a fact the facts of its own clause, the plan row every candidate
+        const sets = space.layout.sets!
+        assert.isUndefined(SetScorer.validateSets(sets, space.layout.rows))
+        const membersOf = (row: number) => sets.members[sets.reads[row]!]!
+        space.layout.kinds.forEach((slot, k) => {
+          const range = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
+          assert.deepStrictEqual(membersOf(slot.row), range)
+          if (space.kinds[k] !== "answer") range.forEach((r) => assert.strictEqual(sets.reads[r], sets.reads[slot.row]))
+          else {
+            space.facts.forEach((f, j) => {
+              const clause = membersOf(slot.start + j).map((r) => space.facts[r - slot.start]!.clause ?? -1)
+              assert.include(membersOf(slot.start + j), slot.start + j)
+              assert.isTrue(clause.every((c) => c === (f.clause ?? -1)))
+            })
+          }
+        })
+        assert.strictEqual(membersOf(space.layout.planRow!).length, space.layout.kinds.reduce((n, slot) => n + slot.end - slot.start, 0))
         assert.strictEqual(space.features.length, space.layout.rows * ActionSpace.width)
         assert.isTrue(space.features.every(Number.isFinite), `step ${step.index}: a non-finite feature`)
         // one kind entry per slot, the answer always available, candidates only for kinds offered

@@ -8,14 +8,14 @@ import * as ActionSpace from "../../src/agent/ActionSpace.ts"
 import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
 import { PolicyError } from "../../src/agent/Policy.ts"
 import * as PolicyOnnxGraph from "../../src/agent/PolicyOnnxGraph.ts"
-import * as Mlp from "../../src/math/Mlp.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
 import { appLayer, contextOf, rollouts, sampleTasks, worldOptions } from "../support/LearnedWorld.ts"
 
 /** The seeded initialisation (near-uniform choices), and a sharper network (output layer at full scale). */
 const initialWeights: LearnedPolicy.Weights = { ...LearnedPolicy.initial(1), version: 4 }
-const sharpWeights: LearnedPolicy.Weights = { params: Mlp.init(LearnedPolicy.shape, 5, 1.0), version: 9 }
-const otherWeights: LearnedPolicy.Weights = { params: Mlp.init(LearnedPolicy.shape, 77, 1.0), version: 10 }
+const sharpWeights: LearnedPolicy.Weights = { params: SetScorer.init(LearnedPolicy.shape, 5, 1.0), version: 9 }
+const otherWeights: LearnedPolicy.Weights = { params: SetScorer.init(LearnedPolicy.shape, 77, 1.0), version: 10 }
 
 interface Run {
   readonly weights: LearnedPolicy.Weights
@@ -107,7 +107,7 @@ describe("LearnedPolicy log-probabilities", () => {
           maxDelta = Math.max(maxDelta, Math.abs(rescored.logprob - step.logprob!))
           assert.isAtMost(Math.abs(rescored.logprob - step.logprob!), 1e-9)
           steps++
-          const z = Mlp.logits(run.weights.params, space.features, space.layout.rows)
+          const z = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
           const hand = byHand(space.layout, z, LearnedPolicy.choiceOf(decision))
           if (hand.emptyProbability > 1 - 1e-6) continue
           assert.isAtMost(Math.abs(hand.logprob - step.logprob!), 1e-9, `step ${step.index}: ${hand.logprob} by hand, ${step.logprob} recorded`)
@@ -136,7 +136,7 @@ describe("LearnedPolicy log-probabilities", () => {
       let uncertain = 0
       for (const { step, context, space } of stepsOf(d, run)) {
         const rescored = yield* policy.rescore!(context, step)
-        const expected = TurnDistribution.logProb(space.layout, Mlp.logits(otherWeights.params, space.features, space.layout.rows), LearnedPolicy.choiceOf(step.decision!))
+        const expected = TurnDistribution.logProb(space.layout, SetScorer.logits(otherWeights.params, space.features, space.layout.rows, space.layout.sets), LearnedPolicy.choiceOf(step.decision!))
         assert.isAtMost(Math.abs(rescored.logprob - expected), 1e-12)
         if (space.layout.kinds.length > 1) {
           uncertain++
@@ -164,10 +164,10 @@ describe("LearnedPolicy log-probabilities", () => {
 })
 
 /** PolicyScorerOnnx's scorer as the policy's: it holds one exported version and refuses others. */
-const onnxScorer = (scorer: PolicyScorerOnnx.Scorer, version: number): LearnedPolicy.Scorer => (weights, x, rows) =>
+const onnxScorer = (scorer: PolicyScorerOnnx.Scorer, version: number): LearnedPolicy.Scorer => (weights, x, rows, sets) =>
   weights.version !== version
     ? Effect.fail(new PolicyError({ message: `the ONNX scorer holds weights version ${version}, asked for ${weights.version}` }))
-    : scorer.score(x, rows).pipe(Effect.mapError((e) => new PolicyError({ message: `ONNX scorer (${e.reason}): ${e.message}` })))
+    : scorer.score(x, rows, sets).pipe(Effect.mapError((e) => new PolicyError({ message: `ONNX scorer (${e.reason}): ${e.message}` })))
 
 describe("LearnedPolicy with the ONNX scorer", () => {
   it.effect("scores real action-space matrices as the training forward pass does, and takes the same turns", () =>
@@ -178,14 +178,14 @@ describe("LearnedPolicy with the ONNX scorer", () => {
       let maxDelta = 0
       let rows = 0
       for (const { space } of stepsOf(d, run)) {
-        const onnx = yield* scorer.score(space.features, space.layout.rows)
-        const mlp = Mlp.logits(run.weights.params, space.features, space.layout.rows)
+        const onnx = yield* scorer.score(space.features, space.layout.rows, space.layout.sets)
+        const mlp = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
         assert.strictEqual(onnx.length, mlp.length)
         onnx.forEach((v, i) => (maxDelta = Math.max(maxDelta, Math.abs(v - mlp[i]!))))
         rows += space.layout.rows
       }
       assert.isAtMost(maxDelta, 1e-5)
-      console.log(`ONNX vs Mlp.logits on ${rows} real rows: max |Δ| = ${maxDelta.toExponential(2)}`)
+      console.log(`ONNX vs SetScorer.logits on ${rows} real rows: max |Δ| = ${maxDelta.toExponential(2)}`)
 
       // the policy with the ONNX scorer, plugged in through App.layer's learned choice, on the first four tasks
       const cell = yield* Ref.make(run.weights)

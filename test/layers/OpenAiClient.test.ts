@@ -200,10 +200,69 @@ describe("OpenAiClient against a loopback server", () => {
       const server = yield* LoopbackServer.make({
         replies: [Reply.reset(), Reply.json(completion("slow"), { delayMs: 3_000 }), Reply.json(completion("third time"))]
       })
-      const client = yield* clientFor(server, { timeoutMs: 200 })
+      const client = yield* clientFor(server, { timeoutMs: 5_000, attemptTimeoutMs: 200 })
       const result = yield* client.chat({ messages: user })
       assert.strictEqual(result.content, "third time")
       assert.strictEqual(result.attempts, 3)
+    }))
+
+  it.live("a Retry-After beyond the cap fails at once with a typed error: one request, no wait", () =>
+    Effect.gen(function*() {
+      const server = yield* LoopbackServer.make({ fallback: Reply.status(429, { retryAfter: 600 }) })
+      const client = yield* clientFor(server, { maxRetries: 5, maxRetryAfterMs: 60_000 })
+      const error = yield* Effect.flip(client.chat({ messages: user }))
+      assert.deepStrictEqual([error.kind, error.status, error.attempts, error.retryAfterMs], ["status", 429, 1, 600_000])
+      assert.include(error.message, "asked to wait 600 s")
+      assert.strictEqual((yield* server.requests).length, 1)
+    }))
+
+  it.live("--timeout-ms bounds the whole request: no retry whose wait would end past it", () =>
+    Effect.gen(function*() {
+      // every answer a 503 asking for 1 s: within the cap, so only the request's own budget stops the retries
+      const server = yield* LoopbackServer.make({ fallback: Reply.status(503, { retryAfter: 1 }) })
+      const client = yield* clientFor(server, { maxRetries: 10, timeoutMs: 1_500 })
+      const error = yield* Effect.flip(client.chat({ messages: user }))
+      assert.strictEqual(error.status, 503)
+      assert.isAtMost(error.attempts, 2)
+      assert.include(error.message, "past the 1500 ms")
+      assert.isAtMost((yield* server.requests).length, 2)
+      // and a server slower than the budget: the request ends at the budget, not after maxRetries full attempts
+      const slow = yield* LoopbackServer.make({ fallback: Reply.json(completion("late"), { delayMs: 3_000 }) })
+      const bounded = yield* clientFor(slow, { maxRetries: 10, timeoutMs: 400, attemptTimeoutMs: 300 })
+      const timedOut = yield* Effect.flip(bounded.chat({ messages: user }))
+      assert.strictEqual(timedOut.kind, "timeout")
+      assert.isAtMost((yield* slow.requests).length, 2)
+    }))
+
+  it.live("a base URL with a query: the path is joined before it, and its values never appear in a message", () =>
+    Effect.gen(function*() {
+      const key = "azure-key-7f3a9c1e5b2d4068"
+      const server = yield* LoopbackServer.make({ fallback: (request) => Reply.json({ error: { message: `echo ${request.url}` } }, { status: 400 }) })
+      const baseUrl = `${server.url}/openai/deployments/d1?api-version=2024-06-01&api-key=${key}`
+      const config = yield* OpenAiClient.validateConfig({ baseUrl, model: "m", maxRetries: 0 })
+      const client = yield* Effect.provide(Effect.service(OpenAiClient.OpenAiClient), OpenAiClient.layer(config))
+      const error = yield* Effect.flip(client.chat({ messages: user }))
+      const [request] = yield* server.requests
+      assert.strictEqual(request?.url, `/openai/deployments/d1/chat/completions?api-version=2024-06-01&api-key=${key}`)
+      assert.notInclude(error.message, key)
+      assert.include(error.message, "<redacted>")
+      assert.strictEqual(client.baseUrl, `${server.url}/openai/deployments/d1?api-version=<redacted>&api-key=<redacted>`)
+    }))
+
+  it.live("an echoed key is scrubbed before the message is cut (never a part of it), and out of what the model said", () =>
+    Effect.gen(function*() {
+      // the key straddles the 300-character snippet the message keeps
+      const server = yield* LoopbackServer.make({
+        replies: [
+          Reply.json({ error: { message: `${"x".repeat(270)} ${SECRET} and more` } }, { status: 400 }),
+          Reply.json(completion(`Your key is ${SECRET}; keep it safe.`))
+        ]
+      })
+      const client = yield* clientFor(server, { maxRetries: 0 })
+      const error = yield* Effect.flip(client.chat({ messages: user }))
+      for (let n = 6; n <= SECRET.length; n++) assert.notInclude(error.message, SECRET.slice(0, n))
+      const answered = yield* client.chat({ messages: user })
+      assert.strictEqual(answered.content, "Your key is <redacted>; keep it safe.")
     }))
 
   it.live("a 4xx other than 408/409/429 is not retried", () =>
@@ -491,11 +550,14 @@ describe("retry arithmetic", () => {
       }
     }))
 
-  it.effect("Retry-After wins over backoff, capped at maxRetryAfterMs", () =>
+  it.effect("Retry-After wins over backoff; one over maxRetryAfterMs, or ending past the deadline, stops the retries at once", () =>
     Effect.gen(function*() {
       const step = yield* Schedule.toStep(OpenAiClient.retrySchedule({ ...config, maxRetries: 3 }))
       assert.strictEqual(Duration.toMillis((yield* step(0, failure(429, 3_000)))[1]), 3_000)
-      assert.strictEqual(Duration.toMillis((yield* step(0, failure(503, 600_000)))[1]), 60_000)
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(step(0, failure(503, 600_000)))))
+      const bounded = yield* Schedule.toStep(OpenAiClient.retrySchedule({ ...config, maxRetries: 3 }, 2_000))
+      assert.strictEqual(Duration.toMillis((yield* bounded(500, failure(429, 1_000)))[1]), 1_000)
+      assert.isTrue(Exit.isFailure(yield* Effect.exit(bounded(1_500, failure(429, 1_000)))))
     }))
 
   it.effect("the schedule stops after maxRetries, and at once on 400/401/403/404 or a body over the cap", () =>

@@ -1,10 +1,11 @@
-import { describe, expect, it } from "@effect/vitest"
+import { assert, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { load, layer, layerToolBench } from "../../layers/ToolLibraryFiles.ts"
 import { dataPathIfPresent, repoRoot } from "../../src/io/DataPath.ts"
+import { specCaps } from "../../src/toolenv/importers/ImportReport.ts"
 import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 
 const toolEnv = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
@@ -57,6 +58,48 @@ describe("ToolLibraryFiles", () => {
       expect(loaded.reports.map((r) => [r.loaded, r.skipped])).toEqual([[2, 1], [6, 2], [6, 2]])
       expect(loaded.reports[0]?.issues[0]?.source).toBe("Video_Images/broken.json")
       expect(loaded.library.categories).toEqual(["MCP", "Video_Images"])
+    }))
+
+  it.effect("caps names, parameters, defaults and schemas like descriptions: a 4 MB tool file is a spec within the caps, each cap reported", () =>
+    Effect.gen(function* () {
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), "paraagent-lib-"))
+      fs.mkdirSync(path.join(root, "Data"))
+      const wide = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`field_${i}`, { type: "string" }]))
+      const file = JSON.stringify({
+        tool_name: `Big${"n".repeat(1_000_000)}`,
+        tool_description: "a scraped tool",
+        api_list: [{
+          name: `Fetch${"a".repeat(500_000)}`,
+          description: "fetch",
+          method: "GET",
+          required_parameters: [{ name: "q", type: "STRING", description: "query", default: "x".repeat(200_000) }],
+          optional_parameters: [
+            ...Array.from({ length: 2_000 }, (_, i) => ({ name: `p${i}`, type: "STRING", description: "", default: `${i}` })),
+            { name: "n".repeat(5_000), type: "STRING", description: "", default: "" }
+          ],
+          schema: { type: "object", properties: { items: { type: "array", items: { type: "object", properties: wide } }, kind: { type: "string", enum: Array.from({ length: 5_000 }, (_, i) => `k${i}`) } } }
+        }]
+      })
+      assert.isAbove(file.length, 1_500_000)
+      fs.writeFileSync(path.join(root, "Data", "big.json"), file)
+      const loaded = yield* load([{ kind: "toolbench", dir: root }])
+      const [spec] = loaded.library.tools
+      assert.isDefined(spec)
+      const bytes = JSON.stringify(spec).length
+      assert.isBelow(bytes, specCaps.specBytes)
+      assert.isAtMost(spec!.group.length, specCaps.displayName)
+      assert.isAtMost(spec!.apiName.length, specCaps.displayName)
+      assert.strictEqual(Object.keys(spec!.parameters.properties).length, specCaps.properties)
+      // the file was 4x its cap in names alone; the spec kept is a small fraction of it
+      assert.isBelow(bytes, file.length / 4)
+      assert.deepStrictEqual(spec!.parameters.required, ["q"])
+      assert.isUndefined(spec!.parameters.properties["q"]?.default)
+      assert.notProperty(spec!.parameters.properties, "n".repeat(5_000))
+      const caps = loaded.reports.find((r) => r.source.startsWith("size caps"))
+      const messages = (caps?.issues ?? []).map((i) => i.message).join("\n")
+      for (const expected of ["group of 1000003 characters cut to 4096", "apiName of 500005 characters cut to 4096", "default value of 200002 characters dropped", "2001 properties cut to 1024", "name over 4096 characters dropped", "enum of 5000 values cut to 4096"]) {
+        assert.include(messages, expected)
+      }
     }))
 
   it.effect("fails with ImportError when a source is missing", () =>

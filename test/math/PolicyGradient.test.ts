@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import * as Advantage from "../../src/math/Advantage.ts"
-import * as Mlp from "../../src/math/Mlp.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as PG from "../../src/math/PolicyGradient.ts"
 import { rng } from "../../src/math/Random.ts"
 import { defaultRewardConfig } from "../../src/math/Reward.ts"
@@ -153,12 +153,14 @@ describe("stepLoss and sftStepLoss", () => {
       temperature: fc.constantFrom(1, 0.7, 1.5)
     }).map(({ pick, offset, advantage, referenceShift, hidden, temperature }) => {
       const r = rng(seed ^ 0xabc)
-      const shape: Mlp.Shape = { input: 3, hidden }
-      const params: Mlp.Params = { shape, data: Float64Array.from({ length: Mlp.size(shape) }, () => r.normal() * 0.7) }
+      const shape: SetScorer.Shape = { input: 3, encoder: { kind: "learned", width: 2 }, hidden }
+      const params: SetScorer.Params = { shape, data: Float64Array.from({ length: SetScorer.size(shape) }, () => r.normal() * 0.7) }
       const x = Float64Array.from({ length: layout.rows * 3 }, () => r.normal())
       const all = choices(layout)
       const choice = all[pick % all.length] as Choice
-      return { layout, params, x, choice, offset, advantage, referenceShift, temperature }
+      // one set of every row, read by every other row: the gradient goes through the pooled summaries too
+      const sets: SetScorer.Sets = { members: [Array.from({ length: layout.rows }, (_, i) => i)], reads: Array.from({ length: layout.rows }, (_, i) => (i % 2 === 0 ? 0 : -1)) }
+      return { layout: { ...layout, sets }, params, x, choice, offset, advantage, referenceShift, temperature }
     })
   )
 
@@ -167,7 +169,7 @@ describe("stepLoss and sftStepLoss", () => {
   it("stepLoss's gradient wrt the MLP parameters matches finite differences end to end (PPO + KL − entropy, any temperature)", () => {
     fc.assert(
       fc.property(stepArb, ({ layout, params, x, choice, offset, advantage, referenceShift, temperature }) => {
-        const tempered = TD.temper(Mlp.logits(params, x, layout.rows), temperature)
+        const tempered = TD.temper(SetScorer.logits(params, x, layout.rows, layout.sets), temperature)
         const lp = TD.logProb(layout, tempered, choice)
         // behaviour and reference fixed from the unperturbed policy: r = e^offset stays on one side of the clip
         const behaviour = lp - offset
@@ -194,7 +196,7 @@ describe("stepLoss and sftStepLoss", () => {
       fc.property(stepArb, ({ layout, params, x, choice }) => {
         const grad = new Float64Array(params.data.length)
         const out = PG.sftStepLoss({ params, x, layout, choice, grad })
-        expect(out.loss).toBeCloseTo(-TD.logProb(layout, Mlp.logits(params, x, layout.rows), choice), 12)
+        expect(out.loss).toBeCloseTo(-TD.logProb(layout, SetScorer.logits(params, x, layout.rows, layout.sets), choice), 12)
         const loss = (data: Float64Array) => PG.sftStepLoss({ params: { ...params, data }, x, layout, choice, grad: new Float64Array(data.length) }).loss
         expectGradClose(grad, numericGrad(loss, params.data), "sftStepLoss")
       }),
@@ -217,10 +219,10 @@ describe("A two-armed bandit learned with GRPO advantages and PPO-clip", () => {
   const group = 8
 
   /** P(arm 0) under the current parameters; the expected reward is 0.2 + 0.8·P(arm 0). */
-  const pArm0 = (params: Mlp.Params) => Math.exp(TD.logProb(layout, Mlp.logits(params, x, 3), { kind: 0, selected: [1], plan: false }))
+  const pArm0 = (params: SetScorer.Params) => Math.exp(TD.logProb(layout, SetScorer.logits(params, x, 3), { kind: 0, selected: [1], plan: false }))
 
   const train = (seed: number, iterations: number, reward: (row: number) => number = armReward) => {
-    const params = Mlp.init({ input: 3, hidden: [4] }, seed)
+    const params = SetScorer.init({ input: 3, encoder: { kind: "learned", width: 2 }, hidden: [4] }, seed)
     const adam = PG.adamInit(params.data.length)
     const adamConfig: PG.AdamConfig = { ...PG.defaultAdam, lr: 0.01 }
     const ppo = PG.defaultPpo
@@ -228,7 +230,7 @@ describe("A two-armed bandit learned with GRPO advantages and PPO-clip", () => {
     const expected: Array<number> = [0.2 + 0.8 * pArm0(params)]
     const p0: Array<number> = [pArm0(params)]
     for (let it = 0; it < iterations; it++) {
-      const logits = Mlp.logits(params, x, 3)
+      const logits = SetScorer.logits(params, x, 3)
       const samples = Array.from({ length: group }, () => {
         const choice = TD.sample(layout, logits, r.next)
         return { choice, behaviour: TD.logProb(layout, logits, choice), reward: reward(choice.selected[0] as number) }
@@ -277,13 +279,20 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
     fc.assert(
       fc.property(fc.array(caseArb(3), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1000 }), (cases, seed) => {
         const width = 6
-        const params = Mlp.init({ input: width, hidden: [5] }, seed, 1)
+        const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [5] }, seed, 1)
         const r = rng(seed + 1)
         const steps = cases.map((c) => {
           const options = choices(c.layout)
           const choice = options[r.int(options.length)] as Choice
           const x = Float64Array.from({ length: c.layout.rows * width }, () => 2 * r.next() - 1)
-          return { x, layout: c.layout, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
+          // each step's rows read sets of its own rows: stacking must keep them apart
+          const rows = c.layout.rows
+          const count = 1 + r.int(3)
+          const sets: SetScorer.Sets = {
+            members: Array.from({ length: count }, () => Array.from({ length: rows }, (_, i) => i).filter(() => r.next() < 0.5)),
+            reads: Array.from({ length: rows }, () => (r.next() < 0.2 ? -1 : r.int(count)))
+          }
+          return { x, layout: { ...c.layout, sets }, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
         })
         const config = { ...PG.defaultPpo, klCoef: 0.1 }
         const loopGrad = new Float64Array(params.data.length)
@@ -307,13 +316,13 @@ describe("ppoFactorBatch (per-factor credit)", () => {
   /** Random steps with per-factor behaviour (offsets within or beyond the clip) and advantages. */
   const stepsArb = fc.tuple(fc.array(caseArb(2), { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom<"sum" | "normalised">("sum", "normalised"))
 
-  const build = (cases: ReadonlyArray<{ readonly layout: Layout }>, seed: number, width: number, params: Mlp.Params, offsets: ReadonlyArray<number>) => {
+  const build = (cases: ReadonlyArray<{ readonly layout: Layout }>, seed: number, width: number, params: SetScorer.Params, offsets: ReadonlyArray<number>) => {
     const r = rng(seed + 7)
     return cases.map((c) => {
       const options = choices(c.layout)
       const choice = options[r.int(options.length)] as Choice
       const x = Float64Array.from({ length: c.layout.rows * width }, () => 2 * r.next() - 1)
-      const fs = TD.factors(c.layout, Mlp.logits(params, x, c.layout.rows), choice)
+      const fs = TD.factors(c.layout, SetScorer.logits(params, x, c.layout.rows), choice)
       // |A| ≥ 0.05 and log-ratios away from ±clip: each factor stays on one side of its clip under small perturbations
       const advantages = Float64Array.from(fs, () => (r.next() < 0.5 ? -1 : 1) * (0.05 + r.next()))
       const behaviour = Float64Array.from(fs, (f) => f.logprob - (offsets[r.int(offsets.length)] as number))
@@ -326,7 +335,7 @@ describe("ppoFactorBatch (per-factor credit)", () => {
     fc.assert(
       fc.property(stepsArb, ([cases, seed, entropy]) => {
         const width = 4
-        const params = Mlp.init({ input: width, hidden: [3] }, seed, 1)
+        const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [3] }, seed, 1)
         const steps = build(cases, seed, width, params, [-0.5, -0.05, 0.05, 0.5])
         const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.2, entropyCoef: 0.05, entropy }
         const grad = new Float64Array(params.data.length)
@@ -347,7 +356,7 @@ describe("ppoFactorBatch (per-factor credit)", () => {
     fc.assert(
       fc.property(stepsArb, ([cases, seed, entropy]) => {
         const width = 4
-        const params = Mlp.init({ input: width, hidden: [3] }, seed, 1)
+        const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [3] }, seed, 1)
         // behaviour = the current policy: every ratio is 1, nothing is clipped
         const steps = build(cases, seed, width, params, [0]).map((s, i) => ({ ...s, advantages: s.advantages.map(() => (i % 2 === 0 ? 0.7 : -0.4)) }))
         const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.2, entropyCoef: 0.05, entropy }
@@ -377,21 +386,21 @@ describe("ppoFactorBatch (per-factor credit)", () => {
     const width = 4
     // one-hot rows: the MLP can move each row's logit on its own
     const x = Float64Array.from({ length: 4 * width }, (_, i) => (Math.floor(i / width) === i % width ? 1 : 0))
-    const params = Mlp.init({ input: width, hidden: [6] }, 3, 1)
+    const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [6] }, 3, 1)
     const choice: Choice = { kind: 0, selected: [1, 3], plan: false }
-    const fs = TD.factors(layout, Mlp.logits(params, x, 4), choice)
+    const fs = TD.factors(layout, SetScorer.logits(params, x, 4), choice)
     // factors: kind, first chosen (row 1), row 2 (not chosen), row 3 (chosen); credit only row 3
     expect(fs.map((f) => f.target._tag === "candidate" ? `${f.target.row}${f.target.chosen ? "+" : "-"}` : f.target._tag)).toEqual(["kind", "1+", "2-", "3+"])
     const behaviour = Float64Array.from(fs, (f) => f.logprob)
     const advantages = Float64Array.from([0, 0, 0, 1])
     const adam = PG.adamInit(params.data.length)
-    const before = TD.factors(layout, Mlp.logits(params, x, 4), choice).map((f) => f.logprob)
+    const before = TD.factors(layout, SetScorer.logits(params, x, 4), choice).map((f) => f.logprob)
     for (let i = 0; i < 20; i++) {
       const grad = new Float64Array(params.data.length)
       PG.ppoFactorBatch({ params, steps: [{ x, layout, choice, behaviour, advantages }], config: { ...PG.defaultPpo, entropyCoef: 0, clip: 10 }, grad })
       PG.adamStep(params.data, grad, adam, { ...PG.defaultAdam, lr: 0.01 })
     }
-    const after = TD.factors(layout, Mlp.logits(params, x, 4), choice).map((f) => f.logprob)
+    const after = TD.factors(layout, SetScorer.logits(params, x, 4), choice).map((f) => f.logprob)
     expect(after[3]).toBeGreaterThan((before[3] as number) + 0.05)
   })
 })

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { Context, Effect, Layer } from "effect"
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as RunStoreSqlite from "../../layers/RunStoreSqlite.ts"
+import * as Pipeline from "../../src/training/Pipeline.ts"
+import { RunStore } from "../../src/training/RunStore.ts"
 import { spawnProgram } from "../support/Spawn.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "paraagent-badcli-"))
@@ -18,6 +24,28 @@ const emptyLibrary = join(dir, "empty-lib")
 mkdirSync(emptyLibrary)
 const noQuery = join(dir, "no-query.json")
 writeFileSync(noQuery, JSON.stringify([{ bogus: 1 }]))
+// a folder without any write bit (read-only for root too: the chmod states the intent)
+const readOnly = join(dir, "read-only")
+mkdirSync(readOnly)
+chmodSync(readOnly, 0o555)
+// a run to resume: its store holds the pipeline's settings (50 tasks per level), no stage done yet
+const resumable = join(dir, "resumable")
+mkdirSync(resumable)
+const { progress: _, ...record } = { ...Pipeline.defaults, worldSeed: 7, worldSize: 50_011 }
+await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+  const store = Context.get(yield* Layer.build(RunStoreSqlite.layer(join(resumable, "run.sqlite"))), RunStore)
+  yield* store.createRun("pipeline", JSON.parse(JSON.stringify({ pipeline: record })))
+})))
+// the same run in a folder made read-only
+const readOnlyRun = join(dir, "read-only-run")
+mkdirSync(readOnlyRun)
+copyFileSync(join(resumable, "run.sqlite"), join(readOnlyRun, "run.sqlite"))
+chmodSync(join(readOnlyRun, "run.sqlite"), 0o444)
+chmodSync(readOnlyRun, 0o555)
+// a port in use
+const busy = createServer()
+await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve))
+const busyPort = String((busy.address() as AddressInfo).port)
 
 /** A bad command line: the program, its arguments, the text its one stderr line must contain. */
 type Row = readonly [program: string, args: ReadonlyArray<string>, names: string, env?: Readonly<Record<string, string>>]
@@ -30,6 +58,8 @@ const judge = "programs/judge-agreement.ts"
 const train = "programs/train-encoder.ts"
 const tune = "programs/tune-fusion.ts"
 const exporter = "programs/export.ts"
+const serve = "programs/serve.ts"
+const bfcl = "programs/bfcl.ts"
 
 // One spawn costs ~2–4 s of CPU (tsx loading effect and the program): a row per distinct check of each program. Range
 // checks that go through the same RunConfig flag helpers (intFlag / numberFlag / IntIn) are covered in-process by
@@ -44,6 +74,22 @@ const rows: ReadonlyArray<Row> = [
   [main, ["--resume", "/nonexistent/run"], "--resume"],
   [main, ["--resume", library], "run.sqlite"],
   [main, ["--otlp", "ftp://collector.example"], "--otlp"],
+  // issue 28: empty list items, outputs that cannot be written, --resume against its run
+  [main, ["--seeds", ""], "--seeds"],
+  [main, ["--seeds", "1,,2"], "--seeds"],
+  [main, ["--ship", join(readOnly, "models"), "--out", join(dir, "shipped-run")], "--ship"],
+  [main, ["--out", join(readOnly, "run")], "--out"],
+  [main, ["--resume", resumable, "--tasks", "5"], "--tasks"],
+  [main, ["--resume", resumable, "--out", join(dir, "elsewhere")], "--out"],
+  [main, ["--resume", readOnlyRun], readOnlyRun],
+  [compare, ["--levels", "I1,,I2"], "--levels"],
+  [compare, ["--paradigms", "ParaAct,"], "--paradigms"],
+  [compare, ["--out", join(readOnly, "run")], "--out"],
+  [exporter, ["verl", "--out", join(readOnly, "v")], "--out"],
+  [serve, ["--port", busyPort], `127.0.0.1:${busyPort}: the port is in use`],
+  [serve, ["--host", "no-such-host.invalid", "--port", "0"], "--host"],
+  [serve, ["--allow-origin", "http://a.example,,http://b.example"], "--allow-origin"],
+  [bfcl, ["generate", "--data", dir, "--category", "simple_python", "--out", join(readOnly, "result.jsonl")], "--out"],
   [compare, ["--out", library], "already holds"],
   [compare, ["--out", "/dev/null/x"], "--out /dev/null/x"],
   [compare, ["--policy", "openai"], "PARAAGENT_BASE_URL"],

@@ -51,4 +51,25 @@ describe("npm run compare against an endpoint that only fails (500)", () => {
       assert.strictEqual((all[2]?.body as { model?: string }).model, "flag-model")
       assert.isUndefined(all[2]?.headers["authorization"])
     }).pipe(Effect.scoped))
+
+  it.live("credentials and a query key in the base URL: Basic auth reaches the server, the path is joined before the query, config.json records neither", () =>
+    Effect.gen(function*() {
+      const server = yield* LoopbackServer.make({})
+      const out = join(mkdtempSync(join(tmpdir(), "paraagent-endpoint-")), "run")
+      const password = "pw-in-the-url-77"
+      const queryKey = "query-key-5150-abcdef"
+      const r = yield* Effect.promise(() =>
+        spawnProgram("programs/compare.ts", [...small, "--base-url", `http://alice:${password}@127.0.0.1:${server.port}/v1?api-key=${queryKey}`, "--model", "m", "--out", out], {
+          PARAAGENT_MAX_RETRIES: "0"
+        })
+      )
+      assert.notStrictEqual(r.code, 0, r.stderr)
+      const [request] = yield* server.requests
+      assert.strictEqual(request?.headers["authorization"], `Basic ${Buffer.from(`alice:${password}`).toString("base64")}`)
+      assert.strictEqual(request?.url, `/v1/chat/completions?api-key=${queryKey}`)
+      const config = readFileSync(join(out, "config.json"), "utf8")
+      const trajectories = readFileSync(join(out, "trajectories.jsonl"), "utf8")
+      for (const secret of [password, queryKey]) assert.notInclude(r.stdout + r.stderr + config + trajectories, secret)
+      assert.include(config, `"http://127.0.0.1:${server.port}/v1?api-key=<redacted>"`)
+    }).pipe(Effect.scoped))
 })

@@ -80,4 +80,30 @@ describe("a policy that throws", () => {
       // and the schema refuses what JSON would have silently turned into null
       assert.throws(() => Schema.decodeUnknownSync(Trajectory)({ ...t, durationMs: Number.NaN }))
     }))
+
+  it.effect("negative, fractional and absurd token counts from a policy are stored as 0 with an issue, never as given", () =>
+    Effect.gen(function*() {
+      const log = yield* makeLog()
+      const absurd = Layer.succeed(
+        Policy,
+        Policy.of({
+          name: "absurd",
+          privileged: false,
+          act: (context) =>
+            Effect.succeed({
+              text: turns[Math.min(context.round, turns.length - 1)] ?? "",
+              usage: context.round === 0 ? { promptTokens: -5, completionTokens: 1e300 } : { promptTokens: 2.5, completionTokens: 7 }
+            })
+        })
+      )
+      const layer = Rollout.layer({ faults: false }).pipe(
+        Layer.provide(Layer.mergeAll(libraryLayer(names), retrieverLayer(names), absurd, simulatorLayer({}, log)))
+      )
+      const rollout = yield* Effect.provide(Rollout.Rollout, layer)
+      const t = yield* rollout.run(task, { paradigm: "ParaAct", seed: 1 })
+      assert.deepStrictEqual(t.steps[0]?.usage, { promptTokens: 0, completionTokens: 0 })
+      assert.deepStrictEqual(t.steps[0]?.outputIssues, ["usage.promptTokens was -5; recorded as 0", "usage.completionTokens was 1e+300; recorded as 0"])
+      assert.deepStrictEqual(t.steps[1]?.usage, { promptTokens: 0, completionTokens: 7 })
+      assert.deepStrictEqual(t.steps[1]?.outputIssues, ["usage.promptTokens was 2.5; recorded as 0"])
+    }))
 })

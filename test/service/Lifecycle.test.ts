@@ -73,7 +73,7 @@ describe("the session lifecycle over HTTP", () => {
         const trajectory = yield* call(b, "GET", `/sessions/${id}/trajectory`)
         assert.strictEqual(trajectory.json.steps.length, 1)
       }
-    })), 120_000)
+    })))
 
   it.live("a stored row that does not decode: a 500 problem body naming the session, logged with the file — never an empty 500", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -109,7 +109,7 @@ describe("the session lifecycle over HTTP", () => {
       assert.match(errors[2]!, new RegExp(`the spec of session ${ids[1]} does not decode`))
       // the server is still serving
       assert.strictEqual((yield* call(fresh, "GET", "/health")).status, 200)
-    })), 120_000)
+    })))
 
   it.live("garbage over the data pages of a log: the server refuses to start, naming the file (before: it served bare 500s)", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -137,7 +137,7 @@ describe("the session lifecycle over HTTP", () => {
       assert.strictEqual(failed._tag, "SessionStoreError")
       assert.include(failed.message, store)
       assert.include(failed.message, "is damaged")
-    })), 120_000)
+    })))
 
   it.live("at capacity: an unknown session is a 404 and one evicted from memory its record — only a create is a 503", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -157,5 +157,5 @@ describe("the session lifecycle over HTTP", () => {
       for (const id of running) assert.strictEqual((yield* call(base, "POST", `/sessions/${id}/step`, search)).status, 200)
       const refused = yield* call(base, "POST", "/sessions", { seed: 4 })
       assert.deepStrictEqual([refused.status, refused.json._tag], [503, "AtCapacity"])
-    })), 120_000)
+    })))
 })

@@ -95,7 +95,7 @@ describe("browser and network hygiene (the default server, no token)", () => {
       for (const [path, headers] of passing) assert.strictEqual((yield* send(base, "POST", path, headers, "{}")).status, 200, JSON.stringify(headers))
       // a body-less POST without a Content-Type (curl -X POST) is fine without an Origin
       assert.strictEqual((yield* send(base, "DELETE", `/sessions/${id}`, { "x-client-key": key })).status, 200)
-    })), 120_000)
+    })))
 
   it.live("--allow-origin and --allow-host: the named page gets CORS answers and a preflight; the named host passes; others still refused", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -116,5 +116,5 @@ describe("browser and network hygiene (the default server, no token)", () => {
       assert.strictEqual((yield* send(base, "POST", "/reset", { origin: "http://localhost:3001", "content-type": "application/json" }, "{}")).status, 403)
       assert.strictEqual((yield* send(base, "GET", "/health", { host: `toolenv.internal:${port}` })).status, 200)
       assert.strictEqual((yield* send(base, "GET", "/health", { host: `toolenv.internal.evil:${port}` })).status, 403)
-    })), 120_000)
+    })))
 })

@@ -118,5 +118,5 @@ describe(hasChromium ? "the server attacked from headless Chromium" : `the serve
       assert.strictEqual(planted.status, 404)
       const metrics = yield* Effect.promise(async () => (await fetch(`${base}/metrics`)).text())
       assert.match(metrics, /toolenv_errors_total\{kind="Forbidden"\} ([5-9]|\d\d+)/)
-    })), 120_000)
+    })))
 })

@@ -80,7 +80,7 @@ describe("sessions belong to their client", () => {
       // a malformed key at creation is a 400 naming the header
       const bad = yield* call(base, "POST", "/sessions", "short key!", { seed: 3 })
       assert.deepStrictEqual([bad.status, bad.json._tag, bad.json.field], [400, "InvalidRequest", "X-Client-Key"])
-    })), 120_000)
+    })))
 
   it.live("OpenEnv /step and /state without episode_id act on the caller's own last reset only", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -102,7 +102,7 @@ describe("sessions belong to their client", () => {
       const key = issued.json.observation.client_key as string
       const own = yield* call(base, "POST", "/step", key, { action: { text: "<answer>x</answer>" } })
       assert.deepStrictEqual([own.status, own.json.observation.episode_id], [200, issued.json.observation.episode_id])
-    })), 120_000)
+    })))
 
   it.live("posted tasks: another client cannot overwrite one (409), everyone can read it; its owner can revise it", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -118,7 +118,7 @@ describe("sessions belong to their client", () => {
       // posted without a key: no one can overwrite it
       assert.strictEqual((yield* call(base, "POST", "/tasks", undefined, { id: "keyless-task", request: "first" })).status, 200)
       assert.strictEqual((yield* call(base, "POST", "/tasks", undefined, { id: "keyless-task", request: "second" })).status, 409)
-    })), 120_000)
+    })))
 
   it.live("two replicas on one log: the owner travels with the session", () =>
     Effect.scoped(Effect.gen(function*() {
@@ -133,5 +133,5 @@ describe("sessions belong to their client", () => {
       assert.strictEqual((yield* call(two, "POST", `/sessions/${id}/step`, keyA, answer)).status, 200)
       assert.strictEqual((yield* call(one, "GET", `/sessions/${id}`, keyB)).status, 404)
       assert.strictEqual((yield* call(one, "GET", `/sessions/${id}`, keyA)).json.rounds, 1)
-    })), 120_000)
+    })))
 })

@@ -207,6 +207,10 @@ layer(server)("ToolEnv server (in-process, typed client)", (it) => {
         ["POST", "/step", JSON.stringify({ action: { text: "x" }, episode_id: "no-such-episode" }), 404, "sessionId"],
         ["POST", "/step", JSON.stringify({ episode_id: "x" }), 400, "action"],
         ["GET", "/state?episode_id=no-such-episode", undefined, 404, "sessionId"],
+        // MCP over HTTP: a body it cannot accept is an HTTP 400 with the JSON-RPC error inside (it was a 200)
+        ["POST", "/mcp", "{not json", 400, "Parse error"],
+        ["POST", "/mcp", JSON.stringify({}), 400, "Invalid Request"],
+        ["POST", "/mcp", JSON.stringify([]), 400, "Invalid Request"],
         ["POST", "/sessions", JSON.stringify({ seed: 1 }), 401, "Unauthorized", {}],
         ["GET", "/metrics", undefined, 401, "Unauthorized", { authorization: "Bearer wrong-token" }],
         ["GET", "/openapi.json", undefined, 401, "Unauthorized", { authorization: token }]

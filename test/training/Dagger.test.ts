@@ -4,7 +4,8 @@ import type { Task } from "../../src/domain/Task.ts"
 import * as ActionSpace from "../../src/agent/ActionSpace.ts"
 import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
 import * as StudentOracle from "../../src/agent/StudentOracle.ts"
-import * as Mlp from "../../src/math/Mlp.ts"
+import * as Acceptable from "../../src/math/Acceptable.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
 import * as Rollout from "../../src/runtime/Rollout.ts"
 import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
@@ -36,6 +37,10 @@ describe("Dagger", () => {
         const lookahead = yield* StudentOracle.lookaheadOf(space)
         const again = StudentOracle.choose(space, context, byId.get(t.taskId) as Task, lookahead, oracleWorld)
         assert.isTrue(Dagger.sameChoice(label.choice, again.choice))
+        // the set-valued label is the oracle's too, and holds its one pick
+        assert.deepStrictEqual(label.acceptable, again.acceptable)
+        assert.isTrue(Acceptable.accepts(label.layout, label.acceptable!, label.choice))
+        assert.isTrue(Number.isFinite(Acceptable.logProb(label.layout, new Float64Array(label.layout.rows), label.acceptable!)))
         assert.isTrue(Number.isFinite(TurnDistribution.logProb(label.layout, new Float64Array(label.layout.rows), label.choice)))
       }
     }).pipe(Effect.provide(appLayer(LearnedPolicy.layerFixed(LearnedPolicy.initial(2))))), 180_000)
@@ -44,9 +49,15 @@ describe("Dagger", () => {
     Effect.gen(function*() {
       const tasks = yield* sampleTasks("train", 8)
       const cell = yield* WeightsCell
-      const before = yield* Ref.get(cell)
+      const start = yield* Ref.get(cell)
+      // the oracle's one pick (the default) and its acceptable sets, each cloned from the same start
       const report = yield* Dagger.run(tasks, [], { rounds: 1, tasksPerRound: 8, epochs: 6, equivalent, concurrency: 4 })
-      const after = yield* Ref.get(cell)
+      const afterExact = yield* Ref.get(cell)
+      yield* Ref.set(cell, start)
+      yield* Dagger.run(tasks, [], { rounds: 1, tasksPerRound: 8, epochs: 6, equivalent, concurrency: 4, label: "set" })
+      const afterSet = yield* Ref.get(cell)
+      const before = start
+      const after = afterExact
       assert.strictEqual(report.coldStart, 0)
       assert.strictEqual(report.rounds.length, 1)
       assert.strictEqual(report.rounds[0]!.rollouts, 8)
@@ -57,8 +68,14 @@ describe("Dagger", () => {
       yield* Ref.set(cell, before)
       const student = yield* rollouts(tasks, 21)
       const labels = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent)
-      const nll = (params: Mlp.Params) => labels.reduce((n, l) => n - TurnDistribution.logProb(l.layout, Mlp.logits(params, l.x, l.layout.rows), l.choice), 0) / labels.length
+      // each clone gives what it imitated more probability than the Backbone did: the oracle's choices, its acceptable sets
+      const logits = (params: SetScorer.Params, l: Dagger.Labelled) => SetScorer.logits(params, l.x, l.layout.rows, l.layout.sets)
+      const nll = (params: SetScorer.Params) => labels.reduce((n, l) => n - TurnDistribution.logProb(l.layout, logits(params, l), l.choice), 0) / labels.length
+      const setNll = (params: SetScorer.Params) => labels.reduce((n, l) => n - Acceptable.logProb(l.layout, logits(params, l), l.acceptable!), 0) / labels.length
       assert.isBelow(nll(after.params), nll(before.params))
+      assert.isBelow(setNll(afterSet.params), setNll(before.params))
+      // a set is at least as likely as any one turn in it
+      assert.isAtMost(setNll(afterExact.params), nll(afterExact.params) + 1e-9)
     }).pipe(
       Effect.provide(Layer.unwrap(Effect.gen(function*() {
         const cell = yield* Ref.make(LearnedPolicy.initial(4))
@@ -68,9 +85,9 @@ describe("Dagger", () => {
 
   it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {
     const layout: TurnDistribution.Layout = { kinds: [{ row: 0, start: 2, end: 4, mode: "subset", plan: true }], planRow: 1, rows: 4 }
-    const params = Mlp.init({ input: 2, hidden: [3] }, 1)
+    const params = SetScorer.init({ input: 2, encoder: { kind: "learned", width: 2 }, hidden: [3] }, 1)
     const x = Float64Array.from([0, 0, 0, 0, 1, 0, 0, 1])
-    const greedy = TurnDistribution.greedy(layout, Mlp.logits(params, x, 4))
+    const greedy = TurnDistribution.greedy(layout, SetScorer.logits(params, x, 4))
     assert.strictEqual(Dagger.exactTurnAccuracy(params, [{ x, layout, choice: greedy }]), 1)
     assert.strictEqual(Dagger.exactTurnAccuracy(params, [{ x, layout, choice: { ...greedy, plan: !greedy.plan } }]), 0)
     assert.isNaN(Dagger.exactTurnAccuracy(params, []))

@@ -8,7 +8,7 @@ import * as Teacher from "../../src/agent/Teacher.ts"
 import * as Estimators from "../../src/eval/Estimators.ts"
 import * as Scoring from "../../src/eval/Scoring.ts"
 import * as Advantage from "../../src/math/Advantage.ts"
-import * as Mlp from "../../src/math/Mlp.ts"
+import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
 import * as Trainer from "../../src/training/Trainer.ts"
 import { appLayer, contextOf, rollouts, sampleTasks } from "../support/LearnedWorld.ts"
@@ -31,8 +31,8 @@ const demonstrations = Effect.promise(() =>
   }).pipe(Effect.provide(appLayer(Teacher.layer()))))))
 
 /** Mean negative log-likelihood of the demonstrations' projected choices under some parameters. */
-const nll = (samples: ReadonlyArray<{ readonly space: ActionSpace.Space; readonly choice: TurnDistribution.Choice }>, params: Mlp.Params) =>
-  samples.reduce((s, x) => s - TurnDistribution.logProb(x.space.layout, Mlp.logits(params, x.space.features, x.space.layout.rows), x.choice), 0) /
+const nll = (samples: ReadonlyArray<{ readonly space: ActionSpace.Space; readonly choice: TurnDistribution.Choice }>, params: SetScorer.Params) =>
+  samples.reduce((s, x) => s - TurnDistribution.logProb(x.space.layout, SetScorer.logits(params, x.space.features, x.space.layout.rows, x.space.layout.sets), x.choice), 0) /
   samples.length
 
 describe("Trainer.sft", () => {

@@ -64,12 +64,28 @@ const fmt = (v: Json | undefined): string => (typeof v === "string" ? v : JSON.s
 
 /** The task generator over a world. */
 export interface TaskGenerator {
-  /** The task at position `index` of the stream of (split, level), or undefined when that draw fails. */
-  readonly draw: (split: Split, level: Level, index: number) => Task | undefined
+  /**
+   * The task at position `index` of the stream of (split, level) — the one whose id is
+   * `gen-<seed>-<split>-<level>-<index>` — or undefined when that draw fails. One draw: no earlier task is drawn.
+   */
+  readonly draw: (split: Split, level: Level, index: number, seed?: number) => Task | undefined
   /** `count` tasks of a split, levels round-robin, deterministic from the seed. */
-  readonly take: (options: { readonly split: Split; readonly count: number; readonly levels?: ReadonlyArray<Level>; readonly seed?: number }) => ReadonlyArray<Task>
+  readonly take: (options: TakeOptions) => ReadonlyArray<Task>
+  /**
+   * `take` one draw at a time: the generator yields after each draw and returns the tasks, so a caller can give the
+   * thread back between draws (a long draw on a server). The same tasks as `take`.
+   */
+  readonly takeStepwise: (options: TakeOptions) => Generator<void, ReadonlyArray<Task>>
   /** Which split a provider belongs to under tool hold-out. */
   readonly splitOfGroup: (spec: ToolSpec) => Split
+}
+
+/** What `take` draws: `count` tasks of a split, levels round-robin (default all three), from a seed. */
+export interface TakeOptions {
+  readonly split: Split
+  readonly count: number
+  readonly levels?: ReadonlyArray<Level>
+  readonly seed?: number
 }
 
 /** Builds the task generator of a world. */
@@ -574,20 +590,30 @@ export const make = (world: World, options: TaskOptions = {}): TaskGenerator => 
     return toTask(d, rng, split, level, `gen-${seed}-${split}-${level}-${index}`, seed)
   }
 
+  function* takeStepwise({ split, count, levels = ["I1", "I2", "I3"], seed = baseSeed }: TakeOptions): Generator<void, ReadonlyArray<Task>> {
+    const out: Array<Task> = []
+    const cursor = new Map<Level, number>()
+    for (let k = 0; out.length < count && k < count * 400; k++) {
+      const level = levels[out.length % levels.length] ?? "I1"
+      const index = cursor.get(level) ?? 0
+      cursor.set(level, index + 1)
+      const t = draw(split, level, index, seed)
+      if (t !== undefined) out.push(t)
+      yield
+    }
+    return out
+  }
+
   return {
-    draw: (split, level, index) => draw(split, level, index),
-    take: ({ split, count, levels = ["I1", "I2", "I3"], seed = baseSeed }) => {
-      const out: Array<Task> = []
-      const cursor = new Map<Level, number>()
-      for (let k = 0; out.length < count && k < count * 400; k++) {
-        const level = levels[out.length % levels.length] ?? "I1"
-        const index = cursor.get(level) ?? 0
-        cursor.set(level, index + 1)
-        const t = draw(split, level, index, seed)
-        if (t !== undefined) out.push(t)
+    draw: (split, level, index, seed) => draw(split, level, index, seed),
+    take: (options) => {
+      const steps = takeStepwise(options)
+      for (;;) {
+        const next = steps.next()
+        if (next.done === true) return next.value
       }
-      return out
     },
+    takeStepwise,
     splitOfGroup
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -7,6 +8,7 @@ import { dataPathIfPresent } from "../../../src/io/DataPath.ts"
 import * as DepGraph from "../../../src/toolenv/DepGraph.ts"
 import { ToolSpec } from "../../../src/domain/Tool.ts"
 import { capDescription, collector, maxDescriptionLength } from "../../../src/toolenv/importers/ImportReport.ts"
+import { readText } from "../../../src/toolenv/importers/Read.ts"
 import { loadDirectory, matchKey, toolBenchName } from "../../../src/toolenv/importers/ToolBench.ts"
 
 const toolEnv = dataPathIfPresent("toolenv2404", "toolenv2404_filtered")
@@ -182,6 +184,24 @@ describe("loadDirectory on hand-written files", () => {
       expect(messages).toContain("Sports/empty.json: tool file skipped: empty api_list: no API to import")
       expect(messages).toContain("Sports/nested.json: a folder named like a data file, not a file: skipped")
       expect(result.report.issueCount).toBe(2)
+    }))
+
+  it.effect("a FIFO, a link to a FIFO and a dangling link named *.json are skipped lines, never opened (no hang)", () =>
+    Effect.gen(function* () {
+      const root = writeTree({ "Sports/good.json": tool("Good", [api("Works")]) })
+      execFileSync("mkfifo", [path.join(root, "Sports", "pipe.json")])
+      fs.symlinkSync(path.join(root, "Sports", "pipe.json"), path.join(root, "Sports", "link-to-pipe.json"))
+      fs.symlinkSync(path.join(root, "Sports", "gone"), path.join(root, "Sports", "dangling.json"))
+      const result = yield* loadDirectory(root)
+      expect(result.tools.map((t) => t.name)).toEqual(["works_for_good"])
+      const messages = result.report.issues.map((i) => `${i.source}: ${i.message}`)
+      for (const name of ["dangling.json", "link-to-pipe.json", "pipe.json"]) {
+        expect(messages).toContain(`Sports/${name}: not a regular file (a FIFO, socket, device or broken link): never opened: skipped`)
+      }
+      expect(result.report.skipped).toBe(3)
+      // and reading one directly is a typed error naming it, not a wait for a writer
+      const direct = yield* Effect.flip(readText(path.join(root, "Sports", "pipe.json")))
+      expect(direct.message).toBe("not a regular file (a FIFO, socket, device or broken link): never opened")
     }))
 
   it.effect("cuts tool, group and parameter descriptions to maxDescriptionLength and counts each cut in the report", () =>

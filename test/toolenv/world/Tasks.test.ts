@@ -196,4 +196,23 @@ describe("task generator", () => {
       const only = yield* source.sample({ split: "validation", count: 4, levels: ["I3"] })
       expect(only.map((t) => t.level)).toEqual(["I3", "I3", "I3", "I3"])
     }).pipe(Effect.provide(TaskSourceModule.layerGenerated().pipe(Layer.provide(worldLayer)))))
+
+  it.effect("drawAt gives the task an id names in one draw: the task `take` finds at that id; sample in slices is `take`", () =>
+    Effect.gen(function*() {
+      const source = yield* TaskSource
+      const drawn = yield* source.sample({ split: "test", count: 12, levels: ["I2"], seed: 11 })
+      expect(drawn).toEqual(generator.take({ split: "test", count: 12, levels: ["I2"], seed: 11 }))
+      // every id of the draw, and the positions between them that hold no task
+      const ids = new Set(drawn.map((t) => t.id as string))
+      const last = Number(/-(\d+)$/.exec(drawn[drawn.length - 1]!.id)![1])
+      let holes = 0
+      for (let index = 0; index <= last; index++) {
+        const at = yield* source.drawAt!({ split: "test", level: "I2", index, seed: 11 })
+        const id = `gen-11-test-I2-${index}`
+        if (at === undefined) holes++
+        else expect(at).toEqual(drawn.find((t) => t.id === id))
+        expect(at !== undefined).toBe(ids.has(id))
+      }
+      expect(holes).toBeGreaterThan(0)
+    }).pipe(Effect.provide(TaskSourceModule.layerGenerated().pipe(Layer.provide(worldLayer)))))
 })
