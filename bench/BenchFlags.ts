@@ -7,6 +7,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Effect, Exit } from "effect"
 import { Command } from "effect/cli"
 import * as Cli from "../src/io/Cli.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 /** Parses the process arguments against `config`; resolves with the decoded flags (or exits: help, a bad flag). */
 export const parse = async <const Config extends Command.Command.Config>(
@@ -18,7 +19,7 @@ export const parse = async <const Config extends Command.Command.Config>(
   const command = Command.make(`bench/${name}`, config, (flags) => Effect.sync(() => {
     decoded = flags
   })).pipe(Command.withDescription(description))
-  const exit = await Effect.runPromiseExit(command.pipe(Cli.run(`bench/${name}`, "0.1.0"), Effect.provide(NodeServices.layer)))
+  const exit = await Effect.runPromiseExit(command.pipe(Cli.run(`bench/${name}`, Provenance.packageVersion()), Effect.provide(NodeServices.layer)))
   if (Exit.isFailure(exit)) process.exit(1)
   // --help / --version: the command printed and ran no handler
   if (decoded === undefined) process.exit(0)

@@ -26,6 +26,7 @@ import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
 import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Signals from "../src/io/Signals.ts"
 import * as Files from "../src/io/Files.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const data = Flag.Directory("data", { mustExist: true }).pipe(
   Flag.withDescription("the API-Bank folder (lv1-lv2-samples/, test-data/, data/all_apis.csv); default: api-bank in the data folder (PARAAGENT_DATA)"),
@@ -138,7 +139,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("api-bank"),
-  Cli.run("api-bank", "0.1.0"),
+  Cli.run("api-bank", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -20,6 +20,7 @@ import * as Cli from "../src/io/Cli.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import * as Signals from "../src/io/Signals.ts"
 import * as Files from "../src/io/Files.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const data = Flag.String("data").pipe(
   Flag.withDescription("a BFCL data folder: BFCL_v4_<category>.json + possible_answer/BFCL_v4_<category>.json (default: the data folder's bfcl/)"),
@@ -135,7 +136,7 @@ Command.make("bfcl").pipe(
   Command.withDescription("BFCL v4 (Python AST categories): score result files, or generate them with a policy"),
   Command.withSubcommands([score, generate]),
   Otlp.traced("bfcl"),
-  Cli.run("bfcl", "0.1.0"),
+  Cli.run("bfcl", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -88,7 +88,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("compare"),
-  Cli.run("compare", "0.1.0"),
+  Cli.run("compare", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -25,6 +25,7 @@ import * as TeacherDemonstrations from "../src/training/TeacherDemonstrations.ts
 import * as VerlExports from "../src/training/VerlExports.ts"
 import * as Signals from "../src/io/Signals.ts"
 import * as Files from "../src/io/Files.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const { flags, intFlag, numberFlag } = RunConfig
 
@@ -145,7 +146,7 @@ Command.make("export").pipe(
   Command.withDescription("Export training data for an external trainer: verl (RL + SFT parquet) or TRL (SFT JSONL)"),
   Command.withSubcommands([verl, trl]),
   Otlp.traced("export"),
-  Cli.run("export", "0.1.0"),
+  Cli.run("export", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -17,6 +17,7 @@ import * as Cli from "../src/io/Cli.ts"
 import * as JudgeLlm from "../layers/JudgeLlm.ts"
 import type { OpenAiConfigInput } from "../layers/OpenAiClient.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const input = Flag.File("input", { mustExist: true }).pipe(
   Flag.withDescription("JSONL of {task, trajectory, human: {quality, faithfulness, utility}} records (see docs/openai-judge.md)")
@@ -61,7 +62,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("judge-agreement"),
-  Cli.run("judge-agreement", "0.1.0"),
+  Cli.run("judge-agreement", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

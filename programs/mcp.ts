@@ -20,6 +20,7 @@ import * as McpTools from "../src/service/McpTools.ts"
 import * as Faults from "../src/toolenv/simulator/Faults.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const library = Flag.String("library").pipe(
   Flag.withDescription("generated (the built-in world) or a ToolBench-format folder (<Category>/<tool>.json; no task source: clients pass their own request)"),
@@ -53,7 +54,7 @@ const mcp = Command.make("mcp", { library, seed, size, faultRate, maxRounds, epi
 
 mcp.pipe(
   Otlp.traced("mcp"),
-  Cli.run("mcp", "0.1.0"),
+  Cli.run("mcp", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

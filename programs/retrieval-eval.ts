@@ -22,6 +22,7 @@ import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import { Retriever, type RetrieverError } from "../src/retrieval/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 /** The StableToolBench test files of the shared data folder, used when no query file is given. */
 const defaultQueryFiles = Benchmark.testQueryFiles.map((parts) => dataPathIfPresent(...parts))
@@ -177,7 +178,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("retrieval-eval"),
-  Cli.run("retrieval-eval", "0.1.0"),
+  Cli.run("retrieval-eval", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

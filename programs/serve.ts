@@ -17,6 +17,7 @@ import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as Guard from "../src/service/Guard.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const port = RunConfig.intFlag("port", { minimum: 0, maximum: 65_535 }, "TCP port; 0 picks a free one").pipe(Flag.withDefault(8765))
 const host = Flag.String("host").pipe(Flag.withDescription("interface to listen on (loopback unless told otherwise)"), Flag.withDefault("127.0.0.1"))
@@ -158,7 +159,7 @@ const serve = Command.make("serve", {
 
 serve.pipe(
   Otlp.traced("serve"),
-  Cli.run("serve", "0.1.0"),
+  Cli.run("serve", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   // the first SIGTERM interrupts: the drain above runs, then exit 0 (143 when it outlived --drain-timeout, or after
   // its grace); a second signal exits at once

@@ -27,6 +27,7 @@ import * as Simulator from "../src/toolenv/Simulator.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Signals from "../src/io/Signals.ts"
 import * as Files from "../src/io/Files.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const { flags } = RunConfig
 
@@ -149,7 +150,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("stabletoolbench"),
-  Cli.run("stabletoolbench", "0.1.0"),
+  Cli.run("stabletoolbench", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -24,6 +24,7 @@ import { type Library, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 const seed = RunConfig.intFlag("seed", RunConfig.caps.seed, "world seed (entities, tools and G_dep derive from it)").pipe(Flag.withDefault(World.defaultSeed))
 const size = RunConfig.intFlag("size", RunConfig.caps.worldSize, "number of generated interfaces").pipe(Flag.withDefault(50_011))
@@ -226,7 +227,7 @@ Command.make("toolenv").pipe(
   Command.withDescription("Explore ToolEnv: the generated 50k-tool world (or a ToolBench folder), its tasks and its simulator"),
   Command.withSubcommands([stats, sample, call, gold, tool]),
   Otlp.traced("toolenv"),
-  Cli.run("toolenv", "0.1.0"),
+  Cli.run("toolenv", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -29,6 +29,7 @@ import * as TokenizerStatic from "../src/retrieval/TokenizerStatic.ts"
 import * as World from "../src/toolenv/world/World.ts"
 import * as Files from "../src/io/Files.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 /** Reading WordNet, reading a library or writing the model failed. */
 class TrainEncoderError extends Schema.TaggedError<TrainEncoderError>()("TrainEncoderError", {
@@ -304,7 +305,7 @@ const command = Command.make(
 
 command.pipe(
   Otlp.traced("train-encoder"),
-  Cli.run("train-encoder", "0.1.0"),
+  Cli.run("train-encoder", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

@@ -27,6 +27,7 @@ import { Retriever } from "../src/retrieval/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Files from "../src/io/Files.ts"
 import * as Signals from "../src/io/Signals.ts"
+import * as Provenance from "../src/io/Provenance.ts"
 
 /** A Seal-Tools tool record (`tool.jsonl`). */
 const SealTool = Schema.Struct({
@@ -192,7 +193,7 @@ const command = Command.make("tune-fusion", {
 
 command.pipe(
   Otlp.traced("tune-fusion"),
-  Cli.run("tune-fusion", "0.1.0"),
+  Cli.run("tune-fusion", Provenance.packageVersion()),
   Effect.provide(NodeServices.layer),
   Signals.runMain()
 )

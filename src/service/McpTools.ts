@@ -19,9 +19,10 @@ import {
   StateInput
 } from "./McpEpisodes.ts"
 import type { Client } from "./McpEpisodes.ts"
+import { packageVersion } from "../io/Provenance.ts"
 
 /** The server's name and version as MCP clients see them. */
-export const serverInfo = { name: "paraagent-toolenv", version: "0.1.0" } as const
+export const serverInfo = { name: "paraagent-toolenv", version: packageVersion() } as const
 
 /** The MCP revisions served: the sessionful ones (an episode is bound to a client session). */
 export const protocols = [McpProtocol.v2025_11_25, McpProtocol.v2025_06_18, McpProtocol.v2025_03_26] as const

@@ -1,5 +1,13 @@
-/** `npm start -- --help` as a person reads it: every flag that has a default shows it, the run folder's included. */
+/**
+ * `npm start -- --help` as a person reads it: every flag that has a default shows it, the run folder's included; and
+ * every program's `--version` is the package's.
+ */
 import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { repoRoot } from "../../src/io/DataPath.ts"
+import * as Provenance from "../../src/io/Provenance.ts"
+import * as McpTools from "../../src/service/McpTools.ts"
 import { spawnProgram } from "../support/Spawn.ts"
 
 describe("npm start -- --help", () => {
@@ -16,5 +24,19 @@ describe("npm start -- --help", () => {
     ]
     expect(want.map(([name]) => [name, shown(name)])).toStrictEqual(want)
     expect(r.stdout).not.toContain("-seed<seed>")
+  })
+})
+
+describe("--version", () => {
+  it("every program and bench states the package's version (package.json), never a copy of it", () => {
+    const files = [
+      ...readdirSync(join(repoRoot, "programs")).filter((f) => f.endsWith(".ts")).map((f) => join("programs", f)),
+      join("bench", "BenchFlags.ts")
+    ]
+    const runs = files.flatMap((f) => [...readFileSync(join(repoRoot, f), "utf8").matchAll(/Cli\.run\(([^\n]*)/g)].map((m) => [f, m[1] ?? ""] as const))
+    expect(runs.length).toBeGreaterThan(10)
+    for (const [file, call] of runs) expect(call, file).toContain("Provenance.packageVersion()")
+    expect(McpTools.serverInfo.version).toBe(Provenance.packageVersion())
+    expect(Provenance.packageVersion()).toBe((JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version)
   })
 })
