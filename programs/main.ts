@@ -22,6 +22,7 @@ import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Otlp from "../layers/Otlp.ts"
 import * as Cli from "../src/io/Cli.ts"
 import * as Progress from "../src/io/Progress.ts"
+import * as AtomicWrite from "../src/io/AtomicWrite.ts"
 import * as Provenance from "../src/io/Provenance.ts"
 import * as RunFolder from "../src/io/RunFolder.ts"
 import * as Exports from "../src/training/Exports.ts"
@@ -222,10 +223,24 @@ const command = Command.make(
         Effect.provide(App.layer({ world: { seed: record.worldSeed, size: record.worldSize }, tasks: { holdoutTools: true } }))
       )
       yield* store.setStatus(runId, "done")
-      const heldOut = yield* Pipeline.heldOutEntries(runId, options, result.testTasks)
-      return { result, options, heldOut }
+      // the trajectory browser, one stored stage at a time: each trajectory's details spooled beside the page, then the
+      // page written atomically around them (a run's thousands of trajectories never sit in memory at once)
+      const sha256 = (text: string) => createHash("sha256").update(text).digest("base64")
+      const page = TrajectoryBrowser.builder("ParaAgent: every held-out trajectory of the run", sha256)
+      yield* Effect.scoped(Effect.gen(function*() {
+        const details = yield* AtomicWrite.spool(folder.file("trajectories.html"))
+        let first = true
+        yield* Pipeline.eachHeldOut(runId, options, result.testTasks, (entry) => {
+          const text = page.add(entry)
+          const separated = first ? text : `,${text}`
+          first = false
+          return details.append(separated)
+        })
+        yield* AtomicWrite.writeFileAtomicPartsEffect(folder.file("trajectories.html"), [page.head(), { file: details.file }, page.tail()])
+      }))
+      return { result, options }
     })
-    const { result, options, heldOut } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
+    const { result, options } = yield* program.pipe(Effect.provide(RunStoreSqlite.layer(storeFile(dir))))
 
     // outputs: tables, summary, report, exports, the trained model
     const table = Pipeline.renderAblation(result.summary)
@@ -235,8 +250,6 @@ const command = Command.make(
     yield* folder.writeText("rl-metrics.csv", Pipeline.metricsCsv(result.summary.training.rl))
     yield* folder.writeText("report.md", Report.renderMarkdown(reportInput))
     yield* folder.writeText("report.html", Report.renderHtml(reportInput))
-    const sha256 = (text: string) => createHash("sha256").update(text).digest("base64")
-    yield* folder.writeText("trajectories.html", TrajectoryBrowser.renderBrowser("ParaAgent: every held-out trajectory of the run", heldOut, sha256))
     const demos = Exports.demonstrations(result.demonstrations.map((d) => d.trajectory), {
       mode: "text",
       tasks: result.demonstrations.map((d) => d.task),

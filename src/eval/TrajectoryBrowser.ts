@@ -79,50 +79,88 @@ table.browser td code{white-space:nowrap;word-break:normal}
 td.request{max-width:340px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 `.trim()
 
+/** A trajectory's row in the list (`index`: its place in the page, the key of its details). */
+const entryRow = (e: BrowserEntry, index: number): string => {
+  const t = e.trajectory
+  const outcome = outcomeOf(t)
+  const calls = t.steps.reduce((n, s) => n + s.observations.length, 0)
+  return `<tr class="entry" data-index="${index}" data-model="${escapeHtml(e.model)}" data-level="${escapeHtml(e.level)}" data-paradigm="${escapeHtml(t.paradigm)}" data-outcome="${outcome}" aria-expanded="false">` +
+    `<td>${escapeHtml(e.model)}</td><td class="n">${e.seed}</td><td>${escapeHtml(e.level)}</td><td>${escapeHtml(t.paradigm)}</td><td><code>${escapeHtml(t.taskId)}</code></td>` +
+    `<td class="${outcome === "solved" ? "good" : outcome === "unjudged" ? "" : "bad"}">${outcome}</td><td class="n">${t.answerReward === undefined ? "–" : t.answerReward.rAns}</td>` +
+    `<td class="n">${t.steps.length}</td><td class="n">${calls}</td><td class="request" title="${escapeHtml(e.request)}">${escapeHtml(e.request)}</td></tr>`
+}
+
+/** A trajectory's details as one element of the page's embedded JSON array (HTML rendered when its row opens). */
+const entryDetails = (e: BrowserEntry): string => scriptJson(`<blockquote>${escapeHtml(e.request)}</blockquote>${trajectoryDetailsHtml(e.trajectory)}`)
+
 /**
- * The browser page. `sha256` hashes the inline script for the page's Content-Security-Policy (`node:crypto` in the
+ * The page built one trajectory at a time, so a run's thousands of trajectories never sit in memory at once: `add`
+ * keeps the entry's row (a few hundred bytes) and what the filters offer, and returns its details — the element the
+ * caller spools, in order, between {@link Builder.head} and {@link Builder.tail}, separated by `","`. The bytes are
+ * {@link renderBrowser}'s for the same entries.
+ */
+export interface Builder {
+  readonly add: (entry: BrowserEntry) => string
+  /** Everything before the details array (the filters, the count and the list need every entry added first). */
+  readonly head: () => string
+  /** Everything after the details array. */
+  readonly tail: () => string
+}
+
+/**
+ * A {@link Builder}. `sha256` hashes the inline script for the page's Content-Security-Policy (`node:crypto` in the
  * caller: this module stays free of Node).
  */
-export const renderBrowser = (title: string, entries: ReadonlyArray<BrowserEntry>, sha256: Sha256Base64): string => {
-  const values = (f: (e: BrowserEntry) => string) => [...new Set(entries.map(f))]
-  const options: Record<(typeof filters)[number], ReadonlyArray<string>> = {
-    model: values((e) => e.model),
-    level: values((e) => e.level).sort(),
-    paradigm: values((e) => e.trajectory.paradigm),
-    outcome: ["solved", "unsolved", "unjudged"].filter((o) => entries.some((e) => outcomeOf(e.trajectory) === o))
+export const builder = (title: string, sha256: Sha256Base64): Builder => {
+  const rows: Array<string> = []
+  const models = new Set<string>()
+  const levels = new Set<string>()
+  const paradigms = new Set<string>()
+  const outcomes = new Set<string>()
+  return {
+    add: (e) => {
+      rows.push(entryRow(e, rows.length))
+      models.add(e.model)
+      levels.add(e.level)
+      paradigms.add(e.trajectory.paradigm)
+      outcomes.add(outcomeOf(e.trajectory))
+      return entryDetails(e)
+    },
+    head: () => {
+      const options: Record<(typeof filters)[number], ReadonlyArray<string>> = {
+        model: [...models],
+        level: [...levels].sort(),
+        paradigm: [...paradigms],
+        outcome: ["solved", "unsolved", "unjudged"].filter((o) => outcomes.has(o))
+      }
+      const selects = filters.map((f) =>
+        `<label>${f} <select data-filter="${f}"><option value="">all</option>${options[f].map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(v)}</option>`).join("")}</select></label>`
+      )
+      const head = ["Model", "Seed", "Level", "Paradigm", "Task", "Outcome", "R_ans", "Rounds", "Calls", "Request"]
+      return [
+        "<!doctype html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${sha256(script)}'">`,
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        `<title>${escapeHtml(title)}</title>`,
+        `<style>${css}\n${browserCss}</style>`,
+        "</head>",
+        "<body>",
+        `<header><h1>${escapeHtml(title)}</h1><p>Every held-out trajectory of the run. Choose a filter; click a row for its turns, calls, observations, verdict and rewards.</p></header>`,
+        `<div class="filters">${selects.join("")}<span id="count">${rows.length} of ${rows.length} trajectories</span></div>`,
+        `<div class="scroll"><table class="browser"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody id="list">${rows.join("")}</tbody></table></div>`,
+        `<script type="application/json" id="details">[`
+      ].join("\n")
+    },
+    tail: () => ["]</script>", `<script>${script}</script>`, "</body>", "</html>", ""].join("\n")
   }
-  const selects = filters.map((f) =>
-    `<label>${f} <select data-filter="${f}"><option value="">all</option>${options[f].map((v) => `<option value="${escapeHtml(v)}">${escapeHtml(v)}</option>`).join("")}</select></label>`
-  )
-  const head = ["Model", "Seed", "Level", "Paradigm", "Task", "Outcome", "R_ans", "Rounds", "Calls", "Request"]
-  const rows = entries.map((e, i) => {
-    const t = e.trajectory
-    const outcome = outcomeOf(t)
-    const calls = t.steps.reduce((n, s) => n + s.observations.length, 0)
-    return `<tr class="entry" data-index="${i}" data-model="${escapeHtml(e.model)}" data-level="${escapeHtml(e.level)}" data-paradigm="${escapeHtml(t.paradigm)}" data-outcome="${outcome}" aria-expanded="false">` +
-      `<td>${escapeHtml(e.model)}</td><td class="n">${e.seed}</td><td>${escapeHtml(e.level)}</td><td>${escapeHtml(t.paradigm)}</td><td><code>${escapeHtml(t.taskId)}</code></td>` +
-      `<td class="${outcome === "solved" ? "good" : outcome === "unjudged" ? "" : "bad"}">${outcome}</td><td class="n">${t.answerReward === undefined ? "–" : t.answerReward.rAns}</td>` +
-      `<td class="n">${t.steps.length}</td><td class="n">${calls}</td><td class="request" title="${escapeHtml(e.request)}">${escapeHtml(e.request)}</td></tr>`
-  })
-  const details = entries.map((e) => `<blockquote>${escapeHtml(e.request)}</blockquote>${trajectoryDetailsHtml(e.trajectory)}`)
-  return [
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${sha256(script)}'">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${css}\n${browserCss}</style>`,
-    "</head>",
-    "<body>",
-    `<header><h1>${escapeHtml(title)}</h1><p>Every held-out trajectory of the run. Choose a filter; click a row for its turns, calls, observations, verdict and rewards.</p></header>`,
-    `<div class="filters">${selects.join("")}<span id="count">${entries.length} of ${entries.length} trajectories</span></div>`,
-    `<div class="scroll"><table class="browser"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody id="list">${rows.join("")}</tbody></table></div>`,
-    `<script type="application/json" id="details">${scriptJson(details)}</script>`,
-    `<script>${script}</script>`,
-    "</body>",
-    "</html>",
-    ""
-  ].join("\n")
+}
+
+/** The browser page of `entries` at once (see {@link builder}, which the pipeline uses to spool a run's page). */
+export const renderBrowser = (title: string, entries: ReadonlyArray<BrowserEntry>, sha256: Sha256Base64): string => {
+  const page = builder(title, sha256)
+  const details = entries.map(page.add)
+  return `${page.head()}${details.join(",")}${page.tail()}`
 }

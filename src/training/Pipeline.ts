@@ -913,11 +913,16 @@ export const metricsCsv = (rl: Summary["training"]["rl"]): string => {
 }
 
 /**
- * Every held-out trajectory of a run, read back from the run store (the `eval/<model>/seed<k>/<paradigm>` stages), for
- * the trajectory browser: the four rows under ParaAct (greedy, then sampled), then the trained policy under the other
- * paradigms, seed by seed.
+ * Visits every held-out trajectory of a run, read back from the run store (the `eval/<model>/seed<k>/<paradigm>`
+ * stages), for the trajectory browser: the four rows under ParaAct (greedy, then sampled), then the trained policy
+ * under the other paradigms, seed by seed — one stage's trajectories in memory at a time.
  */
-export const heldOutEntries = (runId: string, options: PipelineOptions, testTasks: ReadonlyArray<Task>) =>
+export const eachHeldOut = <E, R>(
+  runId: string,
+  options: PipelineOptions,
+  testTasks: ReadonlyArray<Task>,
+  visit: (entry: TrajectoryBrowser.BrowserEntry) => Effect.Effect<void, E, R>
+) =>
   Effect.gen(function*() {
     const store = yield* RunStore
     const byId = new Map(testTasks.map((t) => [t.id as string, t]))
@@ -929,12 +934,19 @@ export const heldOutEntries = (runId: string, options: PipelineOptions, testTask
       ]),
       ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({ stage: `eval/Ours/seed${seed}/${p}`, model: modelLabels.Ours, seed }))
     ])
-    const entries: Array<TrajectoryBrowser.BrowserEntry> = []
+    // one stage's trajectories in memory at a time
     for (const { stage, model, seed } of stages) {
       for (const trajectory of yield* store.trajectories(runId, stage)) {
         const task = byId.get(trajectory.taskId)
-        entries.push({ model, seed, level: task?.level ?? "?", request: task?.request ?? "", trajectory })
+        yield* visit({ model, seed, level: task?.level ?? "?", request: task?.request ?? "", trajectory })
       }
     }
+  })
+
+/** Every held-out trajectory of the run at once, in {@link eachHeldOut}'s order (the browser of a small run, tests). */
+export const heldOutEntries = (runId: string, options: PipelineOptions, testTasks: ReadonlyArray<Task>) =>
+  Effect.gen(function*() {
+    const entries: Array<TrajectoryBrowser.BrowserEntry> = []
+    yield* eachHeldOut(runId, options, testTasks, (entry) => Effect.sync(() => void entries.push(entry)))
     return entries as ReadonlyArray<TrajectoryBrowser.BrowserEntry>
   })

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
-import { writeFileAtomic, writeFileAtomicEffect } from "../../src/io/AtomicWrite.ts"
+import { spool, writeFileAtomic, writeFileAtomicEffect, writeFileAtomicParts, writeFileAtomicPartsEffect } from "../../src/io/AtomicWrite.ts"
 
 describe("writeFileAtomic", () => {
   it("creates parent folders, writes text and bytes, replaces an existing file and leaves no temp file", async () => {
@@ -39,4 +39,33 @@ describe("writeFileAtomic", () => {
       assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["taken"])
       yield* Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
     }))
+})
+
+describe("writeFileAtomicParts and spool", () => {
+  it.effect("a page written around a spooled middle is the concatenation; the spool is gone with its scope; no temp file stays", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.promise(() => fs.mkdtemp(path.join(os.tmpdir(), "paraagent-parts-")))
+      const file = path.join(dir, "page.html")
+      const middle = Array.from({ length: 2000 }, (_, i) => `"détail ${i} ${"x".repeat(i % 97)}"`)
+      const spooled = yield* Effect.scoped(Effect.gen(function*() {
+        const s = yield* spool(file)
+        for (const [i, m] of middle.entries()) yield* s.append(i === 0 ? m : `,${m}`)
+        yield* writeFileAtomicPartsEffect(file, ["<head>[", { file: s.file }, "]</tail>\n"])
+        return s.file
+      }))
+      assert.strictEqual(yield* Effect.promise(() => fs.readFile(file, "utf8")), `<head>[${middle.join(",")}]</tail>\n`)
+      assert.deepStrictEqual(yield* Effect.promise(() => fs.readdir(dir)), ["page.html"])
+      assert.isFalse(spooled === file)
+      yield* Effect.promise(() => fs.rm(dir, { recursive: true, force: true }))
+    }))
+
+  it("a part that cannot be read fails the write: the old file is kept and no temp file stays", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "paraagent-parts-"))
+    const file = path.join(dir, "page.html")
+    await fs.writeFile(file, "old")
+    await expect(writeFileAtomicParts(file, ["new", { file: path.join(dir, "missing.spool") }])).rejects.toThrow()
+    expect(await fs.readFile(file, "utf8")).toBe("old")
+    expect(await fs.readdir(dir)).toEqual(["page.html"])
+    await fs.rm(dir, { recursive: true, force: true })
+  })
 })
