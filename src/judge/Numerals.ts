@@ -250,7 +250,7 @@ const CJK_DIGITS: Readonly<Record<string, number>> = { 〇: 0, 零: 0, 一: 1, �
 const CJK_SMALL_UNITS: Readonly<Record<string, number>> = { 十: 10, 百: 100, 千: 1000 }
 const CJK_BIG_UNITS: Readonly<Record<string, number>> = { 万: 1e4, 萬: 1e4, 亿: 1e8, 億: 1e8 }
 
-/** A run of CJK numeral characters, for {@link readCjkNumerals}. */
+/** A run of CJK numeral characters, for {@link cjkValue} (the claim reader replaces each run by its value). */
 export const CJK_NUMERAL_RUN = /[〇零一二两兩三四五六七八九十百千万萬亿億]+/gu
 
 /** The value of a run of CJK numerals (`三十一` → 31, `四百一十万零一百二十三` → 4100123, `二〇二四` → 2024), else undefined. */
