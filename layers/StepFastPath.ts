@@ -100,7 +100,7 @@ export const make = (
   scope: Scope.Scope,
   framework: (request: IncomingMessage, response: ServerResponse) => void
 ): FastHandler => {
-  const check = options.token === undefined ? undefined : Guard.bearerCheck(options.token)
+  const check = options.token === undefined ? undefined : Guard.tokenCheck(options.token)
   const decode = Schema.decodeUnknownExit(StepRequest)
   const run = Effect.runForkWith(context)
 
@@ -134,7 +134,7 @@ export const make = (
     // a page's request (any Origin: the framework adds CORS answers) and anything the network checks refuse go to
     // the framework, which answers them
     if (headers["origin"] !== undefined || Guard.admit("POST", headers, options.network) !== undefined) return false
-    if (check !== undefined && !check(headers["authorization"])) return false
+    if (check !== undefined && !check(headers)) return false
     if (headers["content-type"] !== "application/json") return false
     const declared = headers["content-length"]
     if (declared === undefined || !(Number(declared) <= options.maxBody)) return false

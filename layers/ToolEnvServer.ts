@@ -135,7 +135,7 @@ const corsHeaders = (origin: string): Record<string, string> => ({
  * answers for pages of `--allow-origin` origins only.
  */
 const guard = (options: ServerOptions) => {
-  const check = options.token === undefined ? undefined : Guard.bearerCheck(options.token)
+  const check = options.token === undefined ? undefined : Guard.tokenCheck(options.token)
   const policy = networkPolicy(options)
   return HttpRouter.middleware((app) =>
     Effect.gen(function*() {
@@ -160,7 +160,7 @@ const guard = (options: ServerOptions) => {
     return Effect.gen(function*() {
       const url = request.url
       const pathname = url.split("?", 1)[0]
-      if (check !== undefined && pathname !== "/health" && !check(request.headers["authorization"])) {
+      if (check !== undefined && pathname !== "/health" && !check(request.headers)) {
         yield* Metrics.countError("Unauthorized")
         return problem(401, { _tag: "Unauthorized", message: "a bearer token is required: Authorization: Bearer <token>" })
       }

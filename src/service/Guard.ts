@@ -41,6 +41,21 @@ export const bearerCheck = (token: string): ((header: string | undefined) => boo
   }
 }
 
+/**
+ * The server's token check over a request's headers: `Authorization: Bearer <token>`, or `X-API-Key: <token>` (the
+ * header the Open Reward Standard's clients send), each compared by digest in constant time.
+ */
+export const tokenCheck = (token: string): ((headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>) => boolean) => {
+  const bearer = bearerCheck(token)
+  const expected = digest(token)
+  return (headers) => {
+    const authorization = headers["authorization"]
+    if (typeof authorization === "string" && bearer(authorization)) return true
+    const key = headers["x-api-key"]
+    return typeof key === "string" && key.length > 0 && timingSafeEqual(digest(key), expected)
+  }
+}
+
 /** The header a client names itself with; its sessions and posted tasks are bound to it. */
 export const clientKeyHeader = "x-client-key"
 

@@ -213,6 +213,8 @@ layer(server)("ToolEnv server (in-process, typed client)", (it) => {
         ["POST", "/mcp", JSON.stringify([]), 400, "Invalid Request"],
         ["POST", "/sessions", JSON.stringify({ seed: 1 }), 401, "Unauthorized", {}],
         ["GET", "/metrics", undefined, 401, "Unauthorized", { authorization: "Bearer wrong-token" }],
+        ["GET", "/metrics", undefined, 401, "Unauthorized", { "x-api-key": "wrong-token" }],
+        ["GET", "/metrics", undefined, 401, "Unauthorized", { "x-api-key": "" }],
         ["GET", "/openapi.json", undefined, 401, "Unauthorized", { authorization: token }]
       ]
       expect(table.length).toBeGreaterThanOrEqual(30)
@@ -222,6 +224,11 @@ layer(server)("ToolEnv server (in-process, typed client)", (it) => {
         expect(res.text, `${method} ${path.slice(0, 60)}`).toContain(named)
         expect(res.text).not.toContain(token)
       }
+      // the token also passes as `X-API-Key` (what ORS clients send): the same routes answer
+      const byKey = yield* raw("GET", "/metrics", undefined, { "x-api-key": token })
+      expect(byKey.status).toBe(200)
+      const created = yield* raw("POST", "/create_session", JSON.stringify({}), { "x-api-key": token, "x-client-key": clientKey })
+      expect(created.status, created.text).toBe(200)
       // the server is still up and serving after all of it
       const health = yield* api.health()
       assert.strictEqual(health.status, "healthy")
