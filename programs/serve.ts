@@ -81,7 +81,7 @@ const listenError = (host: string, port: number, cause: unknown): ConfigError =>
   })
 }
 
-/** Listens on host:port once and lets go, so a port in use or a bad host is said before the world is built. */
+/** Listens on host:port once and lets go, so a port in use or a bad host is said before a cluster forks its workers. */
 const probeListen = (host: string, port: number): Effect.Effect<void, ConfigError> =>
   Effect.callback<void, ConfigError>((resume) => {
     const probe = createServer()
@@ -104,8 +104,11 @@ const serve = Command.make("serve", {
       return yield* new ConfigError({ field: "--workers", value: String(flags.workers), message: "--workers needs a shared --store (a SQLite file or postgres://…): every worker reads and writes the same action log" })
     }
     ending.graceMs = (flags.drainTimeout + 10) * 1000
-    // a port in use or a bad host is said now, before the world is built (a cluster's workers share the primary's port)
-    if (cluster.isPrimary) yield* probeListen(flags.host, flags.port)
+    // a cluster's primary builds nothing and its workers share its port: a port in use or a bad host is said now, by a
+    // probe. One process says it at the real listen, after the world is built: a probe listens for a moment, and a
+    // client polling from the spawn (a load balancer, test/programs/ServeStartup.test.ts) could connect to it and be
+    // reset — a request left unanswered
+    if (flags.workers > 1 && cluster.isPrimary) yield* probeListen(flags.host, flags.port)
     if (flags.workers > 1 && cluster.isPrimary) {
       // the primary builds nothing: it forks the workers, restarts one that dies, and relays SIGTERM
       const code = yield* Effect.uninterruptible(Effect.promise(() =>
