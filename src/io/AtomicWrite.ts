@@ -102,17 +102,4 @@ export const spool = (target: string): Effect.Effect<Spool, PlatformError.Platfo
 
 /** {@link writeFileAtomic} as an Effect; a failure is a `PlatformError` naming the file and the system error. */
 export const writeFileAtomicEffect = (file: string, data: Uint8Array | string): Effect.Effect<void, PlatformError.PlatformError> =>
-  Effect.tryPromise({
-    try: () => writeFileAtomic(file, data),
-    catch: (cause) => {
-      const code = typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
-      return PlatformError.systemError({
-        _tag: tagOf(code),
-        module: "AtomicWrite",
-        method: "writeFileAtomic",
-        pathOrDescriptor: file,
-        description: cause instanceof Error ? cause.message : String(cause),
-        cause
-      })
-    }
-  })
+  Effect.tryPromise({ try: () => writeFileAtomic(file, data), catch: platformError(file, "writeFileAtomic") })
