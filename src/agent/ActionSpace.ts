@@ -13,7 +13,7 @@ import type { Turn } from "../domain/Turn.ts"
 import type { Json, JsonObject } from "../domain/Json.ts"
 import { callKey, canonicalJson } from "../math/CanonicalJson.ts"
 import * as Refs from "../protocol/Refs.ts"
-import { hash32 } from "../math/Random.ts"
+import { hash32, hash32Bytes } from "../math/Random.ts"
 import type { Choice, KindSlot, Layout } from "../math/TurnDistribution.ts"
 import { callCandidates } from "./actions/Calls.ts"
 import { contextFeatures } from "./actions/ContextFeatures.ts"
@@ -222,8 +222,8 @@ const callPlan = (space: Space, calls: ReadonlyArray<ToolCall>, candidates: Read
 export const digest = (space: Space): string => {
   let h = hash32(JSON.stringify(space.layout))
   const bytes = new Uint8Array(space.features.buffer, space.features.byteOffset, space.features.byteLength)
-  // hash32 over a string of the bytes in chunks keeps it pure and fast enough for ~10^4 floats
-  for (let i = 0; i < bytes.length; i += 4096) h = hash32(String.fromCharCode(...bytes.subarray(i, i + 4096)), h)
+  // hash32 over the bytes in chunks of 4096 (each chunk's hash seeds the next), read straight from the array
+  for (let i = 0; i < bytes.length; i += 4096) h = hash32Bytes(bytes.subarray(i, i + 4096), h)
   return h.toString(16).padStart(8, "0")
 }
 

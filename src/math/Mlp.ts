@@ -79,16 +79,34 @@ export const forward = (params: Params, x: Float64Array, rows: number): { readon
   const d = params.data
   const activations: Array<Float64Array> = [x]
   let input = x
-  for (const l of views) {
+  // the first layer reads each row's non-zero inputs only (rows of one-hot and count features are mostly zeros): a
+  // skipped term w·0 is ±0, and adding ±0 leaves every partial sum as it was, so the logits are the dense sums bit for bit
+  const nonZero = new Int32Array(views[0]?.inputs ?? 0)
+  for (const [li, l] of views.entries()) {
     const output = new Float64Array(rows * l.outputs)
+    const tanh = l.activation === "tanh"
     for (let r = 0; r < rows; r++) {
       const inBase = r * l.inputs
       const outBase = r * l.outputs
+      if (li === 0) {
+        let count = 0
+        for (let i = 0; i < l.inputs; i++) if ((input[inBase + i] as number) !== 0) nonZero[count++] = i
+        for (let o = 0; o < l.outputs; o++) {
+          let z = d[l.bias + o] as number
+          const wBase = l.weights + o * l.inputs
+          for (let k = 0; k < count; k++) {
+            const i = nonZero[k] as number
+            z += (d[wBase + i] as number) * (input[inBase + i] as number)
+          }
+          output[outBase + o] = tanh ? Math.tanh(z) : z
+        }
+        continue
+      }
       for (let o = 0; o < l.outputs; o++) {
         let z = d[l.bias + o] as number
         const wBase = l.weights + o * l.inputs
         for (let i = 0; i < l.inputs; i++) z += (d[wBase + i] as number) * (input[inBase + i] as number)
-        output[outBase + o] = l.activation === "tanh" ? Math.tanh(z) : z
+        output[outBase + o] = tanh ? Math.tanh(z) : z
       }
     }
     activations.push(output)
@@ -103,13 +121,14 @@ export const logits = (params: Params, x: Float64Array, rows: number): Float64Ar
 /**
  * The gradient of a scalar loss with respect to the parameters, given dLoss/dLogit per row; accumulated into `into`
  * when given (so a batch of steps sums its gradients in one vector). With `inputGrad` (rows × input), dLoss/dInput is
- * added into it too (a network below the MLP backpropagates through it).
+ * added into it too (a network below the MLP backpropagates through it); without it, none is computed.
  */
 export const backward = (params: Params, trace: Trace, dLogits: Float64Array, into?: Float64Array, inputGrad?: Float64Array): Float64Array => {
   const views = layers(params.shape)
   const d = params.data
   const grad = into ?? new Float64Array(d.length)
   const rows = trace.rows
+  const nonZero = new Int32Array(views[0]?.inputs ?? 0)
   let delta = dLogits
   for (let li = views.length - 1; li >= 0; li--) {
     const l = views[li] as LayerView
@@ -122,6 +141,26 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
       dz[k] = l.activation === "tanh" ? g * (1 - (output[k] as number) ** 2) : g
     }
     const dInput = li > 0 ? new Float64Array(rows * l.inputs) : inputGrad
+    if (dInput === undefined) {
+      // the first layer with no input gradient wanted: each weight's gradient from the row's non-zero inputs only
+      // (a skipped g·0 is ±0, and the sums it would join are the same bit for bit)
+      for (let r = 0; r < rows; r++) {
+        const inBase = r * l.inputs
+        let count = 0
+        for (let i = 0; i < l.inputs; i++) if ((input[inBase + i] as number) !== 0) nonZero[count++] = i
+        for (let o = 0; o < l.outputs; o++) {
+          const g = dz[r * l.outputs + o] as number
+          if (g === 0) continue
+          grad[l.bias + o] = (grad[l.bias + o] as number) + g
+          const wBase = l.weights + o * l.inputs
+          for (let k = 0; k < count; k++) {
+            const i = nonZero[k] as number
+            grad[wBase + i] = (grad[wBase + i] as number) + g * (input[inBase + i] as number)
+          }
+        }
+      }
+      break
+    }
     for (let r = 0; r < rows; r++) {
       const inBase = r * l.inputs
       for (let o = 0; o < l.outputs; o++) {
@@ -131,11 +170,11 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
         const wBase = l.weights + o * l.inputs
         for (let i = 0; i < l.inputs; i++) {
           grad[wBase + i] = (grad[wBase + i] as number) + g * (input[inBase + i] as number)
-          if (dInput !== undefined) dInput[inBase + i] = (dInput[inBase + i] as number) + g * (d[wBase + i] as number)
+          dInput[inBase + i] = (dInput[inBase + i] as number) + g * (d[wBase + i] as number)
         }
       }
     }
-    if (dInput === undefined || li === 0) break
+    if (li === 0) break
     delta = dInput
   }
   return grad

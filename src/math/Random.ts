@@ -19,6 +19,24 @@ export const hash32 = (text: string, seed = 0): number => {
   return h >>> 0
 }
 
+/**
+ * {@link hash32} of the string whose char codes are `bytes` (`String.fromCharCode(...bytes)`), without building it:
+ * the same number, for hashing a typed array's bytes.
+ */
+export const hash32Bytes = (bytes: Uint8Array, seed = 0): number => {
+  let h = (0x811c9dc5 ^ seed) >>> 0
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= bytes[i] as number
+    h = Math.imul(h, 0x01000193)
+  }
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
 /** Hashes several parts (joined unambiguously) into one 32-bit value. */
 export const hashParts = (seed: number, ...parts: ReadonlyArray<string | number>): number =>
   hash32(parts.join("\u241f"), seed)

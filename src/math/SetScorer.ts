@@ -190,9 +190,13 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
   const enc = encoderSize(shape)
   const width = headInput(shape)
   const rows = trace.rows
+  // the identity encoder has no parameters below the head: no gradient wrt the head's input is needed
+  if (!learned) {
+    Mlp.backward(head(params), trace.head, dLogits, grad.subarray(enc))
+    return grad
+  }
   const dz = new Float64Array(rows * width)
   Mlp.backward(head(params), trace.head, dLogits, grad.subarray(enc), dz)
-  if (!learned) return grad
   // back through the summaries and the row's own encoding to dLoss/dh
   const count = trace.sets.members.length
   const dMean = new Float64Array(count * w)

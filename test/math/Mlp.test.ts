@@ -29,6 +29,73 @@ const loss = (params: Mlp.Params, x: Float64Array, rows: number, dLogits: Float6
   return s
 }
 
+/** The dense loops the kernels started as (every input term summed, every input gradient formed): the reference. */
+const denseForward = (params: Mlp.Params, x: Float64Array, rows: number): ReadonlyArray<Float64Array> => {
+  const activations: Array<Float64Array> = [x]
+  let input = x
+  for (const l of Mlp.layers(params.shape)) {
+    const output = new Float64Array(rows * l.outputs)
+    for (let r = 0; r < rows; r++) {
+      for (let o = 0; o < l.outputs; o++) {
+        let z = params.data[l.bias + o] as number
+        for (let i = 0; i < l.inputs; i++) z += (params.data[l.weights + o * l.inputs + i] as number) * (input[r * l.inputs + i] as number)
+        output[r * l.outputs + o] = l.activation === "tanh" ? Math.tanh(z) : z
+      }
+    }
+    activations.push(output)
+    input = output
+  }
+  return activations
+}
+
+const denseBackward = (params: Mlp.Params, activations: ReadonlyArray<Float64Array>, rows: number, dLogits: Float64Array): { readonly grad: Float64Array; readonly dInput: Float64Array } => {
+  const views = Mlp.layers(params.shape)
+  const grad = new Float64Array(params.data.length)
+  let delta = dLogits
+  let dInput = new Float64Array(0)
+  for (let li = views.length - 1; li >= 0; li--) {
+    const l = views[li] as Mlp.LayerView
+    const input = activations[li] as Float64Array
+    const output = activations[li + 1] as Float64Array
+    const dz = Float64Array.from(delta, (g, k) => (l.activation === "tanh" ? g * (1 - (output[k] as number) ** 2) : g))
+    dInput = new Float64Array(rows * l.inputs)
+    for (let r = 0; r < rows; r++) {
+      for (let o = 0; o < l.outputs; o++) {
+        const g = dz[r * l.outputs + o] as number
+        if (g === 0) continue
+        grad[l.bias + o] = (grad[l.bias + o] as number) + g
+        for (let i = 0; i < l.inputs; i++) {
+          const w = l.weights + o * l.inputs + i
+          grad[w] = (grad[w] as number) + g * (input[r * l.inputs + i] as number)
+          dInput[r * l.inputs + i] = (dInput[r * l.inputs + i] as number) + g * (params.data[w] as number)
+        }
+      }
+    }
+    delta = dInput
+  }
+  return { grad, dInput }
+}
+
+/** A wider network on sparse rows (about half the inputs 0, some −0): what the first layer's zero-skipping sees. */
+const sparseArb = fc.record({
+  input: fc.integer({ min: 1, max: 24 }),
+  hidden: fc.array(fc.integer({ min: 1, max: 8 }), { maxLength: 2 }),
+  rows: fc.integer({ min: 1, max: 6 }),
+  seed: fc.integer({ min: 0, max: 2 ** 31 - 1 })
+}).map(({ input, hidden, rows, seed }) => {
+  const r = rng(seed)
+  const shape: Mlp.Shape = { input, hidden }
+  const data = Float64Array.from({ length: Mlp.size(shape) }, () => r.normal() * 0.8)
+  const x = Float64Array.from({ length: rows * input }, () => {
+    const u = r.next()
+    return u < 0.4 ? 0 : u < 0.5 ? -0 : u < 0.6 ? 1 : r.normal()
+  })
+  return { params: { shape, data }, rows, x, dLogits: Float64Array.from({ length: rows }, () => (r.next() < 0.2 ? 0 : r.normal())) }
+})
+
+/** Bit-for-bit equality of two vectors (Object.is per element: −0 and NaN included). */
+const sameBits = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => a.length === b.length && Array.from(a).every((v, i) => Object.is(v, b[i]))
+
 describe("Mlp", () => {
   it("backward matches central finite differences (relative error < 1e-6)", () => {
     fc.assert(
@@ -48,6 +115,23 @@ describe("Mlp", () => {
         }
       }),
       { numRuns: 100 }
+    )
+  })
+
+  it("forward and backward equal the dense loops bit for bit on sparse rows (the zero-skipping kernels)", () => {
+    fc.assert(
+      fc.property(sparseArb, ({ params, rows, x, dLogits }) => {
+        const reference = denseForward(params, x, rows)
+        const { logits, trace } = Mlp.forward(params, x, rows)
+        expect(sameBits(logits, reference.at(-1) as Float64Array)).toBe(true)
+        trace.activations.forEach((a, l) => expect(sameBits(a, reference[l] as Float64Array)).toBe(true))
+        const dense = denseBackward(params, reference, rows, dLogits)
+        expect(sameBits(Mlp.backward(params, trace, dLogits), dense.grad)).toBe(true)
+        const inputGrad = new Float64Array(rows * params.shape.input)
+        expect(sameBits(Mlp.backward(params, trace, dLogits, undefined, inputGrad), dense.grad)).toBe(true)
+        expect(sameBits(inputGrad, dense.dInput)).toBe(true)
+      }),
+      { numRuns: 200 }
     )
   })
 
