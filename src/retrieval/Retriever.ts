@@ -50,9 +50,28 @@ export class Retriever extends Context.Service<Retriever, {
   static readonly layer: Layer.Layer<Retriever, never, ToolLibrary> = Retriever.layerBm25
 }
 
-/** `search` over one BM25 index: k must be a positive integer. */
-const searchWith = (index: Bm25.Index) =>
-  Effect.fn("Retriever.search")(function*(queries: ReadonlyArray<string>, k: number) {
+/** How many (query, k) answers one index keeps (a few MB); past it the oldest answer is dropped first. */
+export const memoCapacity = 20_000
+
+/**
+ * `search` over one BM25 index: k must be a positive integer. Ranking over a built index is pure, and rollouts ask the
+ * same queries again and again (a GRPO group's G rollouts of one task, every model and rollout seed of an evaluation),
+ * so answers are memoised per (k, query), first in first out beyond {@link memoCapacity}; a memoised list is frozen,
+ * being handed to every rollout that asks.
+ */
+const searchWith = (index: Bm25.Index) => {
+  const memo = new Map<string, ReadonlyArray<SearchHit>>()
+  const answer = (query: string, k: number): ReadonlyArray<SearchHit> => {
+    const key = `${k}\u0000${query}`
+    const known = memo.get(key)
+    if (known !== undefined) return known
+    const hits = Object.freeze(Bm25.search(index, query, k).map((hit): SearchHit => Object.freeze({ tool: hit.tool, score: hit.score })))
+    if (memo.size >= memoCapacity) memo.delete(memo.keys().next().value as string)
+    memo.set(key, hits)
+    return hits
+  }
+  return Effect.fn("Retriever.search")(function*(queries: ReadonlyArray<string>, k: number) {
     yield* checkK(k)
-    return queries.map((query) => Bm25.search(index, query, k).map((hit): SearchHit => ({ tool: hit.tool, score: hit.score })))
+    return queries.map((query) => answer(query, k))
   })
+}

@@ -477,4 +477,21 @@ describe("Retriever.layerBm25", () => {
       const fractional = yield* Effect.flip(retriever.search(["weather"], 2.5))
       expect(fractional.message).toContain("2.5")
     }).pipe(Effect.provide(layer)))
+
+  it.effect("a repeated query gets the memoised answer: equal to a fresh ranking, per k, and frozen", () =>
+    Effect.gen(function*() {
+      const retriever = yield* Retriever
+      const index = Bm25.build(library.tools, Bm25.defaultConfig)
+      const fresh = (query: string, k: number) => Bm25.search(index, query, k).map((h) => ({ tool: h.tool, score: h.score }))
+      const first = yield* retriever.search(["city weather forecast", "a joke or a stock"], 2)
+      const again = yield* retriever.search(["a joke or a stock", "city weather forecast"], 2)
+      expect(again[0]).toBe(first[1])
+      expect(again[1]).toBe(first[0])
+      expect(first).toEqual([fresh("city weather forecast", 2), fresh("a joke or a stock", 2)])
+      // another k is another answer, never a cut or a stretch of the memoised one
+      const one = yield* retriever.search(["a joke or a stock"], 1)
+      expect(one).toEqual([fresh("a joke or a stock", 1)])
+      expect(Object.isFrozen(first[0])).toBe(true)
+      expect(Object.isFrozen(first[0]?.[0])).toBe(true)
+    }).pipe(Effect.provide(layer)))
 })

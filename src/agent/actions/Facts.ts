@@ -96,9 +96,25 @@ export const renderAnswer = (facts: ReadonlyArray<FactCandidate>): string =>
  * Whether a (lower-case) text states a value: the value occurs not inside a longer word or number, so "3" is not
  * stated by "2024-04-13" nor "1" by "11.2" (a plain substring test credited an answer with every short number).
  */
-const states = (text: string, value: string): boolean => {
+const states = (text: string, value: string): boolean => statedPattern(value).test(text)
+
+/** How many values' patterns {@link statedPattern} keeps compiled; past it the oldest is dropped first. */
+const patternCapacity = 4096
+const patterns = new Map<string, RegExp>()
+
+/**
+ * The pattern of a value stated as a whole word or number, compiled once per value: every answer is checked against
+ * the same observed values again and again (a Unicode pattern costs far more to compile than to run). No `g` flag, so
+ * `test` keeps no state between texts.
+ */
+const statedPattern = (value: string): RegExp => {
+  const known = patterns.get(value)
+  if (known !== undefined) return known
   const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-  return new RegExp(`(?<![\\p{L}\\p{N}_]|\\p{N}[.,:-])${escaped}(?![\\p{L}\\p{N}_]|[.,:-]\\p{N})`, "u").test(text)
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}_]|\\p{N}[.,:-])${escaped}(?![\\p{L}\\p{N}_]|[.,:-]\\p{N})`, "u")
+  if (patterns.size >= patternCapacity) patterns.delete(patterns.keys().next().value as string)
+  patterns.set(value, pattern)
+  return pattern
 }
 
 /**
