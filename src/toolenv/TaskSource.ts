@@ -47,23 +47,37 @@ export class TaskSource extends Context.Service<TaskSource, {
 /** How long a draw holds the thread before it gives it back (a draw of one task takes about a millisecond). */
 const sliceMs = 4
 
+/** How many recent draws a generated source keeps (their task lists), so asking again is free. */
+export const recentDraws = 4
+
 /**
  * Tasks sampled from the generated world's G_dep (src/world/Tasks.ts): I1 / I2 / I3 with gold call DAGs and gold
  * facts, deterministic from the seed; `holdoutTools` makes test tasks use providers no training task uses. A draw of
  * many tasks runs in slices of a few milliseconds with a yield between them, so the fibers beside it (a server's other
- * requests) keep running; the tasks are those of `Tasks.take`.
+ * requests) keep running; the tasks are those of `Tasks.take`. The last {@link recentDraws} draws are kept (frozen:
+ * whoever asks again shares them).
  */
 export const layerGenerated = (options: Tasks.TaskOptions = {}): Layer.Layer<TaskSource, never, GeneratedWorld> =>
   Layer.effect(TaskSource, Effect.gen(function*() {
     const world = yield* GeneratedWorld
     const generator = Tasks.make(world, options)
+    // a draw is a pure function of its options: the pipeline asks for the same training and test tasks once per seed
+    const recent = new Map<string, ReadonlyArray<Task>>()
     return TaskSource.of({
       sample: Effect.fn("TaskSource.sample")(function*(o: SampleOptions) {
+        const key = JSON.stringify([o.split, o.count, o.levels ?? null, o.seed ?? null])
+        const known = recent.get(key)
+        if (known !== undefined) return known
         const steps = generator.takeStepwise(o)
         let sliceStart = performance.now()
         for (;;) {
           const next = steps.next()
-          if (next.done === true) return next.value
+          if (next.done === true) {
+            const tasks = Object.freeze(next.value)
+            if (recent.size >= recentDraws) recent.delete(recent.keys().next().value as string)
+            recent.set(key, tasks)
+            return tasks
+          }
           if (performance.now() - sliceStart >= sliceMs) {
             yield* Effect.yieldNow
             sliceStart = performance.now()
