@@ -50,7 +50,7 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
   weights: Flag.String("weights").pipe(Flag.withDescription("read the student's weights from here instead of training (a --save file)"), Flag.optional),
   thresholds: Flag.String("answer-thresholds").pipe(
     Flag.withDescription("also roll the student out with greedy decoding stating every fact above these probabilities (comma-separated, in (0, 1)), paired against ½"),
-    Flag.withDefault("0.3,0.2")
+    Flag.withDefault("0.3,0.2,0.15,0.1")
   ),
   forced: Flag.String("forced-thresholds").pipe(Flag.withDescription("teacher-forced answer-fact numbers at these thresholds (comma-separated)"), Flag.withDefault("0.5,0.4,0.3,0.25,0.2,0.15,0.1")),
   outcomesFile: Flag.String("outcomes").pipe(Flag.withDescription("write per-task success rates of each evaluated variant here (JSON)"), Flag.optional),

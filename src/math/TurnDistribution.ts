@@ -228,7 +228,7 @@ export const greedyAbove = (layout: Layout, logits: Float64Array, threshold: num
   if (slot.mode !== "subset" || !subsets(base.kind) || !(threshold > 0 && threshold < 1)) return base
   const cut = Math.log(threshold / (1 - threshold))
   const above = range(slot.start, slot.end).filter((r) => at(logits, r) > cut)
-  return above.length === 0 ? base : { ...base, selected: above }
+  return { ...base, selected: above.length > 0 ? above : [slot.start + argmax(logits.subarray(slot.start, slot.end))] }
 }
 
 /**
