@@ -14,7 +14,7 @@
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set]
- * [--outcomes <file>] [--first-query request|documentation] [--json]`.
+ * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--forced-answers kind|first] [--json]`.
  */
 import { Effect, Layer, Option, Ref } from "effect"
 import * as fs from "node:fs"
@@ -73,6 +73,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
     Flag.withDescription("where the models are evaluated: the validation split (its own providers), or fresh tasks of the training split that RL never drew (the training providers: does what RL learned hold on new tasks of the same tools?)"),
     Flag.withDefault("validation")
   ),
+  answerThreshold: Flag.Finite("answer-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding states every answer fact above this probability (0.5: the most probable turn)"), Flag.withDefault(LearnedPolicy.evalAnswerThreshold)),
+  forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
   outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
 })
@@ -125,7 +127,7 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy" })))
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold })))
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */
@@ -219,7 +221,7 @@ const program = Effect.gen(function*() {
     // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent, label: flags.label }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent, label: flags.label, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
       models["SFT"] = yield* evaluate("DAgger", cloned, seed)

@@ -215,6 +215,23 @@ export const greedy = (layout: Layout, logits: Float64Array): Choice => {
 }
 
 /**
+ * {@link greedy} with a subset kind's candidates kept down to a probability `threshold` **[ours]**: the kind, the plan
+ * bit and one-of kinds as in {@link greedy}; for a subset kind chosen by `subsets(kind)` (default: every one), every
+ * candidate with p > `threshold` (logit > logit(threshold)), else the single most probable one. `threshold` ½ is
+ * {@link greedy}. Below ½ it is not the most probable subset of the independent Bernoullis but what a decision
+ * threshold tuned on held-out data gives when the model ranks the right candidates first and rates each below ½ —
+ * an answer's facts, where two or three requested values each compete with many look-alikes.
+ */
+export const greedyAbove = (layout: Layout, logits: Float64Array, threshold: number, subsets: (kind: number) => boolean = () => true): Choice => {
+  const base = greedy(layout, logits)
+  const slot = layout.kinds[base.kind] as KindSlot
+  if (slot.mode !== "subset" || !subsets(base.kind) || !(threshold > 0 && threshold < 1)) return base
+  const cut = Math.log(threshold / (1 - threshold))
+  const above = range(slot.start, slot.end).filter((r) => at(logits, r) > cut)
+  return { ...base, selected: above.length > 0 ? above : [slot.start + argmax(logits.subarray(slot.start, slot.end))] }
+}
+
+/**
  * An exact draw from the distribution of the logits divided by `temperature` (temperature ≤ 0 gives
  * {@link greedy}). Uniforms are consumed in order: one for the kind; for a subset, one for its first chosen candidate
  * (drawn with probability Π_{j<i}(1 − p_j)·p_i / (1 − Π(1 − p_j))) and one per later candidate (independent

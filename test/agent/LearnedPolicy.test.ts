@@ -207,3 +207,29 @@ describe("LearnedPolicy with the ONNX scorer", () => {
       assert.sameMembers([...kinds], ["search", "call", "answer"])
     }).pipe(Effect.scoped))
 })
+
+describe("LearnedPolicy greedy decoding", () => {
+  it.effect("answer threshold ½ is the most probable turn; below ½ only the answer's facts change (greedyAbove on the answer kind)", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let answers = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          // the answer kind forced, so that every step exercises the facts
+          const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
+          const answerK = space.kinds.indexOf("answer")
+          space.layout.kinds.forEach((k, i) => (logits[k.row] = i === answerK ? 10 : -10))
+          const half = LearnedPolicy.greedyChoice(space, logits, 0.5)
+          assert.deepStrictEqual(half, TurnDistribution.greedy(space.layout, logits))
+          const low = LearnedPolicy.greedyChoice(space, logits, LearnedPolicy.evalAnswerThreshold)
+          assert.deepStrictEqual(low, TurnDistribution.greedyAbove(space.layout, logits, LearnedPolicy.evalAnswerThreshold))
+          for (const r of half.selected) assert.include(low.selected, r)
+          if ((space.layout.kinds[answerK] as TurnDistribution.KindSlot).mode === "subset") answers++
+          // a search or call kind is never thresholded
+          space.layout.kinds.forEach((k, i) => (logits[k.row] = i === 0 ? 10 : -10))
+          if (space.kinds[0] !== "answer") assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, 0.05), TurnDistribution.greedy(space.layout, logits))
+        }
+      }
+      assert.isAbove(answers, 0)
+    }), 300_000)
+})

@@ -181,6 +181,61 @@ describe("TurnDistribution.greedy", () => {
   })
 })
 
+describe("TurnDistribution.greedyAbove", () => {
+  it("threshold ½ is greedy; a kind left out decodes as greedy", () => {
+    fc.assert(
+      fc.property(caseArb(3), fc.double({ min: 0.01, max: 0.99, noNaN: true }), ({ layout, logits }, t) => {
+        expect(TD.greedyAbove(layout, logits, 0.5)).toEqual(TD.greedy(layout, logits))
+        expect(TD.greedyAbove(layout, logits, t, () => false)).toEqual(TD.greedy(layout, logits))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("keeps greedy's kind and plan bit, is a possible choice, and keeps exactly the subset candidates above the threshold (else the best one)", () => {
+    fc.assert(
+      fc.property(caseArb(3), fc.double({ min: 0.01, max: 0.99, noNaN: true }), ({ layout, logits }, t) => {
+        const g = TD.greedy(layout, logits)
+        const a = TD.greedyAbove(layout, logits, t)
+        expect(a.kind).toBe(g.kind)
+        expect(a.plan).toBe(g.plan)
+        expect(Number.isFinite(TD.logProb(layout, logits, a))).toBe(true)
+        const slot = layout.kinds[g.kind] as KindSlot
+        if (slot.mode !== "subset") {
+          expect(a).toEqual(g)
+          return
+        }
+        const above = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i).filter((r) => TD.sigmoid(logits[r] as number) > t + 1e-12)
+        const borderline = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i).some((r) => Math.abs(TD.sigmoid(logits[r] as number) - t) <= 1e-12)
+        if (borderline) return
+        const best = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i).reduce((b, r) => ((logits[r] as number) > (logits[b] as number) ? r : b), slot.start)
+        expect(a.selected).toEqual(above.length > 0 ? above : [best])
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("lowering the threshold only adds candidates", () => {
+    fc.assert(
+      fc.property(caseArb(3), fc.double({ min: 0.01, max: 0.98, noNaN: true }), fc.double({ min: 0.001, max: 0.5, noNaN: true }), ({ layout, logits }, hi, dt) => {
+        const lo = Math.max(0.005, hi - dt)
+        const a = TD.greedyAbove(layout, logits, hi)
+        const b = TD.greedyAbove(layout, logits, lo)
+        for (const r of a.selected) expect(b.selected).toContain(r)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("three facts at p ≈ 0.3 and the rest far below: greedy states one, p > 0.2 states the three", () => {
+    const z = Math.log(0.3 / 0.7)
+    const layout: Layout = { kinds: [{ row: 5, start: 0, end: 5, mode: "subset", plan: false }], rows: 6 }
+    const logits = Float64Array.from([z, -4, z + 0.1, z - 0.1, -5, 0])
+    expect(TD.greedy(layout, logits)).toEqual({ kind: 0, selected: [2], plan: false })
+    expect(TD.greedyAbove(layout, logits, 0.2)).toEqual({ kind: 0, selected: [0, 2, 3], plan: false })
+  })
+})
+
 describe("TurnDistribution.entropy", () => {
   it("its gradient matches finite differences", () => {
     fc.assert(

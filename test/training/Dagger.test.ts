@@ -39,6 +39,7 @@ describe("Dagger", () => {
         assert.isTrue(Dagger.sameChoice(label.choice, again.choice))
         // the set-valued label is the oracle's too, and holds its one pick
         assert.deepStrictEqual(label.acceptable, again.acceptable)
+        assert.strictEqual(label.forced, again.reason === "answer_forced")
         assert.isTrue(Acceptable.accepts(label.layout, label.acceptable!, label.choice))
         assert.isTrue(Number.isFinite(Acceptable.logProb(label.layout, new Float64Array(label.layout.rows), label.acceptable!)))
         assert.isTrue(Number.isFinite(TurnDistribution.logProb(label.layout, new Float64Array(label.layout.rows), label.choice)))
@@ -82,6 +83,33 @@ describe("Dagger", () => {
         return Layer.merge(appLayer(LearnedPolicy.layer(cell)), Layer.succeed(WeightsCell, cell))
       })))
     ), 300_000)
+
+  it("exact labels: a forced answer (no gold fact on offer) teaches the kind only under forcedAnswers kind, its first fact by default; other states their one choice", () => {
+    // kinds: search (rows 3–4), answer (rows 5–7); the oracle had nothing to state, so it labelled the first fact
+    const layout: TurnDistribution.Layout = {
+      kinds: [{ row: 0, start: 3, end: 5, mode: "subset", plan: true }, { row: 1, start: 5, end: 8, mode: "subset", plan: false }],
+      planRow: 2,
+      rows: 8
+    }
+    const x = new Float64Array(8)
+    const forced: Dagger.Labelled = {
+      x, layout, source: "oracle", kinds: ["search", "answer"], forced: true,
+      choice: { kind: 1, selected: [5], plan: false },
+      acceptable: { alternatives: [{ kind: 1, groups: [], allowed: [5, 6, 7], plan: undefined }] }
+    }
+    const plain: Dagger.Labelled = { ...forced, forced: false, choice: { kind: 0, selected: [3], plan: true }, acceptable: { alternatives: [{ kind: 0, groups: [[3]], allowed: [3], plan: true }] } }
+    const [f, p] = Dagger.asLabels([forced, plain], "exact", "kind")
+    assert.deepStrictEqual(f!.acceptable, forced.acceptable)
+    assert.isUndefined(p!.acceptable)
+    assert.isUndefined(Dagger.asLabels([forced], "exact", "first")[0]!.acceptable)
+    assert.isUndefined(Dagger.asLabels([forced], "exact")[0]!.acceptable)
+    assert.strictEqual(Dagger.asLabels([forced, plain], "set")[1], plain)
+    // the forced label's likelihood is the answer kind's alone: whatever the facts' logits
+    const logits = Float64Array.from([0.3, -0.2, 0.1, 0.5, -1, 2, -3, 0.7])
+    const kindLp = -0.2 - Math.log(Math.exp(0.3) + Math.exp(-0.2))
+    assert.closeTo(Acceptable.logProb(layout, logits, f!.acceptable!), kindLp, 1e-12)
+    assert.isBelow(TurnDistribution.logProb(layout, logits, forced.choice), kindLp - 1)
+  })
 
   it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {
     const layout: TurnDistribution.Layout = { kinds: [{ row: 0, start: 2, end: 4, mode: "subset", plan: true }], planRow: 1, rows: 4 }

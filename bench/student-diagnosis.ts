@@ -1,0 +1,401 @@
+/**
+ * Where the student (SFT + DAgger, greedy) loses to the student-space oracle it imitates, on the **validation** split:
+ * both rolled out on the same tasks with the same environment seeds; every state the student visits labelled with
+ * the oracle's choice in the student's own space (DAgger's labels); per decision kind how often the student's greedy
+ * turn differs from the label (the kind; given the label's kind, its candidates; the facts an answer states or
+ * misses), the same teacher-forced on fresh training-split rollouts, and for every rollout the oracle solves and the
+ * student fails, the first state whose greedy turn the oracle does not accept (the divergence that loses the episode).
+ * `--weights <file>` reuses a student saved by an earlier run (`--save <file>`), skipping SFT and DAgger.
+ * Run: `npx tsx bench/student-diagnosis.ts [--seed 1] [--tasks 90] [--rollouts 2] [--dagger 3] [--save f] [--weights f]`.
+ */
+import { Effect, Layer, Option, Ref } from "effect"
+import * as fs from "node:fs"
+import { Flag } from "effect/cli"
+import * as BenchFlags from "./BenchFlags.ts"
+import * as App from "../layers/App.ts"
+import type { Task } from "../src/domain/Task.ts"
+import type { Trajectory } from "../src/domain/Trajectory.ts"
+import * as LearnedPolicy from "../src/agent/LearnedPolicy.ts"
+import * as StudentOracle from "../src/agent/StudentOracle.ts"
+import * as ActionSpace from "../src/agent/ActionSpace.ts"
+import { Policy } from "../src/agent/Policy.ts"
+import type { PolicyContext, PolicyOutput } from "../src/agent/Policy.ts"
+import * as Teacher from "../src/agent/Teacher.ts"
+import * as ParaAct from "../src/protocol/ParaAct.ts"
+import * as RunConfig from "../src/eval/RunConfig.ts"
+import * as Scoring from "../src/eval/Scoring.ts"
+import * as Acceptable from "../src/math/Acceptable.ts"
+import * as Evaluation from "../src/math/Evaluation.ts"
+import * as Reward from "../src/math/Reward.ts"
+import { hashParts } from "../src/math/Random.ts"
+import * as SetScorer from "../src/math/SetScorer.ts"
+import * as Stats from "../src/math/Stats.ts"
+import * as TurnDistribution from "../src/math/TurnDistribution.ts"
+import { Retriever } from "../src/retrieval/Retriever.ts"
+import * as Rollout from "../src/runtime/Rollout.ts"
+import { TaskSource } from "../src/toolenv/TaskSource.ts"
+import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
+import { GeneratedWorld } from "../src/toolenv/world/World.ts"
+import * as Dagger from "../src/training/Dagger.ts"
+import * as Pipeline from "../src/training/Pipeline.ts"
+import * as Trainer from "../src/training/Trainer.ts"
+
+const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger student's greedy turns differ from the oracle's labels (validation split)", {
+  seed: Flag.Int("seed").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 1_000_000 })), Flag.withDescription("training seed"), Flag.withDefault(1)),
+  tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("validation tasks (levels round-robin)"), Flag.withDefault(90)),
+  rollouts: Flag.Int("rollouts").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 16 })), Flag.withDescription("greedy rollouts per task"), Flag.withDefault(Pipeline.defaults.evalRollouts)),
+  dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
+  trainTasks: Flag.Int("train-tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 3000 })), Flag.withDescription("training tasks the student is rolled out on for the teacher-forced training-split numbers"), Flag.withDefault(80)),
+  save: Flag.String("save").pipe(Flag.withDescription("write the trained student's weights here (JSON)"), Flag.optional),
+  weights: Flag.String("weights").pipe(Flag.withDescription("read the student's weights from here instead of training (a --save file)"), Flag.optional),
+  thresholds: Flag.String("answer-thresholds").pipe(
+    Flag.withDescription("also roll the student out with greedy decoding stating every fact above these probabilities (comma-separated, in (0, 1)), paired against ½"),
+    Flag.withDefault("0.3,0.2,0.15,0.1")
+  ),
+  forced: Flag.String("forced-thresholds").pipe(Flag.withDescription("teacher-forced answer-fact numbers at these thresholds (comma-separated)"), Flag.withDefault("0.5,0.4,0.3,0.25,0.2,0.15,0.1")),
+  outcomesFile: Flag.String("outcomes").pipe(Flag.withDescription("write per-task success rates of each evaluated variant here (JSON)"), Flag.optional),
+  forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
+  baseline: Flag.String("baseline").pipe(Flag.withDescription("an --outcomes file of an earlier run on the same tasks and seed: its rows are added as before-<row> (for --pool)"), Flag.optional),
+  poolBase: Flag.String("pool-base").pipe(Flag.withDescription("the row --pool subtracts"), Flag.withDefault("student")),
+  pool: Flag.String("pool").pipe(Flag.withDescription("only pool --outcomes files of several seeds (comma-separated): every variant against the student, paired over (seed, task), bootstrap 95% CI; then exit"), Flag.withDefault("")),
+  examples: Flag.Int("examples").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 1000 })), Flag.withDescription("print this many answer steps whose facts differ from the gold facts among the candidates"), Flag.withDefault(0)),
+  counterfactual: Flag.String("counterfactual").pipe(
+    Flag.withDescription("hybrids to roll out, comma-separated: the student with the oracle deciding one decision (kind, search, call, answer, or candidates = search+call+answer); empty: none"),
+    Flag.withDefault("kind,search,call,answer,candidates")
+  )
+})
+
+const options = Pipeline.defaults
+
+if (flags.pool !== "") {
+  const files = flags.pool.split(",").map((f) => JSON.parse(fs.readFileSync(f.trim(), "utf8")) as { seed: number; tasks: ReadonlyArray<string>; outcomes: Record<string, ReadonlyArray<number>> })
+  const first = files[0]
+  if (first === undefined || files.some((f) => f.tasks.join() !== first.tasks.join())) {
+    console.error("bench/student-diagnosis --pool: the files hold different validation tasks: not paired")
+    process.exit(1)
+  }
+  const base = flags.poolBase
+  const variants = Object.keys(first.outcomes).filter((v) => v !== base && files.every((f) => f.outcomes[v] !== undefined))
+  console.log(`pooled over seeds ${files.map((f) => f.seed).join(", ")}, ${first.tasks.length} tasks each: ${base} ${(100 * Stats.mean(files.flatMap((f) => f.outcomes[base] ?? []))).toFixed(1)}%`)
+  for (const v of variants) {
+    const diffs = files.map((f) => (f.outcomes[v] ?? []).map((x, i) => 100 * (x - ((f.outcomes[base] ?? [])[i] ?? NaN))))
+    console.log(`  ${v.padEnd(18)} ${(100 * Stats.mean(files.flatMap((f) => f.outcomes[v] ?? []))).toFixed(1)}%  − ${base} ${Pipeline.formatPaired(Stats.pairedBootstrap(diffs, { seed: 1 }))}`)
+  }
+  process.exit(0)
+}
+const cell = Ref.makeUnsafe(LearnedPolicy.initial(flags.seed))
+const app = App.layer({ tasks: { holdoutTools: true }, policy: { kind: "learned", weights: cell } })
+
+type Kind = "search" | "call" | "answer"
+const kindNames: ReadonlyArray<Kind> = ["search", "call", "answer"]
+
+/** Per label kind: states, greedy kind = label kind, candidates exact given the label's kind, greedy turn acceptable, and the confusions. */
+interface KindStats {
+  n: number
+  kindRight: number
+  candExact: number
+  acceptable: number
+  /** label kind → greedy kind counts. */
+  confusedWith: Record<string, number>
+  /** label rows chosen by the greedy candidates (given the label's kind), label rows in all, greedy rows in all. */
+  hit: number
+  labelRows: number
+  greedyRows: number
+  /** Given the label's kind: the greedy candidates hold none of the label's rows. */
+  noneRight: number
+}
+const emptyStats = (): Record<Kind, KindStats> =>
+  Object.fromEntries(kindNames.map((k) => [k, { n: 0, kindRight: 0, candExact: 0, acceptable: 0, confusedWith: {}, hit: 0, labelRows: 0, greedyRows: 0, noneRight: 0 }])) as unknown as Record<Kind, KindStats>
+
+/** The greedy candidates of one kind (as `TurnDistribution.greedy` picks them once that kind is chosen). */
+const greedyWithin = (layout: TurnDistribution.Layout, logits: Float64Array, kind: number): ReadonlyArray<number> => {
+  const slot = layout.kinds[kind] as TurnDistribution.KindSlot
+  if (slot.mode === "none") return []
+  const rows = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i)
+  if (slot.mode === "one") return [rows.reduce((b, r) => ((logits[r] as number) > (logits[b] as number) ? r : b), slot.start)]
+  const positive = rows.filter((r) => (logits[r] as number) > 0)
+  return positive.length > 0 ? positive : [rows.reduce((b, r) => ((logits[r] as number) > (logits[b] as number) ? r : b), slot.start)]
+}
+
+/** Teacher-forced statistics of a policy on labelled states. */
+const tally = (params: SetScorer.Params, states: ReadonlyArray<Dagger.Labelled>): Record<Kind, KindStats> => {
+  const out = emptyStats()
+  for (const s of states) {
+    const logits = SetScorer.logits(params, s.x, s.layout.rows, s.layout.sets)
+    const g = TurnDistribution.greedy(s.layout, logits)
+    const lk = s.kinds[s.choice.kind] as Kind
+    const st = out[lk]
+    st.n++
+    if (g.kind === s.choice.kind) st.kindRight++
+    else {
+      const gk = s.kinds[g.kind] as string
+      st.confusedWith[gk] = (st.confusedWith[gk] ?? 0) + 1
+    }
+    const within = greedyWithin(s.layout, logits, s.choice.kind)
+    const label = new Set(s.choice.selected)
+    if (within.length === label.size && within.every((r) => label.has(r))) st.candExact++
+    const hit = within.filter((r) => label.has(r)).length
+    st.hit += hit
+    st.labelRows += label.size
+    st.greedyRows += within.length
+    if (hit === 0 && label.size > 0) st.noneRight++
+    if (Acceptable.accepts(s.layout, s.acceptable ?? Acceptable.exactly(s.layout, s.choice), g)) st.acceptable++
+  }
+  return out
+}
+
+const pct = (a: number, b: number) => (b === 0 ? "-" : `${(100 * a / b).toFixed(1)}%`)
+const print = (title: string, stats: Record<Kind, KindStats>) => {
+  const total = kindNames.reduce((s, k) => s + stats[k].n, 0)
+  console.log(`${title} (${total} states):`)
+  for (const k of kindNames) {
+    const s = stats[k]
+    const conf = Object.entries(s.confusedWith).map(([c, n]) => `${c} ${n}`).join(", ")
+    console.log(`  label ${k.padEnd(6)} ${String(s.n).padStart(5)} states: greedy kind right ${pct(s.kindRight, s.n)} (wrong: ${conf || "-"}); ` +
+      `given the kind, candidates exact ${pct(s.candExact, s.n)}, none of the label's ${pct(s.noneRight, s.n)}, recall ${pct(s.hit, s.labelRows)}, precision ${pct(s.hit, s.greedyRows)} ` +
+      `(label ${(s.labelRows / Math.max(1, s.n)).toFixed(2)} rows/state, greedy ${(s.greedyRows / Math.max(1, s.n)).toFixed(2)}); greedy turn acceptable ${pct(s.acceptable, s.n)}`)
+  }
+}
+
+const program = Effect.gen(function*() {
+  const source = yield* TaskSource
+  const library = yield* ToolLibrary
+  const retriever = yield* Retriever
+  const world = yield* GeneratedWorld
+  const equivalence = StudentOracle.worldEquivalence(world.ops)
+  const maxRounds = Rollout.defaultConfig.maxRounds
+  const trainTasks = yield* source.sample({ split: "train", count: options.trainTasks, levels: options.levels, seed: options.taskSeed })
+  const validation = yield* source.sample({ split: "validation", count: flags.tasks, levels: options.levels, seed: options.taskSeed })
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy" })))
+  const oracle = yield* Rollout.make({}).pipe(
+    Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), StudentOracle.layer(equivalence).pipe(
+      Layer.provide(Layer.merge(Layer.succeed(Retriever, retriever), Layer.succeed(ToolLibrary, library)))
+    )))
+  )
+  const scoring: Scoring.ScoringOptions = { reward: Reward.defaultRewardConfig, estimator: "grpo" }
+  const scored = (rollout: Rollout.RolloutService, tasks: ReadonlyArray<Task>, salt: string, size: number) =>
+    Effect.forEach(tasks, (task) =>
+      Effect.flatMap(rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(0, salt, task.id) & 0x3fffffff, size }), (g) => Scoring.scoreGroup(task, g, scoring)), { concurrency: 8 })
+
+  if (Option.isSome(flags.weights)) {
+    const saved = JSON.parse(fs.readFileSync(flags.weights.value, "utf8")) as { shape: SetScorer.Shape; data: ReadonlyArray<number>; version: number }
+    yield* Ref.set(cell, { params: { shape: saved.shape, data: Float64Array.from(saved.data) }, version: saved.version })
+    console.log(`student read from ${flags.weights.value}`)
+  } else {
+    const teacher = yield* Rollout.make({}).pipe(
+      Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: options.teacherFirstQuery })))
+    )
+    const demos = (yield* scored(teacher, trainTasks, "demo", 1)).map((g, i) => ({ task: trainTasks[i] as Task, trajectory: g[0] as Trajectory }))
+    const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.succeed(Trainer.WeightsCell, cell)))
+    const sft = yield* trainer.sft(demos, { epochs: options.sftEpochs, seed: flags.seed })
+    console.log(`SFT on ${sft.steps} demonstration steps`)
+    if (flags.dagger > 0) {
+      const report = yield* Dagger.run(trainTasks, demos, { rounds: flags.dagger, seed: flags.seed, equivalent: equivalence, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      console.log(`DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")}`)
+    }
+    if (Option.isSome(flags.save)) {
+      const w = yield* Ref.get(cell)
+      fs.writeFileSync(flags.save.value, JSON.stringify({ shape: w.params.shape, data: [...w.params.data], version: w.version }))
+    }
+  }
+  const student = yield* Ref.get(cell)
+
+  // the same tasks and environment seeds for both
+  const s = yield* scored(greedy, validation, `val-${flags.seed}`, flags.rollouts)
+  const o = yield* scored(oracle, validation, `val-${flags.seed}`, flags.rollouts)
+  const ok = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>) => groups.map((g, i) => g.map((t) => Evaluation.outcomeOf(validation[i] as Task, t).success))
+  const sOk = ok(s)
+  const oOk = ok(o)
+  const count = (xs: ReadonlyArray<ReadonlyArray<boolean>>) => xs.flat().filter((x) => x).length
+  const outcomeRows: Record<string, ReadonlyArray<number>> = { student: sOk.map((g) => g.filter((x) => x).length / g.length), oracle: oOk.map((g) => g.filter((x) => x).length / g.length) }
+  if (Option.isSome(flags.baseline)) {
+    const before = JSON.parse(fs.readFileSync(flags.baseline.value, "utf8")) as { tasks: ReadonlyArray<string>; outcomes: Record<string, ReadonlyArray<number>> }
+    if (before.tasks.join() !== validation.map((t) => t.id).join()) return yield* Effect.die(new Error(`--baseline ${flags.baseline.value}: other validation tasks`))
+    for (const [k, v] of Object.entries(before.outcomes)) outcomeRows[`before-${k}`] = v
+  }
+  const n = validation.length * flags.rollouts
+  const both = sOk.flatMap((g, i) => g.map((x, j) => x && (oOk[i]?.[j] ?? false))).filter((x) => x).length
+  console.log(`validation, seed ${flags.seed}, ${validation.length} tasks × ${flags.rollouts} rollouts: student ${count(sOk)}/${n}, oracle ${count(oOk)}/${n}, both ${both}; ` +
+    `student rounds ${(s.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}, oracle ${(o.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
+
+  // label every state the student visited on validation (the oracle's choice in the student's own space)
+  const byId = new Map(validation.map((t) => [t.id as string, t]))
+  const cache = StudentOracle.lookaheadCache()
+  const world2: StudentOracle.OracleWorld = { lookup: (name) => library.get(name), equivalent: equivalence }
+  const perTrajectory: Array<{ readonly task: number; readonly rollout: number; readonly states: ReadonlyArray<Dagger.Labelled>; readonly reasons: ReadonlyArray<string> }> = []
+  for (let i = 0; i < s.length; i++) {
+    for (let j = 0; j < (s[i]?.length ?? 0); j++) {
+      const t = s[i]?.[j] as Trajectory
+      const task = byId.get(t.taskId) as Task
+      const states: Array<Dagger.Labelled> = []
+      const reasons: Array<string> = []
+      for (let index = 0; index < t.steps.length; index++) {
+        const context = LearnedPolicy.contextAt(t, index, task.request, maxRounds, world2.lookup)
+        const l = yield* StudentOracle.label(context, task, world2, undefined, cache)
+        states.push({ x: l.space.features, layout: l.space.layout, choice: l.choice, acceptable: l.acceptable, source: "oracle", kinds: l.space.kinds })
+        reasons.push(l.reason)
+      }
+      perTrajectory.push({ task: i, rollout: j, states, reasons })
+    }
+  }
+  const validationStates = perTrajectory.flatMap((p) => p.states)
+  print("validation, on the student's own states (greedy vs the oracle's label)", tally(student.params, validationStates))
+
+  // the first divergence of every rollout the oracle solves and the student does not
+  const firsts = new Map<string, number>()
+  let lost = 0
+  let never = 0
+  for (const p of perTrajectory) {
+    if (sOk[p.task]?.[p.rollout] === true || oOk[p.task]?.[p.rollout] !== true) continue
+    lost++
+    const k = p.states.findIndex((st) => {
+      const logits = SetScorer.logits(student.params, st.x, st.layout.rows, st.layout.sets)
+      return !Acceptable.accepts(st.layout, st.acceptable ?? Acceptable.exactly(st.layout, st.choice), TurnDistribution.greedy(st.layout, logits))
+    })
+    if (k < 0) {
+      never++
+      continue
+    }
+    const st = p.states[k] as Dagger.Labelled
+    const logits = SetScorer.logits(student.params, st.x, st.layout.rows, st.layout.sets)
+    const g = TurnDistribution.greedy(st.layout, logits)
+    const lk = st.kinds[st.choice.kind] as Kind
+    const gk = st.kinds[g.kind] as Kind
+    let what: string
+    if (lk !== gk) what = `label ${lk} (${p.reasons[k]}), student ${gk}`
+    else {
+      const label = new Set(st.choice.selected)
+      const hit = g.selected.filter((r) => label.has(r)).length
+      what = `label ${lk}, student ${gk}: ${hit === 0 ? "none of the label's candidates" : hit < label.size ? "some of the label's candidates missing" : "the label's and extra candidates"}${hit === label.size && g.selected.length === label.size ? " (plan bit)" : ""}`
+    }
+    const key = `${what}; round ${k < 2 ? String(k) : "2+"}`
+    firsts.set(key, (firsts.get(key) ?? 0) + 1)
+  }
+  console.log(`rollouts the oracle solves and the student fails: ${lost} (${never} with no divergence the oracle rejects)`)
+  console.log("their first divergence:")
+  for (const [k, c] of [...firsts].sort((a, b) => b[1] - a[1])) console.log(`  ${String(c).padStart(4)}  ${k}`)
+
+  /** The fact rows stating a gold fact (the oracle's answer rule, whatever the oracle would do this round). */
+  const goldFactsOf = (space: ActionSpace.Space, context: PolicyContext, task: Task): ReadonlyArray<number> => {
+    const k = space.kinds.indexOf("answer")
+    const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
+    const toolOf = new Map(context.history.flatMap((st) => st.observations.map((ob) => [ob.callId as string, ob.tool as string] as const)))
+    const rows: Array<number> = []
+    for (const gold of task.facts) {
+      const goldTool = library.get(task.gold.find((g) => g.id === gold.call)?.tool ?? "")
+      const r = space.facts.findIndex((f, j) => !rows.includes(slot.start + j) && StudentOracle.factMatches(f, library.get(toolOf.get(f.callId) ?? ""), gold, goldTool))
+      if (r >= 0) rows.push(slot.start + r)
+    }
+    return rows.sort((a, b) => a - b)
+  }
+  // answers whose facts differ from the gold facts on offer: what the student stated and what it should have
+  let shown = 0
+  for (let i = 0; i < s.length && shown < flags.examples; i++) {
+    for (const t of s[i] ?? []) {
+      const task = byId.get(t.taskId) as Task
+      const index = t.steps.findIndex((st) => st.turn?.answer !== undefined)
+      if (index < 0 || shown >= flags.examples) continue
+      const context = LearnedPolicy.contextAt(t, index, task.request, maxRounds, world2.lookup)
+      const space = ActionSpace.build({ ...context })
+      const gold = goldFactsOf(space, context, task)
+      const chosen = (t.steps[index]?.decision?.selected ?? [])
+      if (gold.length === 0 || (gold.length === chosen.length && gold.every((r) => chosen.includes(r)))) continue
+      shown++
+      const slot = space.layout.kinds[space.kinds.indexOf("answer")] as TurnDistribution.KindSlot
+      const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
+      const show = (r: number) => { const f = space.facts[r - slot.start]; return `[c${f?.clause}] ${f?.label}: ${String(f?.value).slice(0, 40)} (${(logits[r] as number).toFixed(2)})` }
+      console.log(`--- ${task.level} "${task.request}"\n  stated: ${chosen.map(show).join(" | ")}\n  gold:   ${gold.map(show).join(" | ")}\n  ${space.facts.length} facts; clauses: ${space.clauses.map((c, k) => `[c${k}] ${c}`).join(" ")}`)
+    }
+  }
+
+  // the answer's facts at a lower probability threshold: teacher-forced on the validation labels, then rolled out
+  const forcedAt = (threshold: number) => {
+    let hit = 0
+    let labelRows = 0
+    let chosen = 0
+    let exact = 0
+    let answers = 0
+    for (const st of validationStates) {
+      if (st.kinds[st.choice.kind] !== "answer" || st.choice.selected.length === 0) continue
+      const logits = SetScorer.logits(student.params, st.x, st.layout.rows, st.layout.sets)
+      st.layout.kinds.forEach((k, i) => (logits[k.row] = i === st.choice.kind ? 50 : -50))
+      const pick = TurnDistribution.greedyAbove(st.layout, logits, threshold)
+      const label = new Set(st.choice.selected)
+      answers++
+      hit += pick.selected.filter((x) => label.has(x)).length
+      labelRows += label.size
+      chosen += pick.selected.length
+      if (pick.selected.length === label.size && pick.selected.every((x) => label.has(x))) exact++
+    }
+    return `exact ${pct(exact, answers)}, recall ${pct(hit, labelRows)}, precision ${pct(hit, chosen)}, ${(chosen / Math.max(1, answers)).toFixed(2)} facts/answer`
+  }
+  for (const threshold of flags.forced.split(",").map(Number).filter((x) => x > 0 && x < 1)) {
+    console.log(`teacher-forced answer facts (label answer states) at p > ${threshold}: ${forcedAt(threshold)}`)
+  }
+  for (const threshold of flags.thresholds.split(",").map(Number).filter((x) => x > 0 && x < 1)) {
+    const r = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: threshold })))
+    const rs = yield* scored(r, validation, `val-${flags.seed}`, flags.rollouts)
+    const rOk = ok(rs)
+    const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (sOk[i] ?? []).filter((x) => x).length) / g.length)
+    const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
+    console.log(`greedy, answer facts above ${threshold}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs ½ ${Pipeline.formatPaired(boot)}; rounds ${(rs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
+    if (Option.isSome(flags.outcomesFile)) outcomeRows[`above-${threshold}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+  }
+
+  // counterfactuals: the student with the oracle deciding one decision, the same tasks and environment seeds
+  const modes = flags.counterfactual.split(",").map((m) => m.trim()).filter((m) => m !== "")
+  const hybrid = (mode: string) => {
+    const act = (context: PolicyContext) => Effect.gen(function*() {
+      const task = context.task as Task
+      const l = yield* StudentOracle.label(context, task, world2, undefined, cache).pipe(Effect.provideService(Retriever, retriever), Effect.orDie)
+      const space = l.space
+      const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
+      const g = TurnDistribution.greedy(space.layout, logits)
+      let choice: TurnDistribution.Choice = g
+      const planOf = (k: number) => (space.layout.kinds[k] as TurnDistribution.KindSlot).plan && space.layout.planRow !== undefined && (logits[space.layout.planRow] as number) > 0
+      const oneOf = (k: number, rows: ReadonlyArray<number>) => ((space.layout.kinds[k] as TurnDistribution.KindSlot).mode === "one" ? rows.slice(0, 1) : rows)
+      if (mode === "kind") {
+        choice = { kind: l.choice.kind, selected: greedyWithin(space.layout, logits, l.choice.kind), plan: planOf(l.choice.kind) }
+      } else {
+        const kind = space.kinds[g.kind] as Kind
+        const wants = mode === "candidates" ? ["search", "call", "answer"] : [mode]
+        if (wants.includes(kind)) {
+          let rows: ReadonlyArray<number> = []
+          if (kind === "answer") rows = goldFactsOf(space, context, task)
+          else if (l.choice.kind === g.kind) rows = l.choice.selected
+          else {
+            const alt = l.acceptable.alternatives.find((a) => a.kind === g.kind)
+            const taken: Array<number> = []
+            for (const group of alt?.groups ?? []) if (!group.some((r) => taken.includes(r)) && group[0] !== undefined) taken.push(group[0])
+            rows = taken.sort((a, b) => a - b)
+          }
+          if (rows.length > 0) choice = { kind: g.kind, selected: oneOf(g.kind, rows), plan: g.plan }
+        }
+      }
+      const turn = ActionSpace.toTurn(space, choice)
+      const output: PolicyOutput = { text: ParaAct.printTurn(turn), turn, usage: { promptTokens: 0, completionTokens: 0 } }
+      return output
+    })
+    return Policy.of({ name: `hybrid-${mode}`, privileged: true, act })
+  }
+  for (const mode of modes) {
+    const h = yield* Rollout.make({}).pipe(Effect.provide(Layer.succeed(Policy, hybrid(mode))))
+    const hs = yield* scored(h, validation, `val-${flags.seed}`, flags.rollouts)
+    const hOk = ok(hs)
+    const diffs = hOk.map((g, i) => 100 * (g.filter((x) => x).length - (sOk[i] ?? []).filter((x) => x).length) / g.length)
+    const m = diffs.reduce((a, b) => a + b, 0) / diffs.length
+    console.log(`student + the oracle's ${mode.padEnd(10)}: ${count(hOk)}/${n} (${(100 * count(hOk) / n).toFixed(1)}%), vs the student ${m >= 0 ? "+" : ""}${m.toFixed(1)} points; rounds ${(hs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
+  }
+
+  if (Option.isSome(flags.outcomesFile)) fs.writeFileSync(flags.outcomesFile.value, JSON.stringify({ seed: flags.seed, tasks: validation.map((t) => t.id), outcomes: outcomeRows }) + "\n")
+
+  // teacher-forced on fresh training-split rollouts of the student (what DAgger's next round would label)
+  if (flags.trainTasks > 0) {
+    const draw = trainTasks.slice(0, flags.trainTasks)
+    const tr = yield* greedy.runAll(draw.map((task) => ({ task, options: { paradigm: "ParaAct" as const, seed: hashParts(flags.seed, "diagnosis-train", task.id) & 0x3fffffff } })), { concurrency: 8 })
+    const labels = yield* Dagger.labelTrajectories(tr, new Map(trainTasks.map((t) => [t.id as string, t])), maxRounds, equivalence, cache)
+    print(`training split, ${draw.length} tasks rolled out greedily (the student's own states)`, tally(student.params, labels))
+  }
+})
+
+await Effect.runPromise(program.pipe(Effect.provide(app), Effect.orDie) as Effect.Effect<void>)
