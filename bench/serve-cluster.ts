@@ -129,6 +129,35 @@ const rssOf = (pid: number): number => {
   return total
 }
 
+/** CPU seconds (user + system) of a process and all its descendants, from /proc (0 for what is gone). */
+const cpuOf = (root: number): number => {
+  const children = new Map<number, Array<number>>()
+  const own = new Map<number, number>()
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      const pid = Number(entry)
+      const ppid = Number(fields[1])
+      own.set(pid, (Number(fields[11]) + Number(fields[12])) / 100)
+      const list = children.get(ppid) ?? []
+      list.push(pid)
+      children.set(ppid, list)
+    } catch {
+      // gone
+    }
+  }
+  let total = 0
+  const stack = [root]
+  while (stack.length > 0) {
+    const pid = stack.pop() as number
+    total += own.get(pid) ?? 0
+    stack.push(...(children.get(pid) ?? []))
+  }
+  return total
+}
+
 // ---- the client ----
 /** A request that got no answer; `refused` when nothing listens there any more (a dead replica). */
 class Down extends Error {
@@ -200,6 +229,8 @@ interface RunResult {
   readonly sessionIds: ReadonlyArray<string>
   readonly trajectories: ReadonlyArray<string>
   readonly failures: ReadonlyArray<string>
+  /** CPU milliseconds per step during the step phase: the server processes, PostgreSQL (when local), this client. */
+  readonly cpuPerStep: { readonly server: number; readonly postgres: number | undefined; readonly client: number }
 }
 
 /**
@@ -251,6 +282,7 @@ const run = async (
   let toolCalls = 0
   let done = 0
   let completed = 0
+  const cpuBefore = { server: pids.reduce((s, p) => s + cpuOf(p), 0), postgres: pgPid === undefined ? undefined : cpuOf(pgPid), client: process.cpuUsage() }
   const started = performance.now()
   await Promise.all(episodes.map(async (e, i) => {
     const id = ids[i]
@@ -277,6 +309,13 @@ const run = async (
     }
   }))
   const seconds = (performance.now() - started) / 1000
+  const perStep = (cpuSeconds: number) => (1000 * cpuSeconds) / Math.max(1, latencies.length)
+  const clientUsage = process.cpuUsage(cpuBefore.client)
+  const cpuPerStep = {
+    server: perStep(pids.reduce((s, p) => s + cpuOf(p), 0) - cpuBefore.server),
+    postgres: pgPid === undefined || cpuBefore.postgres === undefined ? undefined : perStep(cpuOf(pgPid) - cpuBefore.postgres),
+    client: perStep((clientUsage.user + clientUsage.system) / 1e6)
+  }
   const rssAfter = pids.reduce((s, p) => s + rssOf(p), 0)
   const trajectories: Array<string> = []
   await Promise.all(ids.map(async (id, i) => {
@@ -296,7 +335,8 @@ const run = async (
     rssPer1k: (rssAfter - rssBefore) / (flags.episodes / 1000),
     sessionIds: ids,
     trajectories,
-    failures
+    failures,
+    cpuPerStep
   }
 }
 
@@ -337,6 +377,16 @@ if (pg.url === undefined) {
   process.exit(1)
 }
 const pgUrl = pg.url
+/** The postmaster's pid when the database runs on this machine (its data folder readable here): its CPU is counted. */
+const pgPid: number | undefined = (() => {
+  try {
+    const dir = Postgres.runSql(pgUrl, "SHOW data_directory").trim()
+    const pid = Number(fs.readFileSync(`${dir}/postmaster.pid`, "utf8").split("\n")[0])
+    return Number.isInteger(pid) && pid > 0 && fs.existsSync(`/proc/${pid}`) ? pid : undefined
+  } catch {
+    return undefined
+  }
+})()
 const schemas: Array<string> = []
 const schemaFor = (what: string) => {
   const s = Postgres.freshSchema(`bench_${what}`)
@@ -352,7 +402,7 @@ type Measured = RunResult & { readonly rowsPerStep?: number; readonly lost: numb
 const results: Record<string, Measured> = new Proxy({} as Record<string, Measured>, {
   set: (target, name: string, r: Measured) => {
     target[name] = r
-    console.log(`${name}: ${r.completed}/${flags.episodes} completed, ${r.steps} steps in ${r.seconds.toFixed(1)} s, ${Math.round(r.toolCalls / r.seconds)} tool calls/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS +${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB per 1k sessions, rows/step ${r.rowsPerStep?.toFixed(2) ?? "—"}, lost ${r.lost}, duplicated ${r.duplicated}, 5xx ${r.errors5xx}`)
+    console.log(`${name}: ${r.completed}/${flags.episodes} completed, ${r.steps} steps in ${r.seconds.toFixed(1)} s, ${Math.round(r.toolCalls / r.seconds)} tool calls/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS +${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB per 1k sessions, rows/step ${r.rowsPerStep?.toFixed(2) ?? "—"}, CPU ms/step server ${r.cpuPerStep.server.toFixed(2)} postgres ${r.cpuPerStep.postgres?.toFixed(2) ?? "—"} client ${r.cpuPerStep.client.toFixed(2)}, lost ${r.lost}, duplicated ${r.duplicated}, 5xx ${r.errors5xx}`)
     return true
   }
 })
@@ -430,12 +480,12 @@ const memory = results["memory_1"] as RunResult
 const equalReplay = (r: RunResult | undefined) => r !== undefined && r.trajectories.every((t, i) => t === memory.trajectories[i])
 const rate = (r: RunResult | undefined) => (r === undefined ? 0 : r.toolCalls / r.seconds)
 console.log("")
-console.log("| run | completed | steps | tool calls/s | step p50 / p99 (ms) | RSS per 1k open sessions | PG rows written per step | lost / duplicated turns | 5xx | trajectories = memory_1 |")
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+console.log("| run | completed | steps | tool calls/s | step p50 / p99 (ms) | RSS per 1k open sessions | PG rows written per step | CPU ms per step: servers / PostgreSQL / client | lost / duplicated turns | 5xx | trajectories = memory_1 |")
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for (const name of ["memory_1", "postgres_2", "workers_2", "kill"]) {
   const r = results[name]
   if (r === undefined) continue
-  console.log(`| ${name} | ${r.completed} / ${flags.episodes} | ${r.steps} | ${Math.round(rate(r))} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${name === "kill" ? "—" : `${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB`} | ${r.rowsPerStep === undefined ? "—" : r.rowsPerStep.toFixed(2)} | ${r.lost} / ${r.duplicated} | ${r.errors5xx} | ${equalReplay(r)} |`)
+  console.log(`| ${name} | ${r.completed} / ${flags.episodes} | ${r.steps} | ${Math.round(rate(r))} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${name === "kill" ? "—" : `${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB`} | ${r.rowsPerStep === undefined ? "—" : r.rowsPerStep.toFixed(2)} | ${r.cpuPerStep.server.toFixed(2)} / ${r.cpuPerStep.postgres === undefined || name === "memory_1" ? "—" : r.cpuPerStep.postgres.toFixed(2)} / ${r.cpuPerStep.client.toFixed(2)} | ${r.lost} / ${r.duplicated} | ${r.errors5xx} | ${equalReplay(r)} |`)
   for (const f of r.failures.slice(0, 3)) console.log(`  ${name}: ${f}`)
 }
 const ratio = rate(results["postgres_2"]) / Math.max(1e-9, rate(memory))
