@@ -42,6 +42,7 @@ const flags = await BenchFlags.parse("serve-cluster", "B×G episodes at once thr
   inFlight: RunConfig.intFlag("in-flight", { minimum: 1, maximum: 4096 }, "requests in flight at once (the trainer's HTTP pool)").pipe(Flag.withDefault(256)),
   pg: Flag.String("pg").pipe(Flag.withDescription("PostgreSQL URL (the bench makes its own schemas); default: a scratch cluster"), Flag.optional),
   balance: Flag.Literals("balance", ["session", "round-robin"]).pipe(Flag.withDescription("how the client spreads requests over the replicas"), Flag.withDefault("session")),
+  diagnose: Flag.Boolean("diagnose").pipe(Flag.withDescription("add memory_2 (two replicas, each on its own memory store, balanced by session) and postgres_1 (one replica on PostgreSQL): what two processes cost apart from the log, and what the log costs apart from a second process"), Flag.withDefault(false)),
   skipKill: Flag.Boolean("skip-kill").pipe(Flag.withDescription("leave out the kill -9 run"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("end with one JSON line"), Flag.withDefault(false))
 })
@@ -447,6 +448,27 @@ try {
     await stop(server)
     results["workers_2"] = { ...r, rowsPerStep: rows / Math.max(1, r.steps), lost: log.lost, duplicated: log.duplicated }
   }
+  if (flags.diagnose) {
+    const a = await start([])
+    const b = await start([])
+    const r2 = await run("memory_2", [a.url, b.url], [a.child.pid as number, b.child.pid as number])
+    await Promise.all([stop(a), stop(b)])
+    results["memory_2"] = { ...r2, lost: r2.trajectories.filter((t) => t.startsWith("status")).length, duplicated: 0 }
+    const schema = schemaFor("pg1")
+    const one = await start(["--store", pgUrl, "--pg-schema", schema])
+    let before = 0
+    const r1 = await run("postgres_1", [one.url], [one.child.pid as number], {
+      onStepsStart: async () => {
+        await waitStats()
+        before = rowsWritten(pgUrl, schema)
+      }
+    })
+    await waitStats()
+    const rows = rowsWritten(pgUrl, schema) - before
+    const log = checkLog(pgUrl, schema, r1.sessionIds)
+    await stop(one)
+    results["postgres_1"] = { ...r1, rowsPerStep: rows / Math.max(1, r1.steps), lost: log.lost, duplicated: log.duplicated }
+  }
   if (!flags.skipKill) {
     const schema = schemaFor("kill")
     const args = ["--store", pgUrl, "--pg-schema", schema]
@@ -482,14 +504,15 @@ const rate = (r: RunResult | undefined) => (r === undefined ? 0 : r.toolCalls / 
 console.log("")
 console.log("| run | completed | steps | tool calls/s | step p50 / p99 (ms) | RSS per 1k open sessions | PG rows written per step | CPU ms per step: servers / PostgreSQL / client | lost / duplicated turns | 5xx | trajectories = memory_1 |")
 console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-for (const name of ["memory_1", "postgres_2", "workers_2", "kill"]) {
+for (const name of ["memory_1", "postgres_2", "workers_2", "memory_2", "postgres_1", "kill"]) {
   const r = results[name]
   if (r === undefined) continue
-  console.log(`| ${name} | ${r.completed} / ${flags.episodes} | ${r.steps} | ${Math.round(rate(r))} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${name === "kill" ? "—" : `${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB`} | ${r.rowsPerStep === undefined ? "—" : r.rowsPerStep.toFixed(2)} | ${r.cpuPerStep.server.toFixed(2)} / ${r.cpuPerStep.postgres === undefined || name === "memory_1" ? "—" : r.cpuPerStep.postgres.toFixed(2)} / ${r.cpuPerStep.client.toFixed(2)} | ${r.lost} / ${r.duplicated} | ${r.errors5xx} | ${equalReplay(r)} |`)
+  console.log(`| ${name} | ${r.completed} / ${flags.episodes} | ${r.steps} | ${Math.round(rate(r))} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${name === "kill" ? "—" : `${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB`} | ${r.rowsPerStep === undefined ? "—" : r.rowsPerStep.toFixed(2)} | ${r.cpuPerStep.server.toFixed(2)} / ${r.cpuPerStep.postgres === undefined || name.startsWith("memory") ? "—" : r.cpuPerStep.postgres.toFixed(2)} / ${r.cpuPerStep.client.toFixed(2)} | ${r.lost} / ${r.duplicated} | ${r.errors5xx} | ${equalReplay(r)} |`)
   for (const f of r.failures.slice(0, 3)) console.log(`  ${name}: ${f}`)
 }
 const ratio = rate(results["postgres_2"]) / Math.max(1e-9, rate(memory))
-console.log(`\npostgres_2 / memory_1 tool calls/s: ${ratio.toFixed(2)}× (target ≥ 0.75×); workers_2 / memory_1: ${(rate(results["workers_2"]) / Math.max(1e-9, rate(memory))).toFixed(2)}×; load average after ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
+const cpuOfRun = (r: Measured | undefined) => (r === undefined ? 0 : r.cpuPerStep.server + (r.name.startsWith("memory") ? 0 : r.cpuPerStep.postgres ?? 0) + r.cpuPerStep.client)
+console.log(`\npostgres_2 / memory_1 tool calls/s: ${ratio.toFixed(2)}× (target ≥ 0.75×); workers_2 / memory_1: ${(rate(results["workers_2"]) / Math.max(1e-9, rate(memory))).toFixed(2)}×; CPU per step memory_1 / postgres_2 (what the ratio is on a CPU-bound machine): ${(cpuOfRun(results["memory_1"]) / Math.max(1e-9, cpuOfRun(results["postgres_2"]))).toFixed(2)}×; load average after ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
 
 const main = ["memory_1", "postgres_2", "workers_2"].map((n) => results[n]).filter((r): r is NonNullable<typeof r> => r !== undefined)
 const kill = results["kill"]
