@@ -9,12 +9,16 @@
  *   kill       the postgres_2 setting again, replica B killed with SIGKILL when half the steps are done: the client
  *              sends B's requests to the survivor (the same `round`, so a retry cannot become a second turn).
  * Printed side by side: tool calls/s, step p50/p99 (client-measured, from send to answer), server RSS per 1k open
- * sessions, PostgreSQL rows written per step; every run is checked against the log (each episode's stored turns are
+ * sessions, PostgreSQL rows written per step, CPU milliseconds per step of the servers, PostgreSQL (when it runs on this
+ * machine) and this client (on a shared machine the CPU says what the wall clock cannot); every run is checked against the log (each episode's stored turns are
  * exactly its script: lost and duplicated turns counted) and its trajectories against the memory_1 run's (timing
  * aside). `--pg <url>` names the database (the bench makes and drops its own schemas); without it a scratch PostgreSQL
  * is started (test/support/Postgres.ts). `--json` ends with one JSON line.
  *
- *   npx tsx bench/serve-cluster.ts [--episodes 4096] [--group 8] [--pg postgres://…] [--json]
+ * `--diagnose` adds memory_2 (two replicas on memory stores of their own: two processes, no log) and postgres_1 (one
+ * replica on PostgreSQL: the log, no second process).
+ *
+ *   npx tsx bench/serve-cluster.ts [--episodes 4096] [--group 8] [--pg postgres://…] [--diagnose] [--json]
  */
 import { Effect } from "effect"
 import { Flag } from "effect/cli"

@@ -4,7 +4,8 @@
  * (incarnation, index); posted tasks with their owner) in a schema of their own, through @effect/sql-pg (Effect's
  * maintained PostgreSQL client, a native wire-protocol driver with a connection pool). Every operation is one
  * statement: `append` advances the turn count and inserts the turn in one CTE only when the session is open, in that
- * incarnation, at that index — the row lock makes two replicas racing for a round one winner and one conflict.
+ * incarnation, at that index — the row lock makes two replicas racing for a round one winner and one conflict. Appends
+ * of different sessions that arrive while the pool is busy share one such statement, each keeping its own check.
  *
  * At start the server applies the migrations itself (effect/sql's Migrator, which locks its table so replicas that
  * start together run them once), and refuses with one line: an unreachable database (naming host, port, database and
