@@ -9,12 +9,16 @@
  *   kill       the postgres_2 setting again, replica B killed with SIGKILL when half the steps are done: the client
  *              sends B's requests to the survivor (the same `round`, so a retry cannot become a second turn).
  * Printed side by side: tool calls/s, step p50/p99 (client-measured, from send to answer), server RSS per 1k open
- * sessions, PostgreSQL rows written per step; every run is checked against the log (each episode's stored turns are
+ * sessions, PostgreSQL rows written per step, CPU milliseconds per step of the servers, PostgreSQL (when it runs on this
+ * machine) and this client (on a shared machine the CPU says what the wall clock cannot); every run is checked against the log (each episode's stored turns are
  * exactly its script: lost and duplicated turns counted) and its trajectories against the memory_1 run's (timing
  * aside). `--pg <url>` names the database (the bench makes and drops its own schemas); without it a scratch PostgreSQL
  * is started (test/support/Postgres.ts). `--json` ends with one JSON line.
  *
- *   npx tsx bench/serve-cluster.ts [--episodes 4096] [--group 8] [--pg postgres://…] [--json]
+ * `--diagnose` adds memory_2 (two replicas on memory stores of their own: two processes, no log) and postgres_1 (one
+ * replica on PostgreSQL: the log, no second process).
+ *
+ *   npx tsx bench/serve-cluster.ts [--episodes 4096] [--group 8] [--pg postgres://…] [--diagnose] [--json]
  */
 import { Effect } from "effect"
 import { Flag } from "effect/cli"
@@ -42,6 +46,7 @@ const flags = await BenchFlags.parse("serve-cluster", "B×G episodes at once thr
   inFlight: RunConfig.intFlag("in-flight", { minimum: 1, maximum: 4096 }, "requests in flight at once (the trainer's HTTP pool)").pipe(Flag.withDefault(256)),
   pg: Flag.String("pg").pipe(Flag.withDescription("PostgreSQL URL (the bench makes its own schemas); default: a scratch cluster"), Flag.optional),
   balance: Flag.Literals("balance", ["session", "round-robin"]).pipe(Flag.withDescription("how the client spreads requests over the replicas"), Flag.withDefault("session")),
+  diagnose: Flag.Boolean("diagnose").pipe(Flag.withDescription("add memory_2 (two replicas, each on its own memory store, balanced by session) and postgres_1 (one replica on PostgreSQL): what two processes cost apart from the log, and what the log costs apart from a second process"), Flag.withDefault(false)),
   skipKill: Flag.Boolean("skip-kill").pipe(Flag.withDescription("leave out the kill -9 run"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("end with one JSON line"), Flag.withDefault(false))
 })
@@ -129,6 +134,35 @@ const rssOf = (pid: number): number => {
   return total
 }
 
+/** CPU seconds (user + system) of a process and all its descendants, from /proc (0 for what is gone). */
+const cpuOf = (root: number): number => {
+  const children = new Map<number, Array<number>>()
+  const own = new Map<number, number>()
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      const pid = Number(entry)
+      const ppid = Number(fields[1])
+      own.set(pid, (Number(fields[11]) + Number(fields[12])) / 100)
+      const list = children.get(ppid) ?? []
+      list.push(pid)
+      children.set(ppid, list)
+    } catch {
+      // gone
+    }
+  }
+  let total = 0
+  const stack = [root]
+  while (stack.length > 0) {
+    const pid = stack.pop() as number
+    total += own.get(pid) ?? 0
+    stack.push(...(children.get(pid) ?? []))
+  }
+  return total
+}
+
 // ---- the client ----
 /** A request that got no answer; `refused` when nothing listens there any more (a dead replica). */
 class Down extends Error {
@@ -200,6 +234,8 @@ interface RunResult {
   readonly sessionIds: ReadonlyArray<string>
   readonly trajectories: ReadonlyArray<string>
   readonly failures: ReadonlyArray<string>
+  /** CPU milliseconds per step during the step phase: the server processes, PostgreSQL (when local), this client. */
+  readonly cpuPerStep: { readonly server: number; readonly postgres: number | undefined; readonly client: number }
 }
 
 /**
@@ -251,6 +287,7 @@ const run = async (
   let toolCalls = 0
   let done = 0
   let completed = 0
+  const cpuBefore = { server: pids.reduce((s, p) => s + cpuOf(p), 0), postgres: pgPid === undefined ? undefined : cpuOf(pgPid), client: process.cpuUsage() }
   const started = performance.now()
   await Promise.all(episodes.map(async (e, i) => {
     const id = ids[i]
@@ -277,6 +314,13 @@ const run = async (
     }
   }))
   const seconds = (performance.now() - started) / 1000
+  const perStep = (cpuSeconds: number) => (1000 * cpuSeconds) / Math.max(1, latencies.length)
+  const clientUsage = process.cpuUsage(cpuBefore.client)
+  const cpuPerStep = {
+    server: perStep(pids.reduce((s, p) => s + cpuOf(p), 0) - cpuBefore.server),
+    postgres: pgPid === undefined || cpuBefore.postgres === undefined ? undefined : perStep(cpuOf(pgPid) - cpuBefore.postgres),
+    client: perStep((clientUsage.user + clientUsage.system) / 1e6)
+  }
   const rssAfter = pids.reduce((s, p) => s + rssOf(p), 0)
   const trajectories: Array<string> = []
   await Promise.all(ids.map(async (id, i) => {
@@ -296,7 +340,8 @@ const run = async (
     rssPer1k: (rssAfter - rssBefore) / (flags.episodes / 1000),
     sessionIds: ids,
     trajectories,
-    failures
+    failures,
+    cpuPerStep
   }
 }
 
@@ -337,6 +382,16 @@ if (pg.url === undefined) {
   process.exit(1)
 }
 const pgUrl = pg.url
+/** The postmaster's pid when the database runs on this machine (its data folder readable here): its CPU is counted. */
+const pgPid: number | undefined = (() => {
+  try {
+    const dir = Postgres.runSql(pgUrl, "SHOW data_directory").trim()
+    const pid = Number(fs.readFileSync(`${dir}/postmaster.pid`, "utf8").split("\n")[0])
+    return Number.isInteger(pid) && pid > 0 && fs.existsSync(`/proc/${pid}`) ? pid : undefined
+  } catch {
+    return undefined
+  }
+})()
 const schemas: Array<string> = []
 const schemaFor = (what: string) => {
   const s = Postgres.freshSchema(`bench_${what}`)
@@ -352,7 +407,7 @@ type Measured = RunResult & { readonly rowsPerStep?: number; readonly lost: numb
 const results: Record<string, Measured> = new Proxy({} as Record<string, Measured>, {
   set: (target, name: string, r: Measured) => {
     target[name] = r
-    console.log(`${name}: ${r.completed}/${flags.episodes} completed, ${r.steps} steps in ${r.seconds.toFixed(1)} s, ${Math.round(r.toolCalls / r.seconds)} tool calls/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS +${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB per 1k sessions, rows/step ${r.rowsPerStep?.toFixed(2) ?? "—"}, lost ${r.lost}, duplicated ${r.duplicated}, 5xx ${r.errors5xx}`)
+    console.log(`${name}: ${r.completed}/${flags.episodes} completed, ${r.steps} steps in ${r.seconds.toFixed(1)} s, ${Math.round(r.toolCalls / r.seconds)} tool calls/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, RSS +${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB per 1k sessions, rows/step ${r.rowsPerStep?.toFixed(2) ?? "—"}, CPU ms/step server ${r.cpuPerStep.server.toFixed(2)} postgres ${r.cpuPerStep.postgres?.toFixed(2) ?? "—"} client ${r.cpuPerStep.client.toFixed(2)}, lost ${r.lost}, duplicated ${r.duplicated}, 5xx ${r.errors5xx}`)
     return true
   }
 })
@@ -397,6 +452,27 @@ try {
     await stop(server)
     results["workers_2"] = { ...r, rowsPerStep: rows / Math.max(1, r.steps), lost: log.lost, duplicated: log.duplicated }
   }
+  if (flags.diagnose) {
+    const a = await start([])
+    const b = await start([])
+    const r2 = await run("memory_2", [a.url, b.url], [a.child.pid as number, b.child.pid as number])
+    await Promise.all([stop(a), stop(b)])
+    results["memory_2"] = { ...r2, lost: r2.trajectories.filter((t) => t.startsWith("status")).length, duplicated: 0 }
+    const schema = schemaFor("pg1")
+    const one = await start(["--store", pgUrl, "--pg-schema", schema])
+    let before = 0
+    const r1 = await run("postgres_1", [one.url], [one.child.pid as number], {
+      onStepsStart: async () => {
+        await waitStats()
+        before = rowsWritten(pgUrl, schema)
+      }
+    })
+    await waitStats()
+    const rows = rowsWritten(pgUrl, schema) - before
+    const log = checkLog(pgUrl, schema, r1.sessionIds)
+    await stop(one)
+    results["postgres_1"] = { ...r1, rowsPerStep: rows / Math.max(1, r1.steps), lost: log.lost, duplicated: log.duplicated }
+  }
   if (!flags.skipKill) {
     const schema = schemaFor("kill")
     const args = ["--store", pgUrl, "--pg-schema", schema]
@@ -430,16 +506,17 @@ const memory = results["memory_1"] as RunResult
 const equalReplay = (r: RunResult | undefined) => r !== undefined && r.trajectories.every((t, i) => t === memory.trajectories[i])
 const rate = (r: RunResult | undefined) => (r === undefined ? 0 : r.toolCalls / r.seconds)
 console.log("")
-console.log("| run | completed | steps | tool calls/s | step p50 / p99 (ms) | RSS per 1k open sessions | PG rows written per step | lost / duplicated turns | 5xx | trajectories = memory_1 |")
-console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-for (const name of ["memory_1", "postgres_2", "workers_2", "kill"]) {
+console.log("| run | completed | steps | tool calls/s | step p50 / p99 (ms) | RSS per 1k open sessions | PG rows written per step | CPU ms per step: servers / PostgreSQL / client | lost / duplicated turns | 5xx | trajectories = memory_1 |")
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+for (const name of ["memory_1", "postgres_2", "workers_2", "memory_2", "postgres_1", "kill"]) {
   const r = results[name]
   if (r === undefined) continue
-  console.log(`| ${name} | ${r.completed} / ${flags.episodes} | ${r.steps} | ${Math.round(rate(r))} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${name === "kill" ? "—" : `${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB`} | ${r.rowsPerStep === undefined ? "—" : r.rowsPerStep.toFixed(2)} | ${r.lost} / ${r.duplicated} | ${r.errors5xx} | ${equalReplay(r)} |`)
+  console.log(`| ${name} | ${r.completed} / ${flags.episodes} | ${r.steps} | ${Math.round(rate(r))} | ${r.p50.toFixed(1)} / ${r.p99.toFixed(1)} | ${name === "kill" ? "—" : `${(r.rssPer1k / 1024 / 1024).toFixed(1)} MB`} | ${r.rowsPerStep === undefined ? "—" : r.rowsPerStep.toFixed(2)} | ${r.cpuPerStep.server.toFixed(2)} / ${r.cpuPerStep.postgres === undefined || name.startsWith("memory") ? "—" : r.cpuPerStep.postgres.toFixed(2)} / ${r.cpuPerStep.client.toFixed(2)} | ${r.lost} / ${r.duplicated} | ${r.errors5xx} | ${equalReplay(r)} |`)
   for (const f of r.failures.slice(0, 3)) console.log(`  ${name}: ${f}`)
 }
 const ratio = rate(results["postgres_2"]) / Math.max(1e-9, rate(memory))
-console.log(`\npostgres_2 / memory_1 tool calls/s: ${ratio.toFixed(2)}× (target ≥ 0.75×); workers_2 / memory_1: ${(rate(results["workers_2"]) / Math.max(1e-9, rate(memory))).toFixed(2)}×; load average after ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
+const cpuOfRun = (r: Measured | undefined) => (r === undefined ? 0 : r.cpuPerStep.server + (r.name.startsWith("memory") ? 0 : r.cpuPerStep.postgres ?? 0) + r.cpuPerStep.client)
+console.log(`\npostgres_2 / memory_1 tool calls/s: ${ratio.toFixed(2)}× (target ≥ 0.75×); workers_2 / memory_1: ${(rate(results["workers_2"]) / Math.max(1e-9, rate(memory))).toFixed(2)}×; CPU per step memory_1 / postgres_2 (what the ratio is on a CPU-bound machine): ${(cpuOfRun(results["memory_1"]) / Math.max(1e-9, cpuOfRun(results["postgres_2"]))).toFixed(2)}×; load average after ${fs.readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`)
 
 const main = ["memory_1", "postgres_2", "workers_2"].map((n) => results[n]).filter((r): r is NonNullable<typeof r> => r !== undefined)
 const kill = results["kill"]

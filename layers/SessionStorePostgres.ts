@@ -4,7 +4,8 @@
  * (incarnation, index); posted tasks with their owner) in a schema of their own, through @effect/sql-pg (Effect's
  * maintained PostgreSQL client, a native wire-protocol driver with a connection pool). Every operation is one
  * statement: `append` advances the turn count and inserts the turn in one CTE only when the session is open, in that
- * incarnation, at that index — the row lock makes two replicas racing for a round one winner and one conflict.
+ * incarnation, at that index — the row lock makes two replicas racing for a round one winner and one conflict. Appends
+ * of different sessions that arrive while the pool is busy share one such statement, each keeping its own check.
  *
  * At start the server applies the migrations itself (effect/sql's Migrator, which locks its table so replicas that
  * start together run them once), and refuses with one line: an unreachable database (naming host, port, database and
@@ -12,7 +13,7 @@
  * schema version.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Clock, Effect, Layer, Redacted, Schema } from "effect"
+import { Cause, Clock, Deferred, Effect, Exit, Layer, Queue, Redacted, Schema, Semaphore } from "effect"
 import type { Duration } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import { SqlClient } from "effect/sql/SqlClient"
@@ -30,6 +31,11 @@ export interface PostgresOptions {
   readonly pool?: number
   /** How long a connection attempt may take; default 10 s. */
   readonly connectTimeout?: Duration.Input
+  /**
+   * The most appends sent as one statement (appends of different sessions that arrive while earlier statements are
+   * in flight travel together); default 64. 1 sends each append alone.
+   */
+  readonly maxBatch?: number
 }
 
 /** The schema the tables go in when none is named. */
@@ -66,6 +72,19 @@ const migrations: Record<string, Effect.Effect<void, unknown, SqlClient>> = {
       `CREATE TABLE tasks (id text PRIMARY KEY, owner text NOT NULL, body text NOT NULL)`,
       `CREATE INDEX sessions_closed ON sessions (closed_at) WHERE closed_at IS NOT NULL`
     ], (statement) => sql.unsafe(statement), { discard: true }))
+}
+
+/** One append as the sender gets it: the turn already serialised. */
+interface AppendInput {
+  readonly id: string
+  readonly incarnation: string
+  readonly index: number
+  readonly body: string
+}
+
+/** An append waiting for its statement, and where its outcome goes. */
+interface PendingAppend extends AppendInput {
+  readonly done: Deferred.Deferred<AppendOutcome, SessionStoreError>
 }
 
 /** The newest migration this code knows. */
@@ -154,6 +173,92 @@ export const layer = (options: PostgresOptions): Layer.Layer<SessionStore, Sessi
     const undecodable = (operation: string, session: string, what: string) => (e: { readonly message: string }) =>
       new SessionStoreError({ operation, session, message: `${label}: ${what} does not decode: ${firstLine(e)}` })
 
+    /** One append, one statement: the count advances and the turn goes in only for the open incarnation at that index. */
+    const appendOne = (a: AppendInput): Effect.Effect<AppendOutcome, SessionStoreError> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        // the final SELECT reads the session as it was before (a data-modifying CTE's snapshot), to tell the refusals apart
+        const rows = yield* attempt("append", a.id, sql<{ appended: number; open: string | null }>`
+          WITH advanced AS (
+            UPDATE sessions SET turns = turns + 1, touched_at = ${now}
+            WHERE id = ${a.id} AND incarnation = ${a.incarnation} AND closed_at IS NULL AND turns = ${a.index}
+            RETURNING incarnation),
+          inserted AS (INSERT INTO turns (incarnation, idx, body) SELECT incarnation, ${a.index}, ${a.body} FROM advanced RETURNING 1)
+          SELECT (SELECT count(*) FROM inserted)::int AS appended,
+                 (SELECT incarnation FROM sessions WHERE id = ${a.id} AND closed_at IS NULL) AS open`)
+        const row = rows[0]
+        return row !== undefined && row.appended === 1 ? "appended" : row?.open === a.incarnation ? "conflict" : "gone"
+      })
+
+    /**
+     * Appends of several sessions in one statement, each with exactly the compare-and-set of `appendOne` (a row's
+     * count advances and its turn goes in only when it is open, in that incarnation, at that index), so one statement's
+     * outcome per session is what one statement each would have given. The statement is atomic: when it fails nothing
+     * of it was stored. A deadlock with another replica's batch (two sessions raced in opposite orders) aborts it before
+     * anything is stored: those appends then go one by one.
+     */
+    const appendMany = (batch: ReadonlyArray<AppendInput>): Effect.Effect<ReadonlyArray<AppendOutcome>, SessionStoreError> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const input = JSON.stringify(batch.map((a) => ({ id: a.id, incarnation: a.incarnation, idx: a.index, body: a.body })))
+        const rows = yield* sql<{ id: string; appended: boolean; open: string | null }>`
+          WITH input AS (SELECT * FROM json_to_recordset(${input}::json) AS i(id text, incarnation text, idx integer, body text)),
+          advanced AS (
+            UPDATE sessions s SET turns = s.turns + 1, touched_at = ${now}
+            FROM input i
+            WHERE s.id = i.id AND s.incarnation = i.incarnation AND s.closed_at IS NULL AND s.turns = i.idx
+            RETURNING s.id, s.incarnation, i.idx, i.body),
+          inserted AS (INSERT INTO turns (incarnation, idx, body) SELECT incarnation, idx, body FROM advanced RETURNING incarnation)
+          SELECT i.id, EXISTS (SELECT 1 FROM inserted n WHERE n.incarnation = i.incarnation) AS appended,
+                 (SELECT s.incarnation FROM sessions s WHERE s.id = i.id AND s.closed_at IS NULL) AS open
+          FROM input i`.pipe(
+          Effect.map((rows): ReadonlyArray<AppendOutcome> => {
+            const byId = new Map(rows.map((r) => [r.id, r]))
+            return batch.map((a) => {
+              const row = byId.get(a.id)
+              return row !== undefined && row.appended ? "appended" : row?.open === a.incarnation ? "conflict" : "gone"
+            })
+          }),
+          Effect.catchIf(
+            (e) => (e as { readonly reason?: { readonly _tag?: string } }).reason?._tag === "DeadlockError",
+            () => Effect.forEach(batch, appendOne, { concurrency: "unbounded" })
+          ),
+          Effect.mapError((e) => (e instanceof SessionStoreError ? e : new SessionStoreError({ operation: "append", message: `${label}: append of ${batch.length} turns (sessions ${batch.slice(0, 3).map((a) => a.id).join(", ")}${batch.length > 3 ? ", …" : ""}): ${firstLine(e)}` })))
+        )
+        return rows
+      })
+
+    // appends wait in a queue; a sender takes everything waiting (each session once per statement, up to maxBatch)
+    // whenever one of the pool's connections is free, so batches grow with the load and a lone append goes at once
+    const maxBatch = Math.max(1, Math.floor(options.maxBatch ?? 64))
+    const appends = yield* Queue.unbounded<PendingAppend>()
+    const senders = yield* Semaphore.make(options.pool ?? 8)
+    const send = (batch: ReadonlyArray<PendingAppend>) =>
+      (batch.length === 1 ? Effect.map(appendOne(batch[0] as PendingAppend), (o) => [o]) : appendMany(batch)).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Effect.forEach(batch, (a, i) =>
+            Deferred.done(a.done, exit._tag === "Success" ? Exit.succeed(exit.value[i] as AppendOutcome) : Exit.failCause(exit.cause)), { discard: true })),
+        Effect.ensuring(senders.release(1))
+      )
+    yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
+      const waiting = yield* Queue.takeAll(appends)
+      let batch: Array<PendingAppend> = []
+      let ids = new Set<string>()
+      for (const a of waiting) {
+        if (batch.length >= maxBatch || ids.has(a.id)) {
+          yield* senders.take(1)
+          yield* Effect.forkChild(send(batch))
+          batch = []
+          ids = new Set()
+        }
+        batch.push(a)
+        ids.add(a.id)
+      }
+      yield* senders.take(1)
+      yield* Effect.forkChild(send(batch))
+    })))
+
     return SessionStore.of({
       label,
       create: (session) =>
@@ -194,20 +299,10 @@ export const layer = (options: PostgresOptions): Layer.Layer<SessionStore, Sessi
         ),
       append: (id, incarnation, index, turn) =>
         Effect.gen(function*() {
-          const now = yield* Clock.currentTimeMillis
-          // the count advances only for the open incarnation at this index; the turn goes in only when it did. The
-          // final SELECT reads the session as it was before (a data-modifying CTE's snapshot), to tell the refusals apart
-          const rows = yield* attempt("append", id, sql<{ appended: number; open: string | null }>`
-            WITH advanced AS (
-              UPDATE sessions SET turns = turns + 1, touched_at = ${now}
-              WHERE id = ${id} AND incarnation = ${incarnation} AND closed_at IS NULL AND turns = ${index}
-              RETURNING incarnation),
-            inserted AS (INSERT INTO turns (incarnation, idx, body) SELECT incarnation, ${index}, ${JSON.stringify(turn)} FROM advanced RETURNING 1)
-            SELECT (SELECT count(*) FROM inserted)::int AS appended,
-                   (SELECT incarnation FROM sessions WHERE id = ${id} AND closed_at IS NULL) AS open`)
-          const row = rows[0]
-          const outcome: AppendOutcome = row !== undefined && row.appended === 1 ? "appended" : row?.open === incarnation ? "conflict" : "gone"
-          return outcome
+          if (maxBatch <= 1) return yield* appendOne({ id, incarnation, index, body: JSON.stringify(turn) })
+          const done = yield* Deferred.make<AppendOutcome, SessionStoreError>()
+          yield* Queue.offer(appends, { id, incarnation, index, body: JSON.stringify(turn), done })
+          return yield* Deferred.await(done)
         }),
       close: (id, incarnation) =>
         Effect.gen(function*() {

@@ -22,6 +22,12 @@ export const searches = Metric.counter("toolenv_searches_total", { description: 
 /** Episodes rebuilt from the action log (a replica that had not seen the latest turn, or an evicted session). */
 export const replays = Metric.counter("toolenv_replays_total", { description: "sessions rebuilt from the action log", incremental: true })
 
+/**
+ * Warm steps whose optimistic append the log refused (another replica took the round, or the session was closed or
+ * created again): each one went on to read the log's head and answer from it (Sessions.step).
+ */
+export const optimisticRetries = Metric.counter("toolenv_step_log_retries_total", { description: "warm steps whose optimistic append the log refused, answered from the log instead", incremental: true })
+
 /** Steps answered by the server's node-level fast path (layers/StepFastPath.ts) rather than the framework's router. */
 export const fastPathSteps = Metric.counter("toolenv_step_fast_path_total", { description: "steps served by the node-level fast path", incremental: true })
 

@@ -9,7 +9,7 @@
 import { Clock, Context, Effect, Layer, Metric, Option, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import type { Task } from "../domain/Task.ts"
-import type { StepReward, Trajectory } from "../domain/Trajectory.ts"
+import type { Step, StepReward, Trajectory } from "../domain/Trajectory.ts"
 import type { PolicyOutput } from "../agent/Policy.ts"
 import * as Reward from "../math/Reward.ts"
 import { Retriever } from "../retrieval/Retriever.ts"
@@ -119,6 +119,11 @@ interface Entry {
   incarnation: string | undefined
   stored: SessionSpecRow | undefined
   touched: number
+  /**
+   * Another replica stepped this session since this one cached it (an optimistic append met a conflict): its steps
+   * read the log's head first from then on (a balancer that does not route by session sends it everywhere).
+   */
+  contended: boolean
 }
 
 interface SessionSpecRow {
@@ -271,7 +276,7 @@ export const make = (config: SessionsConfig) =>
       return Effect.fail(new AtCapacity({ field: "sessions", limit: config.maxSessions, message: `this replica holds ${config.maxSessions} running sessions (--max-sessions): finish or close one, or retry later` }))
     }
 
-    const newEntry = (now: number): Entry => ({ lock: Semaphore.makeUnsafe(1), session: undefined, incarnation: undefined, stored: undefined, touched: now })
+    const newEntry = (now: number): Entry => ({ lock: Semaphore.makeUnsafe(1), session: undefined, incarnation: undefined, stored: undefined, touched: now, contended: false })
 
     const notFound = (id: string) => sessionNotFound(id, config)
 
@@ -513,17 +518,60 @@ export const make = (config: SessionsConfig) =>
         return yield* new Conflict({ field: "episode_id", value: id, message: `session ${JSON.stringify(id)} is open: close it first, or choose another id` })
       }
       const session = yield* openSession(spec)
-      cache.set(id, { lock: Semaphore.makeUnsafe(1), session, incarnation: stored.incarnation, stored: { world: config.world, owner, spec }, touched: now })
+      cache.set(id, { lock: Semaphore.makeUnsafe(1), session, incarnation: stored.incarnation, stored: { world: config.world, owner, spec }, touched: now, contended: false })
       yield* Metric.update(Metrics.sessionsCreated, 1)
       yield* gauge
       return infoOf(id, spec, session)
     })
+
+    const answerOf = (id: string, session: Session.Session, step: Step): StepResult => {
+      const after = session.status()
+      const next = nextOf(session)
+      return {
+        sessionId: id,
+        step,
+        reward: stepRewardOf(session),
+        done: after.done,
+        ...(after.stop !== undefined ? { stop: after.stop } : {}),
+        ...(next !== undefined ? { next } : {})
+      }
+    }
+
+    /**
+     * A step on a warm entry with one store round trip: the cached copy is stepped and its turn appended at the cached
+     * count without reading the head first, and the store's compare-and-set decides. "appended" means the log was
+     * open, in this incarnation, at exactly this count — what the head read would have shown — so the answer is the
+     * one the reading path gives. Any refusal (another replica took the round; the session was closed or created
+     * again) or failure leaves the cached copy ahead of the log: it is dropped and undefined sends the step down the
+     * reading path, which answers from the log (404, 409, or a replay and the step at the log's head). Undefined too
+     * when the entry does not qualify: cold, contended, another owner or world, an ended episode, another round asked.
+     */
+    const stepWarm = (id: string, entry: Entry, owner: Owner, request: StepRequest, output: StoredTurn): Effect.Effect<StepResult | undefined, StoreFailure> =>
+      Effect.gen(function*() {
+        const { session, stored, incarnation } = entry
+        if (session === undefined || stored === undefined || incarnation === undefined || entry.contended) return undefined
+        if (stored.owner !== owner || stored.world !== config.world) return undefined
+        const status = session.status()
+        if (status.done || (request.round !== undefined && request.round !== status.rounds)) return undefined
+        const step = yield* session.step(outputFromStored(output)).pipe(Effect.orDie)
+        const appended = yield* store.append(id, incarnation, status.rounds, output).pipe(
+          storeFailure("sessionId", id),
+          Effect.tapError(() => Effect.sync(() => void (entry.session = undefined)))
+        )
+        if (appended === "appended") return answerOf(id, session, step)
+        entry.session = undefined
+        if (appended === "conflict") entry.contended = true
+        yield* Metric.update(Metrics.optimisticRetries, 1)
+        return undefined
+      })
 
     const step = Effect.fn("Sessions.step")(function*(id: string, owner: Owner, request: StepRequest) {
       const output = yield* outputOf(request, config)
       const started = performance.now()
       const entry = yield* entryOf(id)
       const result = yield* entry.lock.withPermit(Effect.gen(function*() {
+        const warm = yield* stepWarm(id, entry, owner, request, output)
+        if (warm !== undefined) return warm
         const { session, stored, incarnation } = yield* current(id, entry, owner)
         const status = session.status()
         if (status.done) {
@@ -544,17 +592,7 @@ export const make = (config: SessionsConfig) =>
           entry.session = undefined
           return yield* new StepConflict({ field: "round", rounds: stored + 1, message: `round ${stored} was taken by a concurrent step` })
         }
-        const after = session.status()
-        const next = nextOf(session)
-        const out: StepResult = {
-          sessionId: id,
-          step,
-          reward: stepRewardOf(session),
-          done: after.done,
-          ...(after.stop !== undefined ? { stop: after.stop } : {}),
-          ...(next !== undefined ? { next } : {})
-        }
-        return out
+        return answerOf(id, session, step)
       }))
       yield* Metric.update(Metrics.steps, 1)
       yield* Metric.update(Metrics.toolCalls, result.step.observations.length)

@@ -120,6 +120,41 @@ export const sessionStoreContract = (subject: StoreUnderTest): void => {
           assert.deepStrictEqual(yield* store.turns("s1", incarnation, 6), [])
         })))
 
+    it.effect("many appends at once, on two handles (a store may send them together): each gets its own compare-and-set — one winner per round, conflicts, gone — and the log holds exactly the winners", () =>
+      withLog(subject.shared ? 2 : 1, (stores) =>
+        Effect.gen(function*() {
+          const [a, b] = [stores[0], stores[stores.length - 1]]
+          const ids = Array.from({ length: 40 }, (_, i) => `m${i}`)
+          const made = yield* Effect.forEach(ids, (id) => Effect.map(a!.create({ id, world: "w", owner: ownerA, spec: spec() }), (s) => s!.incarnation))
+          const first = yield* Effect.forEach(ids, (id, i) => a!.append(id, made[i]!, 0, turnAt(0)), { concurrency: "unbounded" })
+          assert.deepStrictEqual(first, ids.map(() => "appended"))
+          for (const i of [20, 21, 22, 23, 24, 25, 26, 27, 28, 29]) assert.isTrue(yield* b!.close(ids[i]!, made[i]!))
+          // m0–m9: round 1 sent to both handles (one wins); m10–m19: round 0 again (taken); m20–m29: closed; m30–m39:
+          // another incarnation
+          const outcomes = yield* Effect.forEach(ids, (id, i) =>
+            i < 10
+              ? Effect.all([a!.append(id, made[i]!, 1, turnAt(1)), b!.append(id, made[i]!, 1, turnAt(2))], { concurrency: "unbounded" })
+              : i < 20
+              ? Effect.map(a!.append(id, made[i]!, 0, turnAt(3)), (o) => [o])
+              : Effect.map(a!.append(id, i < 30 ? made[i]! : `${made[i]!}-other`, 1, turnAt(4)), (o) => [o]), { concurrency: "unbounded" })
+          for (let i = 0; i < 10; i++) assert.deepStrictEqual([...outcomes[i]!].sort(), ["appended", "conflict"], ids[i])
+          for (let i = 10; i < 20; i++) assert.deepStrictEqual(outcomes[i], ["conflict"], ids[i])
+          for (let i = 20; i < 40; i++) assert.deepStrictEqual(outcomes[i], ["gone"], ids[i])
+          for (let i = 0; i < 40; i++) {
+            const head = yield* b!.head(ids[i]!)
+            if (i >= 20 && i < 30) {
+              assert.isUndefined(head, ids[i])
+              continue
+            }
+            const turns = yield* b!.turns(ids[i]!, made[i]!, 0)
+            assert.strictEqual(head?.turns, turns.length, ids[i])
+            if (i < 10) {
+              assert.strictEqual(turns.length, 2, ids[i])
+              assert.deepStrictEqual(turns[1], outcomes[i]![0] === "appended" ? turnAt(1) : turnAt(2), ids[i])
+            } else assert.deepStrictEqual(turns, [turnAt(0)], ids[i])
+          }
+        })))
+
     it.effect("the store refuses an append for an unknown session or another incarnation (gone), whatever the index", () =>
       one((store) =>
         Effect.gen(function*() {
