@@ -1,12 +1,12 @@
 /**
  * Reads a BFCL data folder (`BFCL_v4_<category>.json` + `possible_answer/BFCL_v4_<category>.json`) and result files
- * from disk into the values of `src/eval/BfclScore.ts`; any category laid out that way is accepted.
+ * from disk into the values of `src/benchmarks/bfcl/BfclScore.ts`; any category laid out that way is accepted.
  */
 import { Effect, Result } from "effect"
 import * as nodePath from "node:path"
-import * as Checker from "../src/eval/BfclChecker.ts"
-import * as Score from "../src/eval/BfclScore.ts"
-import { BfclInputError } from "../src/eval/BfclScore.ts"
+import * as Checker from "../src/benchmarks/bfcl/BfclChecker.ts"
+import * as Score from "../src/benchmarks/bfcl/BfclScore.ts"
+import { BfclInputError } from "../src/benchmarks/bfcl/BfclScore.ts"
 import { isDirectory, listDir, readText } from "../src/toolenv/importers/Read.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 

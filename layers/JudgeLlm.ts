@@ -8,7 +8,7 @@ import type { Task } from "../src/domain/Task.ts"
 import type { Trajectory, Verdict } from "../src/domain/Trajectory.ts"
 import { Judge, JudgeError } from "../src/judge/Judge.ts"
 import * as Prompt from "../src/judge/Prompt.ts"
-import * as StbJudge from "../src/eval/StableToolBenchJudge.ts"
+import * as StbJudge from "../src/benchmarks/stabletoolbench/StableToolBenchJudge.ts"
 import { OpenAiClient, type OpenAiConfigInput, type WireMessage, layerConfig as clientLayerConfig } from "./OpenAiClient.ts"
 
 /** Options of the LLM judge. */
@@ -95,7 +95,7 @@ export interface PassRateJudgeOptions {
 }
 
 /**
- * The StableToolBench pass-rate judge over the OpenAiClient in context (src/eval/StableToolBenchJudge.ts): the query
+ * The StableToolBench pass-rate judge over the OpenAiClient in context (src/benchmarks/stabletoolbench/StableToolBenchJudge.ts): the query
  * and final answer first; an Unsure answer again with its tool evidence. An unreadable reply is asked once more; a
  * second one, or an endpoint failure, is Unsolved with the failure recorded — never an error of the run.
  */

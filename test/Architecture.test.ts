@@ -7,7 +7,7 @@ import { repoRoot } from "../src/io/DataPath.ts"
  * The layout's rules (docs/ARCHITECTURE.md), checked on the source: stages in order, a lower stage never imports a
  * higher one, no import cycle (type imports included), src/math pure, no two modules with one file name.
  */
-const stages = ["domain", "math", "io", "protocol", "toolenv", "retrieval", "agent", "runtime", "judge", "eval", "service", "training"]
+const stages = ["domain", "math", "io", "protocol", "toolenv", "retrieval", "agent", "runtime", "judge", "eval", "benchmarks", "service", "training"]
 /** The rank of a stage: math and io are siblings (io is infrastructure any stage may use; neither imports the other). */
 const rank = (stage: string): number => (stage === "io" ? 1 : stages.indexOf(stage) - (stages.indexOf(stage) > 2 ? 1 : 0))
 

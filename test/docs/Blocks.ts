@@ -110,7 +110,7 @@ export const entries: ReadonlyArray<Entry> = [
   {
     file: "docs/benchmarks.md",
     first: "npm run bfcl -- generate --category all --policy paraagent --out runs/bfcl-paraagent.jsonl --score   # 4.7 s for 2,351 entries (quiet machine; 12.7 s loaded)",
-    how: { kind: "test", test: "test/eval/BfclGenerate.test.ts", name: "an OpenAI-compatible model over loopback HTTP", why: "the test runs generate on BFCL entries with a loopback model (the data folder's categories take seconds more)" }
+    how: { kind: "test", test: "test/benchmarks/bfcl/BfclGenerate.test.ts", name: "an OpenAI-compatible model over loopback HTTP", why: "the test runs generate on BFCL entries with a loopback model (the data folder's categories take seconds more)" }
   },
   {
     file: "docs/dense.md",

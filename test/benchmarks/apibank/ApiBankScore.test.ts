@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import * as ApiBankScore from "../../src/eval/ApiBankScore.ts"
-import * as ApiBankRun from "../../src/eval/ApiBankRun.ts"
-import { dataPathIfPresent } from "../../src/io/DataPath.ts"
+import * as ApiBankScore from "../../../src/benchmarks/apibank/ApiBankScore.ts"
+import * as ApiBankRun from "../../../src/benchmarks/apibank/ApiBankRun.ts"
+import { dataPathIfPresent } from "../../../src/io/DataPath.ts"
 
 describe("API-Bank's [ApiName(key='value', ...)] parser", () => {
   it("reads a call anywhere in the text, every value a string", () => {

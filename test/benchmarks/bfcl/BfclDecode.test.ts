@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import * as Decode from "../../src/eval/BfclDecode.ts"
-import * as Py from "../../src/eval/BfclValue.ts"
+import * as Decode from "../../../src/benchmarks/bfcl/BfclDecode.ts"
+import * as Py from "../../../src/benchmarks/bfcl/BfclValue.ts"
 
 /** The decoded calls as `repr` shows them in Python, or the failure. */
 const decoded = (text: string): string => {

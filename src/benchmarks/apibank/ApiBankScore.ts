@@ -4,8 +4,8 @@
  * exact-match scoring of API name and normalised arguments with per-dialogue success.
  */
 import { Result, Schema } from "effect"
-import type { Json, JsonObject } from "../domain/Json.ts"
-import * as PyLiteral from "../toolenv/importers/PyLiteral.ts"
+import type { Json, JsonObject } from "../../domain/Json.ts"
+import * as PyLiteral from "../../toolenv/importers/PyLiteral.ts"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Records

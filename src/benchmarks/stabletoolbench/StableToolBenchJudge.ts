@@ -3,8 +3,8 @@
  * answer alone (Solved / Unsolved / Unsure); an Unsure answer is looked at again with the tool calls behind it.
  */
 import { type Effect, Option, Schema } from "effect"
-import type { Trajectory } from "../domain/Trajectory.ts"
-import { extractJsonObject, renderEvidence } from "../judge/Prompt.ts"
+import type { Trajectory } from "../../domain/Trajectory.ts"
+import { extractJsonObject, renderEvidence } from "../../judge/Prompt.ts"
 import type { AnswerStatus } from "./StableToolBenchMetrics.ts"
 
 /** The character budgets of the prompts. */

@@ -3,14 +3,14 @@
  * follow) and the per-file metrics — Path, rounds, calls, searches, and the solvable pass rate of StableToolEval.
  */
 import { Schema } from "effect"
-import type { Json, JsonObject, JsonSchema } from "../domain/Json.ts"
-import { callId, taskId, type ToolName } from "../domain/Ids.ts"
-import type { GoldCall, GoldFact, Level, Task } from "../domain/Task.ts"
-import type { ToolSpec } from "../domain/Tool.ts"
-import type { Trajectory } from "../domain/Trajectory.ts"
-import { mean, std } from "../math/Stats.ts"
-import type { BenchmarkQuery } from "../toolenv/importers/StableToolBench.ts"
-import { matchKey } from "../toolenv/importers/ToolBench.ts"
+import type { Json, JsonObject, JsonSchema } from "../../domain/Json.ts"
+import { callId, taskId, type ToolName } from "../../domain/Ids.ts"
+import type { GoldCall, GoldFact, Level, Task } from "../../domain/Task.ts"
+import type { ToolSpec } from "../../domain/Tool.ts"
+import type { Trajectory } from "../../domain/Trajectory.ts"
+import { mean, std } from "../../math/Stats.ts"
+import type { BenchmarkQuery } from "../../toolenv/importers/StableToolBench.ts"
+import { matchKey } from "../../toolenv/importers/ToolBench.ts"
 
 /** A StableToolEval label of one answer (`AnswerStatus` of its evaluator). */
 export const AnswerStatus = Schema.Literals(["Solved", "Unsure", "Unsolved"])

@@ -3,12 +3,12 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as BfclFiles from "../../layers/BfclFiles.ts"
-import * as Checker from "../../src/eval/BfclChecker.ts"
-import * as Score from "../../src/eval/BfclScore.ts"
-import * as Py from "../../src/eval/BfclValue.ts"
-import type { Py as PyValue, PyDict } from "../../src/eval/BfclValue.ts"
-import { dataPathIfPresent } from "../../src/io/DataPath.ts"
+import * as BfclFiles from "../../../layers/BfclFiles.ts"
+import * as Checker from "../../../src/benchmarks/bfcl/BfclChecker.ts"
+import * as Score from "../../../src/benchmarks/bfcl/BfclScore.ts"
+import * as Py from "../../../src/benchmarks/bfcl/BfclValue.ts"
+import type { Py as PyValue, PyDict } from "../../../src/benchmarks/bfcl/BfclValue.ts"
+import { dataPathIfPresent } from "../../../src/io/DataPath.ts"
 
 const fc: Checker.CheckOptions = { underscoreToDot: false }
 const bfclDir = dataPathIfPresent("bfcl")
