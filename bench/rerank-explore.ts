@@ -5,7 +5,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Context, Effect, Layer } from "effect"
 import { Flag } from "effect/cli"
-import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
+import * as RetrieverOnnx from "../layers/onnx/RetrieverOnnx.ts"
 import { dataPath } from "../src/io/DataPath.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import type { SearchHit } from "../src/domain/Trajectory.ts"

@@ -12,11 +12,11 @@ import * as Generate from "../src/benchmarks/bfcl/BfclGenerate.ts"
 import type * as Score from "../src/benchmarks/bfcl/BfclScore.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
-import * as OpenAiClient from "./OpenAiClient.ts"
-import type { OpenAiConfigInput } from "./OpenAiClient.ts"
-import * as PolicyLearned from "./PolicyLearned.ts"
-import * as PolicyOpenAi from "./PolicyOpenAi.ts"
-import * as TeacherLlm from "./TeacherLlm.ts"
+import * as OpenAiClient from "./model/OpenAiClient.ts"
+import type { OpenAiConfigInput } from "./model/OpenAiClient.ts"
+import * as PolicyLearned from "./onnx/PolicyLearned.ts"
+import * as PolicyOpenAi from "./model/PolicyOpenAi.ts"
+import * as TeacherLlm from "./model/TeacherLlm.ts"
 
 /** The policies `generate` can run (the programs' `--policy` choices). */
 export type PolicyChoice =

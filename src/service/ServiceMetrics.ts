@@ -22,7 +22,7 @@ export const searches = Metric.counter("toolenv_searches_total", { description: 
 /** Episodes rebuilt from the action log (a replica that had not seen the latest turn, or an evicted session). */
 export const replays = Metric.counter("toolenv_replays_total", { description: "sessions rebuilt from the action log", incremental: true })
 
-/** Steps answered by the server's node-level fast path (layers/StepFastPath.ts) rather than the framework's router. */
+/** Steps answered by the server's node-level fast path (layers/server/StepFastPath.ts) rather than the framework's router. */
 export const fastPathSteps = Metric.counter("toolenv_step_fast_path_total", { description: "steps served by the node-level fast path", incremental: true })
 
 /** Requests refused with a typed error, by its tag. */

@@ -11,8 +11,8 @@ import * as Rollout from "../../../src/runtime/Rollout.ts"
 import * as Simulator from "../../../src/toolenv/Simulator.ts"
 import * as DepGraph from "../../../src/toolenv/DepGraph.ts"
 import { makeLibrary, ToolLibrary } from "../../../src/toolenv/ToolLibrary.ts"
-import * as JudgeLlm from "../../../layers/JudgeLlm.ts"
-import * as OpenAiClient from "../../../layers/OpenAiClient.ts"
+import * as JudgeLlm from "../../../layers/model/JudgeLlm.ts"
+import * as OpenAiClient from "../../../layers/model/OpenAiClient.ts"
 import { LoopbackServer as Loopback, type RecordedRequest, Reply } from "../../support/LoopbackServer.ts"
 
 const g3 = dataPathIfPresent("stabletoolbench", "solvable_queries", "test_instruction", "G3_instruction.json")

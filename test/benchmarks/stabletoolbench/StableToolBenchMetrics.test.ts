@@ -8,8 +8,8 @@ import * as Metrics from "../../../src/benchmarks/stabletoolbench/StableToolBenc
 import * as StbJudge from "../../../src/benchmarks/stabletoolbench/StableToolBenchJudge.ts"
 import * as Job from "../../../src/benchmarks/stabletoolbench/StableToolBenchJob.ts"
 import type { BenchmarkQuery } from "../../../src/toolenv/importers/StableToolBench.ts"
-import * as JudgeLlm from "../../../layers/JudgeLlm.ts"
-import * as OpenAiClient from "../../../layers/OpenAiClient.ts"
+import * as JudgeLlm from "../../../layers/model/JudgeLlm.ts"
+import * as OpenAiClient from "../../../layers/model/OpenAiClient.ts"
 import { failed, makeTrajectory, ok } from "../../judge/fixtures.ts"
 import { type LoopbackServer, LoopbackServer as Loopback, Reply } from "../../support/LoopbackServer.ts"
 
