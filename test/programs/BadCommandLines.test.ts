@@ -134,10 +134,10 @@ const rows: ReadonlyArray<Row> = [
   ["bench/retrieval-tune.ts", ["--round", "3"], "--round"],
   ["bench/retrieval-slots.ts", ["--tasks", "0"], "--tasks"],
   ["bench/teacher-prompts.ts", ["5", "Foo"], "<paradigm>"],
-  ["bench/dense-feedback.ts", ["--onnx", "/nonexistent.onnx"], "--onnx"],
-  ["bench/use-explore.ts", ["--packages", "/nonexistent/node_modules"], "--packages"],
-  ["bench/use-explore.ts", ["--packages", dir, "--fields", "api,bogus"], "bogus"],
-  ["bench/use-explore.ts", ["--packages", dir, "--part", "2", "--parts", "2"], "--part"]
+  ["studies/dense-feedback.ts", ["--onnx", "/nonexistent.onnx"], "--onnx"],
+  ["studies/use-explore.ts", ["--packages", "/nonexistent/node_modules"], "--packages"],
+  ["studies/use-explore.ts", ["--packages", dir, "--fields", "api,bogus"], "bogus"],
+  ["studies/use-explore.ts", ["--packages", dir, "--part", "2", "--parts", "2"], "--part"]
 ]
 
 describe.concurrent("a bad command line: exit ≠ 0, one stderr line naming the flag or file, no stack trace", () => {

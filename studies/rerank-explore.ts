@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/rerank-explore.ts`: a linear reranker over the union of the BM25F and dense top-30 (rank, score,
+ * `npx tsx studies/rerank-explore.ts`: a linear reranker over the union of the BM25F and dense top-30 (rank, score,
  * provider and per-sentence features), its weights fitted by coordinate ascent on the BM25 tuning data only.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -17,9 +17,9 @@ import * as Text from "../src/retrieval/Tokenize.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
 import { makeLibrary, ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import { unitHash } from "../src/math/Random.ts"
-import * as BenchFlags from "./BenchFlags.ts"
+import * as BenchFlags from "../bench/BenchFlags.ts"
 
-const { onnx, vocab } = await BenchFlags.parse("rerank-explore", "A linear reranker over BM25F + dense candidates, fitted on the BM25 tuning data only", {
+const { onnx, vocab } = await BenchFlags.parse("studies/rerank-explore", "A linear reranker over BM25F + dense candidates, fitted on the BM25 tuning data only", {
   onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
   vocab: Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("the static encoder's *.vocab.json"), Flag.withDefault(RetrieverOnnx.shippedModel.vocab))
 })

@@ -1,11 +1,11 @@
 /**
- * `npx tsx bench/fusion-explore.ts [--onnx … --vocab …]`: fusion variants of BM25F + the static encoder on the BM25
+ * `npx tsx studies/fusion-explore.ts [--onnx … --vocab …]`: fusion variants of BM25F + the static encoder on the BM25
  * tuning data only (the tuning part of G1_category and the multi-intent requests made from it), never the test files.
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect } from "effect"
 import { Flag } from "effect/cli"
-import * as BenchFlags from "./BenchFlags.ts"
+import * as BenchFlags from "../bench/BenchFlags.ts"
 import * as TuningData from "./TuningData.ts"
 import * as RetrieverOnnx from "../layers/onnx/RetrieverOnnx.ts"
 import { groupKey } from "../src/domain/Tool.ts"
@@ -14,7 +14,7 @@ import * as Bm25 from "../src/retrieval/Bm25.ts"
 import * as Hybrid from "../src/retrieval/Hybrid.ts"
 import { Retriever } from "../src/retrieval/Retriever.ts"
 
-const { onnx, vocab } = await BenchFlags.parse("fusion-explore", "Fusion variants of BM25F + the static encoder on the BM25 tuning data only", {
+const { onnx, vocab } = await BenchFlags.parse("studies/fusion-explore", "Fusion variants of BM25F + the static encoder on the BM25 tuning data only", {
   onnx: Flag.File("onnx", { mustExist: true }).pipe(Flag.withDescription("the static encoder's ONNX file"), Flag.withDefault(RetrieverOnnx.shippedModel.onnx)),
   vocab: Flag.File("vocab", { mustExist: true }).pipe(Flag.withDescription("the static encoder's *.vocab.json"), Flag.withDefault(RetrieverOnnx.shippedModel.vocab))
 })
