@@ -11,7 +11,6 @@ import { PrometheusMetrics } from "effect/observability"
 import { createHash } from "node:crypto"
 import * as path from "node:path"
 import * as JudgeRule from "../../src/judge/RuleJudge.ts"
-import { McpEpisodes } from "../../src/service/McpEpisodes.ts"
 import * as Simulator from "../../src/toolenv/Simulator.ts"
 import { Retriever } from "../../src/retrieval/Retriever.ts"
 import { ToolEnvApi } from "../../src/service/Api.ts"
@@ -22,19 +21,17 @@ import * as Metrics from "../../src/service/ServiceMetrics.ts"
 import * as OrsRoutes from "../../src/service/OrsRoutes.ts"
 import * as SessionStore from "../../src/service/SessionStore.ts"
 import * as Sessions from "../../src/service/Sessions.ts"
-import * as TaskSource from "../../src/toolenv/TaskSource.ts"
 import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 import * as ToolLibraryModule from "../../src/toolenv/ToolLibrary.ts"
 import * as World from "../../src/toolenv/world/World.ts"
+import * as McpEnvironment from "./McpEnvironment.ts"
 import * as McpHttp from "./McpHttp.ts"
 import * as RetrieverOnnx from "../onnx/RetrieverOnnx.ts"
 import * as ServerFront from "./ServerFront.ts"
 import * as SessionStorePostgres from "../storage/SessionStorePostgres.ts"
 import * as SessionStoreSqlite from "../storage/SessionStoreSqlite.ts"
 import * as StepFastPath from "./StepFastPath.ts"
-import * as TaskSourceWorker from "./TaskSourceWorker.ts"
 import * as WorkerCluster from "./WorkerCluster.ts"
-import * as ToolLibraryFiles from "../files/ToolLibraryFiles.ts"
 
 /** Which retriever sessions search with (BM25 is always loaded for `/tools/search`). */
 export type RetrieverChoice = "bm25" | "dense" | "hybrid"
@@ -213,15 +210,11 @@ const jsonRpcRefusal = (text: string): { readonly code: number; readonly message
   return ok ? undefined : { code: -32600, message: "Invalid Request: not a JSON-RPC 2.0 message (jsonrpc \"2.0\" and a method, result or error)" }
 }
 
-/** The library, world and task source the options name. */
+/** The library, world and task source the options name (McpEnvironment's builder, shared with the MCP server). */
 const environment = (options: ServerOptions) =>
   options.library === "generated"
-    ? (options.drawWorker === true
-      ? TaskSourceWorker.layer({ world: { seed: options.worldSeed, size: options.worldSize }, holdoutTools: true })
-      : TaskSource.layerGenerated({ holdoutTools: true })).pipe(
-        Layer.provideMerge(ToolLibraryModule.layerGenerated({ seed: options.worldSeed, size: options.worldSize }))
-      )
-    : ToolLibraryFiles.layerToolBench(options.library.dir)
+    ? McpEnvironment.generatedWorld({ seed: options.worldSeed, size: options.worldSize }, { drawWorker: options.drawWorker === true })
+    : McpEnvironment.toolBenchWorld(options.library.dir)
 
 const retrievers = (choice: RetrieverChoice) =>
   Layer.effect(Handlers.Retrievers, Effect.gen(function*() {
@@ -274,7 +267,7 @@ export const http = (options: ServerOptions) => {
   // MCP sessions act in episodes of their own (docs/mcp.md) over this server's library, judge and default retriever,
   // with a simulator at the server's default fault rate
   const mcp = options.mcp === false ? Layer.empty : McpHttp.layer().pipe(
-    Layer.provide(McpEpisodes.layer({ rollout: { maxRounds: options.sessions.maxRounds, faults: options.sessions.faultRate > 0 } })),
+    Layer.provide(McpEnvironment.episodes({ faultRate: options.sessions.faultRate, episodes: { rollout: { maxRounds: options.sessions.maxRounds } } })),
     Layer.provide(Simulator.layer({ faultRate: options.sessions.faultRate })),
     Layer.provide(Layer.effect(Retriever, Effect.map(Handlers.Retrievers, ({ default: name, byName }) => byName.get(name) as Retriever["Service"])))
   )
