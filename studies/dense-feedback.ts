@@ -89,4 +89,4 @@ const program = Effect.scoped(Effect.gen(function*() {
   }
 }))
 
-program.pipe(Cli.report("bench/dense-feedback"), NodeRuntime.runMain)
+program.pipe(Cli.report("studies/dense-feedback"), NodeRuntime.runMain)

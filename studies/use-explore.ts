@@ -188,4 +188,4 @@ const program = Effect.gen(function*() {
   }
 })
 
-program.pipe(Cli.report("bench/use-explore"), NodeRuntime.runMain)
+program.pipe(Cli.report("studies/use-explore"), NodeRuntime.runMain)
