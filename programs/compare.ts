@@ -4,6 +4,7 @@
  */
 // subpath imports: the package index loads every Node module (HTTP server, sockets, workers), ~1.5 s of start-up
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as path from "node:path"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as App from "../layers/App.ts"
@@ -77,6 +78,8 @@ const command = Command.make(
     yield* RunFolder.make(config.out).pipe(
       Effect.mapError((e) => new ConfigError({ field: "--out", value: config.out, message: `--out ${config.out}: cannot create the run folder (${e.message})` }))
     )
+    // announced before the world is built, so a person can watch it fill
+    yield* Console.error(`compare: run folder ${path.resolve(config.out)} (trajectories.jsonl as rollouts finish; table.md and summary.json when done)`)
     const provenance = yield* Provenance.read
     const result = yield* Job.run({ ...RunConfig.jobOptions(config, true), record: { ...config, ...provenance } }).pipe(
       Effect.provide(App.layer(App.optionsFromRunConfig(config, endpoint)))

@@ -26,6 +26,8 @@ describe("npm run compare against an endpoint that only fails (500)", () => {
       )
       assert.notStrictEqual(r.code, 0, r.stderr)
       assert.include(r.stderr, "every one of the 1 rollouts ended policy_error")
+      // the run folder is announced before any work, so even a failed run names where its trajectories are
+      assert.isTrue(r.stderr.startsWith(`compare: run folder ${out} (`), r.stderr)
       assert.notInclude(r.stdout + r.stderr, SECRET)
       assert.notInclude(r.stdout + r.stderr, "    at ")
       const requests = yield* server.requests
