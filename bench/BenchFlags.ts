@@ -9,17 +9,21 @@ import { Command } from "effect/cli"
 import * as Cli from "../src/io/Cli.ts"
 import * as Provenance from "../src/io/Provenance.ts"
 
-/** Parses the process arguments against `config`; resolves with the decoded flags (or exits: help, a bad flag). */
+/**
+ * Parses the process arguments against `config`; resolves with the decoded flags (or exits: help, a bad flag). `name`
+ * is a benchmark's file name without `.ts` (`bench/<name>`), or a path such as `studies/<name>` for a study.
+ */
 export const parse = async <const Config extends Command.Command.Config>(
   name: string,
   description: string,
   config: Config
 ): Promise<Command.Command.Config.Infer<Config>> => {
   let decoded: Command.Command.Config.Infer<Config> | undefined
-  const command = Command.make(`bench/${name}`, config, (flags) => Effect.sync(() => {
+  const program = name.includes("/") ? name : `bench/${name}`
+  const command = Command.make(program, config, (flags) => Effect.sync(() => {
     decoded = flags
   })).pipe(Command.withDescription(description))
-  const exit = await Effect.runPromiseExit(command.pipe(Cli.run(`bench/${name}`, Provenance.packageVersion()), Effect.provide(NodeServices.layer)))
+  const exit = await Effect.runPromiseExit(command.pipe(Cli.run(program, Provenance.packageVersion()), Effect.provide(NodeServices.layer)))
   if (Exit.isFailure(exit)) process.exit(1)
   // --help / --version: the command printed and ran no handler
   if (decoded === undefined) process.exit(0)

@@ -42,8 +42,6 @@ const benches: ReadonlyArray<Bench> = [
   { name: "retrieval-ablation", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
   { name: "retrieval-minisearch", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
   { name: "retrieval-tune", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
-  { name: "fusion-explore", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
-  { name: "rerank-explore", args: [], data: "toolenv2404/toolenv2404_filtered", slow: true },
   { name: "fuzz", args: [], slow: true }
 ]
 

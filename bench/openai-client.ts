@@ -3,7 +3,7 @@
  * `fetch` + `JSON.parse`, side by side against one loopback server. Run: `npx tsx bench/openai-client.ts`.
  */
 import { Effect } from "effect"
-import * as OpenAiClient from "../layers/OpenAiClient.ts"
+import * as OpenAiClient from "../layers/model/OpenAiClient.ts"
 import { LoopbackServer, Reply } from "../test/support/LoopbackServer.ts"
 import * as BenchFlags from "./BenchFlags.ts"
 

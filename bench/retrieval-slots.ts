@@ -21,7 +21,7 @@ const { tasks: taskCount } = await BenchFlags.parse("retrieval-slots", "The agen
   tasks: RunConfig.flags.tasks.pipe(Flag.withDescription("validation tasks whose gold tools are searched for"), Flag.withDefault(200))
 })
 
-/** The teacher's phrasings of a slot bound to a tool (src/Teacher.ts `searcher`). */
+/** The teacher's phrasings of a slot bound to a tool (src/agent/Teacher.ts `searcher`). */
 const phrasings = (spec: ToolSpec): ReadonlyArray<string> => [
   firstSentence(spec.description),
   `${spec.apiName.replace(/[_-]+/g, " ")} ${spec.group}`,

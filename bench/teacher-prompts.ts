@@ -1,7 +1,7 @@
 /**
  * What the LLM teacher sends per round, side by side with the single-agent LLM policy at the same points. The scripted
  * teacher's trajectories on generated tasks are replayed; at each round the prompts of the roles the orchestrator
- * consults are built (layers/TeacherLlm.ts) and measured in characters, against PolicyOpenAi.buildMessages.
+ * consults are built (layers/model/TeacherLlm.ts) and measured in characters, against PolicyOpenAi.buildMessages.
  * Run: npx tsx bench/teacher-prompts.ts [tasks=30] [paradigm=ParaAct]
  */
 import { Effect, Layer } from "effect"
@@ -17,8 +17,8 @@ import type { RoleName } from "../src/agent/Teacher.ts"
 import { ToolLibrary } from "../src/toolenv/ToolLibrary.ts"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
-import * as PolicyOpenAi from "../layers/PolicyOpenAi.ts"
-import * as TeacherLlm from "../layers/TeacherLlm.ts"
+import * as PolicyOpenAi from "../layers/model/PolicyOpenAi.ts"
+import * as TeacherLlm from "../layers/model/TeacherLlm.ts"
 import { Argument } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"

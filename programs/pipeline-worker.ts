@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import * as App from "../layers/App.ts"
 import * as Otlp from "../layers/Otlp.ts"
 import type { WorkerInput, WorkerOutput } from "../layers/PipelineWorkers.ts"
-import * as RunStoreSqlite from "../layers/RunStoreSqlite.ts"
+import * as RunStoreSqlite from "../layers/storage/RunStoreSqlite.ts"
 import * as Pipeline from "../src/training/Pipeline.ts"
 
 const input = workerData as WorkerInput

@@ -9,7 +9,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Context, Duration, Effect, Layer, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { dataPathIfPresent } from "../src/io/DataPath.ts"
-import * as RetrieverOnnx from "../layers/RetrieverOnnx.ts"
+import * as RetrieverOnnx from "../layers/onnx/RetrieverOnnx.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { ConfigError, DecodeError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
@@ -94,7 +94,7 @@ interface Choice {
   readonly fusion: "tuned" | "seal-tools"
 }
 
-/** The Retriever layer the flags name. Dense and hybrid are the dense retriever's layers (layers/RetrieverOnnx.ts). */
+/** The Retriever layer the flags name. Dense and hybrid are the dense retriever's layers (layers/onnx/RetrieverOnnx.ts). */
 const retrieverLayer = (
   kind: "bm25" | "dense" | "hybrid",
   choice: Choice,

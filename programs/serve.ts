@@ -1,6 +1,6 @@
 /**
  * `npm run serve -- [--port] [--host] [--library <dir>|generated] [--token] [--store <file>|postgres://...] ...`: ToolEnv over HTTP
- * (layers/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
+ * (layers/server/ToolEnvServer.ts). Prints one line with its URL once it is listening; `--port 0` picks a free port.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Option } from "effect"
@@ -8,10 +8,10 @@ import { Command, Flag } from "effect/cli"
 import { existsSync, statSync } from "node:fs"
 import { createServer } from "node:net"
 import * as Otlp from "../layers/Otlp.ts"
-import * as ServerFront from "../layers/ServerFront.ts"
-import * as WorkerCluster from "../layers/WorkerCluster.ts"
+import * as ServerFront from "../layers/server/ServerFront.ts"
+import * as WorkerCluster from "../layers/server/WorkerCluster.ts"
 import cluster from "node:cluster"
-import * as ToolEnvServer from "../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../layers/server/ToolEnvServer.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Cli from "../src/io/Cli.ts"

@@ -1,12 +1,12 @@
 /**
- * The worker-thread entrypoint of the ToolEnv server's task draws (started by layers/TaskSourceWorker.ts, never run by
+ * The worker-thread entrypoint of the ToolEnv server's task draws (started by layers/server/TaskSourceWorker.ts, never run by
  * hand): builds the same generated world as the server, then answers draw requests. Requests run side by side in
  * slices of a few milliseconds, so a 100-task listing is not queued behind a 10,000-task draw.
  */
 import { parentPort, workerData } from "node:worker_threads"
 import * as Tasks from "../src/toolenv/world/Tasks.ts"
 import * as World from "../src/toolenv/world/World.ts"
-import type { DrawReply, DrawRequest, DrawWorkerInput } from "../layers/TaskSourceWorker.ts"
+import type { DrawReply, DrawRequest, DrawWorkerInput } from "../layers/server/TaskSourceWorker.ts"
 
 const input = workerData as DrawWorkerInput
 const generator = Tasks.make(World.make({ seed: input.world.seed, size: input.world.size }), { holdoutTools: input.holdoutTools })

@@ -7,7 +7,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as ToolLibraryFiles from "../layers/ToolLibraryFiles.ts"
+import * as ToolLibraryFiles from "../layers/files/ToolLibraryFiles.ts"
 import * as DepGraph from "../src/toolenv/DepGraph.ts"
 import { type CallOutcome, transientErrorKinds } from "../src/domain/Call.ts"
 import { ConfigError } from "../src/domain/Errors.ts"

@@ -91,21 +91,22 @@ export * as Numerals from "./judge/Numerals.ts"
 export * as Redaction from "./judge/Redaction.ts"
 export * as RuleJudge from "./judge/RuleJudge.ts"
 export * as Variants from "./judge/Variants.ts"
-// eval: scoring (judge -> reward -> advantage), the paradigm comparison job the run report, BFCL
-export * as BfclChecker from "./eval/BfclChecker.ts"
-export * as BfclDecode from "./eval/BfclDecode.ts"
-export * as BfclGenerate from "./eval/BfclGenerate.ts"
-export * as BfclScore from "./eval/BfclScore.ts"
-export * as BfclValue from "./eval/BfclValue.ts"
+// eval: scoring (judge -> reward -> advantage), the paradigm comparison job, the run report
 export * as ComparisonJob from "./eval/ComparisonJob.ts"
 export * as Estimators from "./eval/Estimators.ts"
 export * as Report from "./eval/Report.ts"
 export * as RunConfig from "./eval/RunConfig.ts"
 export * as Scoring from "./eval/Scoring.ts"
-// eval: StableToolBench queries as ToolEnv tasks (Path, solvable pass rate), the job and its pass-rate judge prompts
-export * as StableToolBenchMetrics from "./eval/StableToolBenchMetrics.ts"
-export * as StableToolBenchJob from "./eval/StableToolBenchJob.ts"
-export * as StableToolBenchJudge from "./eval/StableToolBenchJudge.ts"
+// benchmarks: BFCL (v4 AST checker, generation, scoring)
+export * as BfclChecker from "./benchmarks/bfcl/BfclChecker.ts"
+export * as BfclDecode from "./benchmarks/bfcl/BfclDecode.ts"
+export * as BfclGenerate from "./benchmarks/bfcl/BfclGenerate.ts"
+export * as BfclScore from "./benchmarks/bfcl/BfclScore.ts"
+export * as BfclValue from "./benchmarks/bfcl/BfclValue.ts"
+// benchmarks: StableToolBench queries as ToolEnv tasks (Path, solvable pass rate), the job and its pass-rate judge prompts
+export * as StableToolBenchMetrics from "./benchmarks/stabletoolbench/StableToolBenchMetrics.ts"
+export * as StableToolBenchJob from "./benchmarks/stabletoolbench/StableToolBenchJob.ts"
+export * as StableToolBenchJudge from "./benchmarks/stabletoolbench/StableToolBenchJudge.ts"
 // service: ToolEnv over MCP (one episode per MCP session)
 export * as McpEpisodes from "./service/McpEpisodes.ts"
 export * as McpTools from "./service/McpTools.ts"

@@ -70,7 +70,7 @@ export const candidateOffset = rowTypes.length + contextWidth
 /**
  * What each column of a feature row means, and the bounds of the enumeration: a model is trained on one schema and
  * is wrong on another of the same width. `revision` is bumped whenever a column's meaning or an enumerator changes;
- * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/PolicyScorerOnnx.ts`).
+ * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
   revision: 4,

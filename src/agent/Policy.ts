@@ -62,7 +62,7 @@ export interface Rescore {
 }
 
 /**
- * A policy. Its implementations (the teacher, layers/PolicyOpenAi.ts, a user's own) import this class, so none of
+ * A policy. Its implementations (the teacher, layers/model/PolicyOpenAi.ts, a user's own) import this class, so none of
  * them sits on it as a default layer: pick one (`Teacher.layer`, `PolicyOpenAi.layer`, `Layer.succeed(Policy, ...)`).
  */
 export class Policy extends Context.Service<Policy, {

@@ -1,7 +1,7 @@
 /**
  * The multi-agent teacher as a Policy: planner, searcher, executor and answerer roles composed into ordinary turns
  * by an orchestrator with one strategy per paradigm. The scripted roles read the task's privileged gold DAG (with a
- * mistake rate, so demonstrations are diverse and show recovery); layers/TeacherLlm.ts makes each role an LLM call.
+ * mistake rate, so demonstrations are diverse and show recovery); layers/model/TeacherLlm.ts makes each role an LLM call.
  * Its parts: teacher/Options, Board, Roles, ScriptedRoles, Strategies, Orchestrator (re-exported here).
  */
 import { Effect, Layer } from "effect"

@@ -13,7 +13,7 @@ export class JudgeError extends Schema.TaggedError<JudgeError>()("JudgeError", {
 }) {}
 
 /**
- * A judge. Its default implementation (RuleJudge.layer) and the LLM judge (layers/JudgeLlm.ts) import this class, so
+ * A judge. Its default implementation (RuleJudge.layer) and the LLM judge (layers/model/JudgeLlm.ts) import this class, so
  * the default layer sits in its own module rather than on the class (here it would make an import cycle).
  */
 export class Judge extends Context.Service<Judge, {

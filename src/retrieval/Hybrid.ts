@@ -114,7 +114,7 @@ export const make = (
 
 /**
  * A Hybrid retriever layer from two Retriever layers (e.g. `Retriever.layerBm25` and the dense layer of
- * `layers/RetrieverOnnx.ts`): both are built privately, so each keeps its own `Retriever` service.
+ * `layers/onnx/RetrieverOnnx.ts`): both are built privately, so each keeps its own `Retriever` service.
  */
 export const layer = <E1, R1, E2, R2>(
   first: Layer.Layer<Retriever, E1, R1>,

@@ -1,6 +1,6 @@
 /**
  * The Retriever service: top-k tool interfaces per capability-slot query, over the whole library.
- * Layers: BM25 (here), Dense (ONNX encoder) and Hybrid (rank fusion) in layers/RetrieverOnnx.ts.
+ * Layers: BM25 (here), Dense (ONNX encoder) and Hybrid (rank fusion) in layers/onnx/RetrieverOnnx.ts.
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type { SearchHit } from "../domain/Trajectory.ts"

@@ -1,6 +1,6 @@
 /**
  * The ToolEnv service's HTTP API as data (`effect/http-api`): every endpoint's path, request and response schemas and
- * typed errors. The server (layers/ToolEnvServer.ts), the typed client and the OpenAPI document all derive from it.
+ * typed errors. The server (layers/server/ToolEnvServer.ts), the typed client and the OpenAPI document all derive from it.
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"

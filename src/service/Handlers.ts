@@ -13,13 +13,12 @@ import * as Estimators from "../eval/Estimators.ts"
 import * as Scoring from "../eval/Scoring.ts"
 import * as Equivalence from "../toolenv/Equivalence.ts"
 import { Judge } from "../judge/Judge.ts"
-import * as Redaction from "../judge/Redaction.ts"
-import * as Reward from "../math/Reward.ts"
 import type { Retriever } from "../retrieval/Retriever.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import { InvalidRequest, NotFound, ScoringFailed, taskView, ToolEnvApi } from "./Api.ts"
 import type { Score, SessionInfo } from "./Api.ts"
 import * as Guard from "./Guard.ts"
+import * as EpisodeScore from "./EpisodeScore.ts"
 import { Readiness } from "./Readiness.ts"
 import * as Metrics from "./ServiceMetrics.ts"
 import { sessionNotFound, Sessions } from "./Sessions.ts"
@@ -214,27 +213,24 @@ const scoring = HttpApiBuilder.group(ToolEnvApi, "scoring", (handlers) =>
  * (`Scoring.rewardsOf`; `equivalent`: which tools stand in for a gold tool, default the exact one) — the score body of
  * `POST /sessions/{id}/score` and of the ORS episode end.
  */
-export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"], equivalent: Equivalence.Equivalent = Equivalence.exact) => {
-  const deps = (from: string, to: string) => library.graph.kind(from, to)
-  return (id: string, owner: Owner) =>
+export const scoreSession = (sessions: Sessions["Service"], judge: Judge["Service"], library: ToolLibrary["Service"], equivalent: Equivalence.Equivalent = Equivalence.exact) =>
+  (id: string, owner: Owner) =>
     Effect.gen(function*() {
       const info = yield* sessions.info(id, owner)
       if (!info.done) return yield* new ScoringFailed({ field: "sessionId", message: `session ${id} is still running (${info.rounds} rounds): score it once it is done` })
       const { trajectory, task } = yield* sessions.trajectory(id, owner)
-      const verdict = yield* judge.judge(task, trajectory).pipe(Effect.mapError((e) => new ScoringFailed({ field: "judge", message: e.message })))
-      const score = Scoring.rewardsOf(task, { ...trajectory, verdict }, { deps, equivalent, reward: Reward.defaultRewardConfig })
-      // the client sees what is missing, never the gold values; the full rationale goes to the server's log
-      if (verdict.rationale !== undefined) yield* Effect.logDebug("judge rationale").pipe(Effect.annotateLogs({ sessionId: id, rationale: verdict.rationale }))
-      const scored: Score = {
+      const scored = yield* EpisodeScore.score(judge, library, equivalent, task, trajectory, { sessionId: id })
+      if (scored.verdict === undefined) return yield* new ScoringFailed({ field: "judge", message: scored.judgeError ?? "the judge gave no verdict" })
+      const score = scored.rewards
+      const body: Score = {
         sessionId: id,
-        verdict: Redaction.forClient(task, verdict),
+        verdict: scored.verdict,
         answer: score.answer,
         phases: score.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, reward: { l1, l2, l3, l4, rPhase } })),
         steps: score.steps
       }
-      return scored
+      return body
     })
-}
 
 /** The trajectories and task of an advantage request: finished sessions of one task, or trajectories with a task id. */
 const groupOf = (

@@ -16,6 +16,7 @@ import type { PhaseReward, Step, StepReward, Trajectory, Verdict } from "../doma
 import type { Turn } from "../domain/Turn.ts"
 import { IntIn, caps } from "../eval/RunConfig.ts"
 import * as Scoring from "../eval/Scoring.ts"
+import * as EpisodeScore from "./EpisodeScore.ts"
 import { Judge } from "../judge/Judge.ts"
 import * as Redaction from "../judge/Redaction.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
@@ -274,7 +275,6 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
     const tasks = Option.getOrUndefined(yield* Effect.serviceOption(TaskSource))
     const environment = yield* Effect.context<ToolLibrary | Simulator | Retriever>()
     const entries = new Map<string, Entry>()
-    const deps = (from: string, to: string) => library.graph.kind(from, to)
     const equivalent = yield* Scoring.equivalence
 
     /** The client's entry, most recently used last; the least recently used past `maxClients` is dropped. */
@@ -362,25 +362,16 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
     const score = (episode: Episode) =>
       Effect.gen(function*() {
         const trajectory = yield* episode.session.trajectory
-        const verdict = yield* judge.judge(episode.task, trajectory).pipe(
-          Effect.map((v) => ({ verdict: v, error: undefined })),
-          Effect.catchTag("JudgeError", (e) => Effect.succeed({ verdict: undefined, error: e.message }))
-        )
-        const judged: Trajectory = verdict.verdict === undefined ? trajectory : { ...trajectory, verdict: verdict.verdict }
-        const scores = Scoring.rewardsOf(episode.task, judged, { deps, equivalent, reward: Reward.defaultRewardConfig })
-        const scored = Reward.attach(judged, scores)
-        // the client sees what is missing, never the gold values; the full rationale goes to the server's log
-        if (verdict.verdict?.rationale !== undefined) {
-          yield* Effect.logDebug("judge rationale").pipe(Effect.annotateLogs({ taskId: episode.task.id, rationale: verdict.verdict.rationale }))
-        }
+        const scored = yield* EpisodeScore.score(judge, library, equivalent, episode.task, trajectory, { taskId: episode.task.id })
+        const scores = scored.rewards
         const view: ScoringView = {
-          ...(verdict.verdict !== undefined ? { verdict: Redaction.forClient(episode.task, verdict.verdict) } : {}),
-          ...(verdict.error !== undefined ? { judgeError: verdict.error } : {}),
+          ...(scored.verdict !== undefined ? { verdict: scored.verdict } : {}),
+          ...(scored.judgeError !== undefined ? { judgeError: scored.judgeError } : {}),
           answerReward: scores.answer,
           stepRewards: scores.steps.map((r, round) => ({ round, ...r })),
           phaseRewards: scores.phases.map(({ kind, start, end, l1, l2, l3, l4, rPhase }) => ({ kind, start, end, l1, l2, l3, l4, rPhase }))
         }
-        episode.scored = scored
+        episode.scored = Reward.attach(scored.judged, scores)
         episode.scoring = view
         return view
       })

@@ -28,7 +28,7 @@ export const replays = Metric.counter("toolenv_replays_total", { description: "s
  */
 export const optimisticRetries = Metric.counter("toolenv_step_log_retries_total", { description: "warm steps whose optimistic append the log refused, answered from the log instead", incremental: true })
 
-/** Steps answered by the server's node-level fast path (layers/StepFastPath.ts) rather than the framework's router. */
+/** Steps answered by the server's node-level fast path (layers/server/StepFastPath.ts) rather than the framework's router. */
 export const fastPathSteps = Metric.counter("toolenv_step_fast_path_total", { description: "steps served by the node-level fast path", incremental: true })
 
 /** Requests refused with a typed error, by its tag. */

@@ -1,7 +1,7 @@
 /**
  * The SessionStore service: the action log that makes a served episode rebuildable by any replica — a session's spec
  * (world, task, seed, paradigm, config), its owner and its accepted turns in order. Replicas keep only a cache;
- * layers/SessionStoreSqlite.ts shares one SQLite file between processes, `layerMemory` serves one replica.
+ * layers/storage/SessionStoreSqlite.ts shares one SQLite file between processes, `layerMemory` serves one replica.
  *
  * The contract every implementation keeps (one test suite, test/support/SessionStoreContract.ts, runs it against each):
  * - **One lifecycle.** An id is open (created, not closed) or not. `close` ends it for every replica at once: in a

@@ -44,7 +44,7 @@ export class Simulator extends Context.Service<Simulator, {
   static readonly layer = (config: Partial<SimulatorConfig> = {}): Layer.Layer<Simulator, ConfigError, ToolLibrary> => layer(config)
 }
 
-/** A latency model (see src/simulator/Faults.ts): per-tool base latency in [minMs, maxMs], per-call jitter, timeout duration. */
+/** A latency model (see src/toolenv/simulator/Faults.ts): per-tool base latency in [minMs, maxMs], per-call jitter, timeout duration. */
 export const LatencyConfig = Schema.Struct({
   minMs: Schema.Number.pipe(Schema.check(Schema.isGreaterThan(0))),
   maxMs: Schema.Number.pipe(Schema.check(Schema.isGreaterThan(0))),
@@ -60,7 +60,7 @@ export const SimulatorConfig = Schema.Struct({
   faultRate: Schema.Number.pipe(Schema.check(Schema.isBetween({ minimum: 0, maximum: 1 }))),
   /** Latency model; absent = calls complete at once. */
   latency: Schema.optionalKey(LatencyConfig),
-  /** L3 rendering: deterministic here; layers/SimulatorLlm.ts renders with an LLM. */
+  /** L3 rendering: deterministic here; layers/model/SimulatorLlm.ts renders with an LLM. */
   render: Schema.Literals(["deterministic", "llm"])
 })
 /** The simulator's configuration record. */
@@ -121,7 +121,7 @@ export const layer = (config: Partial<SimulatorConfig> = {}): Layer.Layer<Simula
   Layer.effect(Simulator, Effect.gen(function*() {
     const decoded = yield* decodeConfig(config)
     if (decoded.render === "llm") {
-      return yield* new ConfigError({ field: "render", value: "llm", message: "LLM rendering needs an endpoint: use SimulatorLlm.layer (layers/SimulatorLlm.ts)" })
+      return yield* new ConfigError({ field: "render", value: "llm", message: "LLM rendering needs an endpoint: use SimulatorLlm.layer (layers/model/SimulatorLlm.ts)" })
     }
     return fromEngine(yield* makeEngine(decoded))
   }))

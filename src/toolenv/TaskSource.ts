@@ -51,7 +51,7 @@ const sliceMs = 4
 export const recentDraws = 4
 
 /**
- * Tasks sampled from the generated world's G_dep (src/world/Tasks.ts): I1 / I2 / I3 with gold call DAGs and gold
+ * Tasks sampled from the generated world's G_dep (src/toolenv/world/Tasks.ts): I1 / I2 / I3 with gold call DAGs and gold
  * facts, deterministic from the seed; `holdoutTools` makes test tasks use providers no training task uses. A draw of
  * many tasks runs in slices of a few milliseconds with a yield between them, so the fibers beside it (a server's other
  * requests) keep running; the tasks are those of `Tasks.take`. The last {@link recentDraws} draws are kept (frozen:

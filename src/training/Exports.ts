@@ -145,7 +145,7 @@ const badMaxRounds = (maxRounds: number): ExportError | undefined =>
 
 /**
  * One judged trajectory as a demonstration, unfiltered: the conversation the OpenAI-compatible policy
- * (`layers/PolicyOpenAi.ts`, same mode, same budgets) is sent before the trajectory's last step — system prompt,
+ * (`layers/model/PolicyOpenAi.ts`, same mode, same budgets) is sent before the trajectory's last step — system prompt,
  * request, every earlier step of its path as assistant / observation messages, the DFSDT and last-round notes — then
  * the last step's assistant message. Its observations (none after an answer) are left out: nothing follows them to
  * learn from. Fails on a trajectory of another task, with no verdict or no steps, with more steps than `maxRounds`,

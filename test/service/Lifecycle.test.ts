@@ -5,7 +5,7 @@ import type { HttpServer } from "effect/http"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 
 // One lifecycle everywhere, over HTTP: two replicas (two servers in this process) share one SQLite session log, as two
 // `npm run serve --store` processes do (test/programs/Serve.test.ts runs that with real processes).

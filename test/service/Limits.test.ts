@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import type { HttpServer } from "effect/http"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 import { limits } from "../../src/service/Api.ts"
 
 // Memory bounded in bytes: every posted or stored field has a size limit (a 400 naming it), and the log's total is

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as McpEnvironment from "../../layers/McpEnvironment.ts"
+import * as McpEnvironment from "../../layers/server/McpEnvironment.ts"
 import { McpEpisodes } from "../../src/service/McpEpisodes.ts"
 
 const environment = McpEnvironment.layerGenerated({ size: 2000 }, { faultRate: 0, episodes: { maxClients: 2 } })

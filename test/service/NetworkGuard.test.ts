@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import type { HttpServer } from "effect/http"
 import { request as httpRequest } from "node:http"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 
 // The default server (no token) driven as a web page would drive it: a cross-site request without a preflight (a
 // foreign Origin, a form or text/plain body, or none), and a DNS-rebound name in Host. Raw node:http requests, since

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { chromium } from "playwright-core"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 
 const executablePath = "/usr/bin/chromium"
 const hasChromium = existsSync(executablePath)

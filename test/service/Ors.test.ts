@@ -1,7 +1,7 @@
 import { assert, describe, expect, it as vitestIt, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { FetchHttpClient } from "effect/http"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 import type { Task } from "../../src/domain/Task.ts"
 import type { Turn } from "../../src/domain/Turn.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"

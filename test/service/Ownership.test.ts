@@ -4,7 +4,7 @@ import type { HttpServer } from "effect/http"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 
 // A session belongs to the client key that created it (X-Client-Key): another client — or one without a key — gets the
 // 404 an unknown id gets, on every route, on every replica (the owner is in the shared log).

@@ -2,7 +2,7 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Layer, Tracer } from "effect"
 import { HttpServer } from "effect/http"
 import { request as httpRequest } from "node:http"
-import * as ToolEnvServer from "../../layers/ToolEnvServer.ts"
+import * as ToolEnvServer from "../../layers/server/ToolEnvServer.ts"
 
 const token = "s3cret-token-for-tests"
 const options: ToolEnvServer.ServerOptions = {
@@ -46,7 +46,7 @@ const comparable = (answer: Answer, sessionId: string): Answer => {
   }
 }
 
-describe("the step fast path (layers/StepFastPath.ts)", () => {
+describe("the step fast path (layers/server/StepFastPath.ts)", () => {
   it.effect("answers every step request — good turns, each refusal, malformed and oversized bodies, bad tokens — with the framework's status, content type and bytes", () =>
     Effect.scoped(Effect.gen(function*() {
       const urlOf = (context: Context.Context<HttpServer.HttpServer>) => Effect.provide(ToolEnvServer.url, context)

@@ -1,6 +1,6 @@
 /**
  * The teacher's four roles (planner, searcher, executor, answerer) as an interface: what each sees and what piece
- * of the turn it hands back. The scripted roles and the LLM roles (layers/TeacherLlm.ts) both implement it.
+ * of the turn it hands back. The scripted roles and the LLM roles (layers/model/TeacherLlm.ts) both implement it.
  */
 import type { Effect } from "effect"
 import type { ToolName } from "../../domain/Ids.ts"

@@ -1,7 +1,7 @@
 /**
  * The simulator's synchronous core: one call through faults, L1 (interface validation), L2 (state: ids must be
  * known, entities must exist, records persist within the episode) and L3 (deterministic rendering). The Effect
- * service (src/Simulator.ts) wraps it with latency and optional LLM rendering; benchmarks call it directly.
+ * service (src/toolenv/Simulator.ts) wraps it with latency and optional LLM rendering; benchmarks call it directly.
  */
 import { errorOutcome, type CallOutcome, type ErrorKind, type ToolCall } from "../../domain/Call.ts"
 import type { JsonObject } from "../../domain/Json.ts"

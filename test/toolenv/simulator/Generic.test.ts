@@ -14,7 +14,7 @@ import { Engine } from "../../../src/toolenv/simulator/Engine.ts"
 import { inferSchema, responseShape } from "../../../src/toolenv/simulator/Generic.ts"
 import * as Simulator from "../../../src/toolenv/Simulator.ts"
 import { makeLibrary, ToolLibrary } from "../../../src/toolenv/ToolLibrary.ts"
-import * as ToolLibraryFiles from "../../../layers/ToolLibraryFiles.ts"
+import * as ToolLibraryFiles from "../../../layers/files/ToolLibraryFiles.ts"
 
 // Hand-written tools in the shape the importers produce for a RapidAPI video provider (annotated by DepInference).
 const tool = (name: string, parameters: ToolSpec["parameters"], extra: Partial<ToolSpec> = {}): ToolSpec => ({
