@@ -384,7 +384,8 @@ export const run = Effect.fn("Pipeline.run")(function*(
       trainTasks: trainTasks.length,
       library: library.label,
       evalRollouts: options.evalRollouts,
-      evalSampled: options.evalSampled
+      evalSampled: options.evalSampled,
+      evalAnswerThreshold: LearnedPolicy.evalAnswerThreshold
     }
   }
   const first = results[0] as SeedResult

@@ -94,6 +94,8 @@ export interface Summary {
     readonly library: string
     readonly evalRollouts: number
     readonly evalSampled: number
+    /** Greedy decoding states every answer fact with p above this (`LearnedPolicy.evalAnswerThreshold`). */
+    readonly evalAnswerThreshold: number
   }
 }
 
@@ -186,7 +188,7 @@ export const renderAblation = (summary: Summary): string => {
   }
   const levels = Object.keys(summary.pairedLevels)
   return [
-    `Table 2 (ablation), held-out test tasks, greedy decoding (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
     ...rows,
     "",
