@@ -73,7 +73,7 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 5,
+  revision: 4,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
@@ -96,8 +96,7 @@ export const featureSchema = {
     "key path covers the clause", "key path covers the request", "id-like key", "name-like key", "number", "item index (/4)", "within the count asked",
     "depth (/5)", "echo of the request", "in a list", "output consumed by a $ref", "length (/60)", "rank among the call's facts", "own key covers the clause",
     "own key inside the clause", "best key of the call", "yes/no", "clause covered by the key", "own key inside the request", "clause asks a list",
-    "a counted item's display field", "the attribute asked", "display field", "call carried the clause's literal (½: none named)",
-    "call carried only another clause's literal", "record holds the clause's literal", "best key of the clause", "a further attribute of the clause"
+    "a counted item's display field", "the attribute asked", "display field"
   ],
   options: defaultSpaceOptions
 } as const

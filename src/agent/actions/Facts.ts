@@ -2,9 +2,7 @@
  * Answer facts: the leaves of successful observations (bounded per call and in all), each with its candidate
  * features; the answer text of a choice; and which facts a recorded answer states (for the projection). Pure.
  */
-import type { Observation } from "../../domain/Call.ts"
 import type { CallId } from "../../domain/Ids.ts"
-import type { Json } from "../../domain/Json.ts"
 import type { Reading } from "./Reading.ts"
 import { requestedCount } from "./Request.ts"
 import { bestClause, clip01, cover, idLike, keyWordsOf, leaves, nameLike, renderLabel, tokens } from "./Text.ts"
@@ -16,13 +14,6 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
   const { clauses, clauseTokens, requestTokens, seen, outputs } = r
   const facts: Array<FactCandidate> = []
   const factFeatures: Array<Float64Array> = []
-  // per fact, for the features read against the other facts of its clause (every call's): its own key's cover of
-  // the clause and the clause words its key names
-  const keyCover: Array<number> = []
-  const named: Array<ReadonlySet<string>> = []
-  const literalsOf = (clause: number): ReadonlySet<string> => new Set(r.literals.filter((l) => l.clause === clause).map((l) => l.value.toLowerCase()))
-  const observations = new Map<string, Observation>()
-  for (const step of context.history) for (const o of step.observations) if (o.outcome._tag === "ok") observations.set(o.callId, o)
   for (const out of outputs) {
     if (facts.length >= options.factsTotal) break
     const found = out.tool === undefined ? -1 : (seen.hits.get(out.tool.name)?.clause ?? -1)
@@ -32,15 +23,6 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const count = clause >= 0 ? requestedCount(clauses[clause] as string) : 1
     let taken = 0
     const all = leaves(out.payload, options.itemsPerArray)
-    // the entity the call was made for: its arguments (or those of the calls it read through `$ref`) carry a literal
-    // of its clause — the hashtag the clause names, not another clause's
-    const own = clause >= 0 ? literalsOf(clause) : new Set<string>()
-    const foreign = new Set([...r.literals].filter((l) => l.clause !== clause && !own.has(l.value.toLowerCase())).map((l) => l.value.toLowerCase()))
-    const carriesOwn = own.size > 0 && carries(observations, out.id, own)
-    const carriesForeign = clause >= 0 && !carriesOwn && foreign.size > 0 && carries(observations, out.id, foreign)
-    // the records (a list item, or the top-level object) holding a literal of the clause: the item of the entity asked
-    const holding = new Set<string>()
-    if (own.size > 0) for (const leaf of all) if (own.has(String(leaf.value).toLowerCase())) holding.add(recordOf(leaf.path))
     // how well the best leaf of this call names what its clause asks (a leaf matching as well is a likely answer)
     const leafCover = all.map((leaf) => cover(keyWordsOf(leaf.path), cTokens))
     const bestCover = Math.max(0, ...leafCover)
@@ -96,62 +78,12 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[20] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
       f[21] = count <= 1 && f[15] === 1 && f[13] > 0 ? 1 : 0
       f[22] = display.has(li) ? 1 : 0
-      // the call carried its clause's literal (½: the clause names none); it carried only another clause's
-      f[23] = carriesOwn ? 1 : clause >= 0 && own.size === 0 ? 0.5 : 0
-      f[24] = carriesForeign ? 1 : 0
-      f[25] = holding.has(recordOf(leaf.path)) ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value, clause })
       factFeatures.push(f)
-      keyCover.push(leafCover[li] as number)
-      named.push(new Set([...leafTokens].filter((t) => cTokens.has(t))))
       taken++
     }
   }
-  // read against every call's facts of the same clause: the best key of the clause, and a key naming clause words
-  // that no best key names (a further attribute the clause asks: "the number of posts and trending rank")
-  const clauseBest = new Map<number, number>()
-  facts.forEach((fact, j) => clauseBest.set(fact.clause ?? -1, Math.max(clauseBest.get(fact.clause ?? -1) ?? 0, keyCover[j] as number)))
-  const bestNamed = new Map<number, Set<string>>()
-  facts.forEach((fact, j) => {
-    const c = fact.clause ?? -1
-    const best = clauseBest.get(c) ?? 0
-    if (best > 0 && keyCover[j] === best) bestNamed.set(c, new Set([...(bestNamed.get(c) ?? []), ...(named[j] as ReadonlySet<string>)]))
-  })
-  facts.forEach((fact, j) => {
-    const c = fact.clause ?? -1
-    const best = clauseBest.get(c) ?? 0
-    const f = factFeatures[j] as Float64Array
-    f[26] = best > 0 && keyCover[j] === best ? 1 : 0
-    const words = named[j] as ReadonlySet<string>
-    const top = bestNamed.get(c) ?? new Set<string>()
-    f[27] = f[26] === 0 && [...words].some((t) => !top.has(t)) ? 1 : 0
-  })
   return { facts, features: factFeatures }
-}
-
-/** The record a payload leaf belongs to: the list item it is in (its path to the last index), else the top level. */
-const recordOf = (path: ReadonlyArray<string | number>): string => {
-  let at = -1
-  path.forEach((p, i) => {
-    if (typeof p === "number") at = i
-  })
-  return path.slice(0, at + 1).join("\u0000")
-}
-
-/** The scalar values of a call's arguments, lower-cased (at any depth). */
-const argumentValues = (value: Json, out: Array<string>): Array<string> => {
-  if (Array.isArray(value)) for (const v of value) argumentValues(v, out)
-  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) argumentValues(v as Json, out)
-  else if (value !== null) out.push(String(value).toLowerCase())
-  return out
-}
-
-/** Whether a call's arguments, or those of the calls it read through `$ref` (transitively), hold one of `values`. */
-const carries = (observations: ReadonlyMap<string, Observation>, id: string, values: ReadonlySet<string>, depth = 0): boolean => {
-  const o = observations.get(id)
-  if (o === undefined || depth > 4) return false
-  if (argumentValues(o.arguments, []).some((v) => values.has(v))) return true
-  return o.refs.some((ref) => carries(observations, ref, values, depth + 1))
 }
 
 /** The facts chosen for an answer, as the answer text. */
