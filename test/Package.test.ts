@@ -183,13 +183,13 @@ describe("the package: npm pack, installed into an empty folder, used from plain
     for (const line of lines) assert.match(line, /^I[123] gen-7-test-I[123]-\d+: solved [012]\/2, R_ans \S+ \S+, rounds \d+ \d+$/)
   })
 
-  it("the layers with native code work from the install: the shipped policy (onnxruntime, models/), a user's judge and retriever, a SQLite run store", async () => {
+  it("the layers with native code work from the install: the shipped policy (onnxruntime, models/), a user's judge and retriever, a SQLite run store, the task-draw worker", async () => {
     const r = ok(await run(process.execPath, ["out/extensions.js"], consumer), "the extensions script")
     const result = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as Record<string, unknown>
-    assert.deepStrictEqual(result, { policies: ["paraagent"], judges: ["length"], hitScores: [1, 2, 3], stored: 6 })
+    assert.deepStrictEqual(result, { policies: ["paraagent"], judges: ["length"], hitScores: [1, 2, 3], stored: 6, workerDraws: true })
   })
 
-  it("the paraagent-mcp bin speaks MCP over stdio (the official SDK client) and exits 0 when stdin closes", async () => {
+  it("the paraagent-mcp bin speaks MCP over stdio (the official SDK client), starts an episode and exits 0 when stdin closes", async () => {
     const transport = new StdioClientTransport({
       command: join(consumer, "node_modules", ".bin", "paraagent-mcp"),
       args: ["--size", "2000"],
@@ -204,6 +204,10 @@ describe("the package: npm pack, installed into an empty folder, used from plain
     await client.connect(transport)
     const tools = await client.listTools()
     assert.include(tools.tools.map((t) => t.name), "start_episode")
+    // an episode starts from the installed package: a task drawn, the library and simulator built from its JavaScript
+    const started = await client.callTool({ name: "start_episode", arguments: { split: "test", level: "I1", index: 0, paradigm: "ParaAct" } })
+    assert.notStrictEqual(started.isError, true, JSON.stringify(started.content) + stderr)
+    assert.match(JSON.stringify(started.content), /gen-7-test-I1-\d+/)
     // end stdin as a client does at a normal close, and wait for the exit (the SDK's close() would SIGTERM after 2 s)
     const child = (transport as unknown as { readonly _process?: ChildProcess })._process
     const code = await new Promise<number | null>((resolve) => {

@@ -30,7 +30,8 @@ export type DrawReply =
   | { readonly id: number; readonly _tag: "Done"; readonly value: unknown }
   | { readonly id: number; readonly _tag: "Failed"; readonly message: string }
 
-const entry = new URL("../../programs/task-draw-worker.ts", import.meta.url).href
+/** The worker's module: its TypeScript source in a clone (under tsx), the built JavaScript in the installed package. */
+const entry = new URL(`../../programs/task-draw-worker.${import.meta.url.endsWith(".ts") ? "ts" : "js"}`, import.meta.url).href
 
 /** Options of the worker-backed source. */
 export interface Options extends DrawWorkerInput {
