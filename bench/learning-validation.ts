@@ -82,7 +82,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
     Flag.withDefault(Reward.showTruncation(Reward.defaultRewardConfig.answer.truncation))
   ),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
-  outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
+  outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's (SFT, DAgger, every RL estimator) per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
 })
 const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
@@ -264,6 +264,7 @@ const program = Effect.gen(function*() {
       const last = report.metrics[report.metrics.length - 1]
       rlStats.push({ seed, estimator, groups, skipped, curve })
       models[estimator] = yield* evaluate(estimator, final, seed)
+      record(seed, estimator, models[estimator])
       console.log(`${models[estimator].line}; RL groups trained ${groups - skipped}/${groups} (${skipped} skipped); training Pass@1 per iteration ${curve.map((p) => (100 * p).toFixed(0)).join(" ")}; ` +
         `last iteration KL ${last?.kl.toExponential(2)}, clip ${((last?.clipFraction ?? NaN) * 100).toFixed(1)}%, entropy ${last?.entropy.toFixed(3)}`)
     }
