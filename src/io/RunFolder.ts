@@ -19,7 +19,7 @@ export interface RunFolder {
   readonly writeJson: (name: string, value: unknown) => Effect.Effect<void, PlatformError>
 }
 
-/** Writes a file atomically: the project's one writer ({@link AtomicWrite.writeFileAtomicEffect}), temp sibling then rename. */
+/** Writes a file atomically: the project's one writer (`AtomicWrite.writeFileAtomicEffect`), temp sibling then rename. */
 export const writeFileAtomic = (file: string, text: string): Effect.Effect<void, PlatformError> =>
   AtomicWrite.writeFileAtomicEffect(file, text).pipe(Effect.withSpan("RunFolder.writeFileAtomic"))
 

@@ -104,7 +104,7 @@ export interface ResponsiveQuality extends QualityCheck {
 }
 
 /**
- * Quality: the gold facts stated ({@link quality}) *and* to the point ({@link Responsiveness.check}): an echo of
+ * Quality: the gold facts stated ({@link quality}) *and* to the point (`Responsiveness.check`): an echo of
  * the request is NO; an answer that states every fact but fails a responsiveness check (length budget, unrequested
  * content, fact precision, wrong entity, the read limit) is PARTIAL. "Requested" is what the user's request says —
  * never what the agent itself sent as arguments.
