@@ -14,7 +14,9 @@
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set]
- * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--forced-answers kind|first] [--json]`.
+ * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--forced-answers kind|first]
+ * [--truncation score|cap:<x>] [--json]`. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
+ * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
  */
 import { Effect, Layer, Option, Ref } from "effect"
 import * as fs from "node:fs"
@@ -75,8 +77,12 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   ),
   answerThreshold: Flag.Finite("answer-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding states every answer fact above this probability (0.5: the most probable turn)"), Flag.withDefault(LearnedPolicy.evalAnswerThreshold)),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
+  truncation: Flag.String("truncation").pipe(
+    Flag.withDescription("R_ans of a rollout T_max ended (stop max_rounds) in RL: score (its forced answer's verdict, Table 9 as written) or cap:<x> (at most x; cap:-0.5 = the worst verdict's)"),
+    Flag.withDefault(Reward.showTruncation(Reward.defaultRewardConfig.answer.truncation))
+  ),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
-  outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
+  outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's (SFT, DAgger, every RL estimator) per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
 })
 const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
@@ -85,9 +91,16 @@ if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
 }
 const estimators = flags.estimators.split(",").map((s) => s.trim()).filter((s) => s !== "")
 
+const truncation = Reward.parseTruncation(flags.truncation)
+if (truncation === undefined) {
+  console.error(`bench/learning-validation: --truncation ${flags.truncation}: expected score or cap:<number> (e.g. cap:-0.5)`)
+  process.exit(1)
+}
+
 const options = Pipeline.defaults
 const reward: Reward.RewardConfig = {
   ...Reward.defaultRewardConfig,
+  answer: { ...Reward.defaultRewardConfig.answer, truncation },
   credit: { phaseCoverage: flags.phaseCoverage, stepCoverage: flags.stepCoverage, actionCoverage: flags.actionCoverage, answerStep: flags.answerStep }
 }
 const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1, flags.scorer))
@@ -157,7 +170,7 @@ const program = Effect.gen(function*() {
   console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
   console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
-    `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}; credit weights ${JSON.stringify(reward.credit)}`)
+    `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}; credit weights ${JSON.stringify(reward.credit)}; truncated rollouts' R_ans ${Reward.showTruncation(truncation)}`)
   const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.succeed(Trainer.WeightsCell, cell)))
 
   /** A model on the validation tasks: greedy and sampled, `rollouts` each; failures classified on the greedy rollouts. */
@@ -184,7 +197,7 @@ const program = Effect.gen(function*() {
         return `${level} ${(100 * Evaluation.aggregate(idx.map((i) => outcomes[i] ?? [])).pass1).toFixed(1)}`
       }).join(" ")
       const line = `${label.padEnd(18)} Pass@1 greedy ${(100 * cellG.pass1).toFixed(1).padStart(5)}% (${byLevel}), sampled ${(100 * cellS.pass1).toFixed(1).padStart(5)}%; ` +
-        `Path ${(100 * cellG.path).toFixed(1)}% Path≈ ${(100 * cellG.pathEquivalent).toFixed(1)}%; rounds ${cellG.rounds.toFixed(2)}, calls ${cellG.calls.toFixed(2)}; ` +
+        `Path ${(100 * cellG.path).toFixed(1)}% Path≈ ${(100 * cellG.pathEquivalent).toFixed(1)}%; rounds ${cellG.rounds.toFixed(2)} (T_max ended ${(100 * cellG.truncation).toFixed(0)}%), calls ${cellG.calls.toFixed(2)}; ` +
         `failed: no successful call ${noSuccess}, a gold fact not observed ${notObserved}, observed but not stated ${notStated}`
       const result: Evaluated = {
         successes: outcomes.map((os) => Stats.mean(os.map((o) => (o.success ? 1 : 0)))),
@@ -251,6 +264,7 @@ const program = Effect.gen(function*() {
       const last = report.metrics[report.metrics.length - 1]
       rlStats.push({ seed, estimator, groups, skipped, curve })
       models[estimator] = yield* evaluate(estimator, final, seed)
+      record(seed, estimator, models[estimator])
       console.log(`${models[estimator].line}; RL groups trained ${groups - skipped}/${groups} (${skipped} skipped); training Pass@1 per iteration ${curve.map((p) => (100 * p).toFixed(0)).join(" ")}; ` +
         `last iteration KL ${last?.kl.toExponential(2)}, clip ${((last?.clipFraction ?? NaN) * 100).toFixed(1)}%, entropy ${last?.entropy.toFixed(3)}`)
     }

@@ -71,6 +71,8 @@ const PipelineRecord = Schema.Struct({
   // absent in a run stored before these options existed: the defaults
   dynamicSampling: Schema.optionalKey(Schema.Struct({ filter: Schema.Literals(["off", "outcome", "signal"]), rounds: Schema.Int })),
   credit: Schema.optionalKey(Schema.Literals(["turn", "action"])),
+  // absent in a run stored before the option existed: a truncated rollout's answer was scored like any other
+  truncation: Schema.optionalKey(Schema.Union([Schema.Literal("score"), Schema.Struct({ cap: Schema.Finite })])),
   evalRollouts: Schema.optionalKey(Schema.Int),
   evalSampled: Schema.optionalKey(Schema.Int),
   concurrency: Schema.Int,
@@ -149,6 +151,7 @@ const command = Command.make(
       estimators: Pipeline.defaults.estimators,
       dynamicSampling: Pipeline.defaults.dynamicSampling,
       credit: Pipeline.defaults.credit,
+      truncation: Pipeline.defaults.truncation,
       evalRollouts: value(given.evalRollouts, Pipeline.defaults.evalRollouts),
       evalSampled: value(given.evalSampled, Pipeline.defaults.evalSampled),
       concurrency: value(given.concurrency, Pipeline.defaults.concurrency),
@@ -211,6 +214,7 @@ const command = Command.make(
         daggerRounds: record.daggerRounds ?? 0,
         dynamicSampling: record.dynamicSampling ?? Pipeline.defaults.dynamicSampling,
         credit: record.credit ?? Pipeline.defaults.credit,
+        truncation: record.truncation ?? "score",
         evalRollouts: record.evalRollouts ?? Pipeline.defaults.evalRollouts,
         evalSampled: record.evalSampled ?? Pipeline.defaults.evalSampled,
         progress: true

@@ -20,6 +20,15 @@ export const answerPatterns: ReadonlyArray<AnswerPattern> = ["000", "001", "010"
  */
 export type UnjudgedPolicy = "mask" | { readonly penalty: number }
 
+/**
+ * How a truncated rollout's answer is paid **[ours]**: one whose stop is `max_rounds` (T_max forced the end, an answer
+ * at the forced last round included; `Evaluation.Outcome.truncated`). `"score"` (default): its forced answer earns
+ * R_ans like any other (the paper's Table 9 applied as written). `{ cap }`: its R_ans is at most `cap` — with `cap` the
+ * table's worst value (−0.5) a truncated rollout earns no more than a wrong answer, so waiting for T_max never pays.
+ * Only the training reward moves: the verdict, and so Pass@1, is the judge's either way.
+ */
+export type TruncationPolicy = "score" | { readonly cap: number }
+
 /** The coefficients of the credit terms of src/math/Credit.ts **[ours]** (0 everywhere: the paper's reward). */
 export interface CreditConfig {
   /** R_phase = (1 − w)·(w1·L1 + … + w4·L4) + w·C_phase (the phase's coverage of the task's gold calls). */
@@ -50,10 +59,11 @@ export interface RewardConfig {
     readonly l3Order: number
     readonly l3Batching: number
   }
-  /** R_ans by Q/F/U pattern (Table 9), and what a trajectory with no verdict (not judged) gets. */
+  /** R_ans by Q/F/U pattern (Table 9), what a trajectory with no verdict (not judged) gets, what a truncated one gets. */
   readonly answer: {
     readonly table: { readonly [P in AnswerPattern]: number }
     readonly unjudged: UnjudgedPolicy
+    readonly truncation: TruncationPolicy
   }
   /**
    * A = λτ·A_traj + λp·A_phase + λs·A_step (Eq. 7, Table 7); ε in (r − mean)/(std + ε); a pool whose rewards all
@@ -82,7 +92,8 @@ export const defaultRewardConfig: RewardConfig = {
   phase: { w1: 0.1, w2: 0.2, w3: 0.2, w4: 0.5, l3Order: 0.5, l3Batching: 0.5 },
   answer: {
     table: { "000": -0.5, "010": -0.5, "100": -0.5, "001": 0, "101": 0, "011": 0.5, "110": 0.5, "111": 1.5 },
-    unjudged: "mask"
+    unjudged: "mask",
+    truncation: "score"
   },
   // tolerance 0.02: R_step and R_ans move in steps of 0.5, so it never hides a real difference there; on R_phase
   // it is one event of the lightest component (w1 = 0.1) among 5 items — below that is noise (docs/reward.md)
@@ -125,9 +136,34 @@ const mergeUnjudged = (base: unknown, patch: unknown, path: string, issues: Arra
   return base
 }
 
+/** `answer.truncation`: `"score"` or `{ cap: <finite number> }`, nothing else. */
+const mergeTruncation = (base: unknown, patch: unknown, path: string, issues: Array<RewardConfigIssue>): unknown => {
+  if (patch === "score") return patch
+  if (isRecord(patch) && Object.keys(patch).length === 1 && typeof patch["cap"] === "number" && Number.isFinite(patch["cap"])) {
+    return { cap: patch["cap"] }
+  }
+  issues.push({ field: path, value: show(patch), message: `expected "score" or { "cap": <finite number> }` })
+  return base
+}
+
+/**
+ * A truncation policy from its command-line spelling: `score`, or `cap:<number>` (e.g. `cap:-0.5`, the worst verdict's
+ * R_ans); undefined for anything else.
+ */
+export const parseTruncation = (text: string): TruncationPolicy | undefined => {
+  const spelled = text.trim()
+  if (spelled === "score") return "score"
+  const match = /^cap:\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)$/i.exec(spelled)
+  return match === null ? undefined : { cap: Number(match[1]) }
+}
+
+/** The command-line spelling of a truncation policy (`parseTruncation`'s inverse). */
+export const showTruncation = (policy: TruncationPolicy): string => (policy === "score" ? "score" : `cap:${policy.cap}`)
+
 /** Merges a patch into a base of the same shape, reporting unknown fields and non-finite numbers. */
 const merge = (base: unknown, patch: unknown, path: string, issues: Array<RewardConfigIssue>): unknown => {
   if (path === "answer.unjudged") return mergeUnjudged(base, patch, path, issues)
+  if (path === "answer.truncation") return mergeTruncation(base, patch, path, issues)
   if (typeof base === "number") {
     if (typeof patch === "number" && Number.isFinite(patch)) return patch
     issues.push({ field: path, value: show(patch), message: "expected a finite number" })
@@ -157,7 +193,8 @@ const sumsToOne = (values: ReadonlyArray<number>): boolean => Math.abs(values.re
 /**
  * A config with any subset of the defaults (or of `base`) overridden. Checks: every value a finite number,
  * no unknown field, all weights, ε and the tolerance non-negative, w1..w4 sum to 1, l3Order + l3Batching = 1,
- * the answer table holds all eight patterns, and `answer.unjudged` is `"mask"` or `{ penalty: <finite number> }`.
+ * the answer table holds all eight patterns, `answer.unjudged` is `"mask"` or `{ penalty: <finite number> }`, and
+ * `answer.truncation` is `"score"` or `{ cap: <finite number> }`.
  */
 export const configure = (patch: RewardConfigPatch, base: RewardConfig = defaultRewardConfig): ConfigResult => {
   const issues: Array<RewardConfigIssue> = []
@@ -289,11 +326,25 @@ const bit = (grade: Grade): "1" | "0" => (grade === "YES" ? "1" : "0")
 export const answerPattern = (verdict: VerdictFacts): AnswerPattern =>
   `${bit(verdict.quality)}${bit(verdict.faithfulness)}${bit(verdict.utility)}` as AnswerPattern
 
-/** R_ans of a verdict (Table 9); with none, pattern "none" and R_ans 0 (masked) or the `answer.unjudged` penalty. */
-export const answerReward = (verdict: VerdictFacts | undefined, config: RewardConfig = defaultRewardConfig): AnswerReward => {
-  if (verdict === undefined) return { pattern: "none", rAns: config.answer.unjudged === "mask" ? 0 : config.answer.unjudged.penalty }
+/**
+ * An answer reward under a truncation policy **[ours]**: unchanged unless the rollout was truncated and the policy caps
+ * it, then R_ans = min(R_ans, cap) with the verdict's pattern kept (the judge's verdict is not touched). A masked
+ * answer (unjudged under `"mask"`) stays as it is: it is left out of the advantages whatever its length.
+ */
+export const truncate = (answer: AnswerReward, truncated: boolean, policy: TruncationPolicy): AnswerReward =>
+  !truncated || policy === "score" || answer.rAns <= policy.cap ? answer : { pattern: answer.pattern, rAns: policy.cap }
+
+/**
+ * R_ans of a verdict (Table 9); with none, pattern "none" and R_ans 0 (masked) or the `answer.unjudged` penalty; for a
+ * truncated rollout (stop `max_rounds`), then {@link truncate} under `answer.truncation`.
+ */
+export const answerReward = (verdict: VerdictFacts | undefined, config: RewardConfig = defaultRewardConfig, truncated = false): AnswerReward => {
+  if (verdict === undefined) {
+    if (config.answer.unjudged === "mask") return { pattern: "none", rAns: 0 }
+    return truncate({ pattern: "none", rAns: config.answer.unjudged.penalty }, truncated, config.answer.truncation)
+  }
   const pattern = answerPattern(verdict)
-  return { pattern, rAns: config.answer.table[pattern] }
+  return truncate({ pattern, rAns: config.answer.table[pattern] }, truncated, config.answer.truncation)
 }
 
 /**
@@ -323,7 +374,7 @@ export const score = (facts: TrajectoryFacts, config: RewardConfig = defaultRewa
     steps: facts.steps.map((step) => stepReward(step, config)),
     phases,
     stepPhase,
-    answer: answerReward(facts.verdict, config),
+    answer: answerReward(facts.verdict, config, facts.truncated === true),
     masked: facts.verdict === undefined && config.answer.unjudged === "mask"
   }
 }

@@ -120,6 +120,8 @@ export interface TrajectoryFacts {
   readonly steps: ReadonlyArray<StepFacts>
   readonly phases: ReadonlyArray<PhaseFacts>
   readonly verdict: VerdictFacts | undefined
+  /** T_max forced the end (stop `max_rounds`, an answer at the forced last round included); absent: not truncated. */
+  readonly truncated?: boolean
 }
 
 /** A maximal run of steps of one phase: steps [start, end) (the shape of the domain's `PhaseSpan`). */
@@ -312,8 +314,10 @@ export const stepScoreFacts = (memory: Controller.Memory, step: Step): StepScore
 }
 
 /** Builds the facts of a trajectory. `verdict` is taken from the trajectory when present. */
-export const fromTrajectory = (trajectory: Trajectory, options?: FactsOptions): TrajectoryFacts =>
-  fromSteps(trajectory.steps, trajectory.verdict, { tree: trajectory.paradigm === treeParadigm, ...options })
+export const fromTrajectory = (trajectory: Trajectory, options?: FactsOptions): TrajectoryFacts => {
+  const facts = fromSteps(trajectory.steps, trajectory.verdict, { tree: trajectory.paradigm === treeParadigm, ...options })
+  return trajectory.stop === "max_rounds" ? { ...facts, truncated: true } : facts
+}
 
 /** Builds the facts of a list of steps (a trajectory, judged or not). */
 export const fromSteps = (

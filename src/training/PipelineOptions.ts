@@ -4,6 +4,7 @@
  */
 import type { Level } from "../domain/Task.ts"
 import type { Paradigm } from "../domain/Trajectory.ts"
+import type * as Reward from "../math/Reward.ts"
 import * as Trainer from "./Trainer.ts"
 
 /** The pipeline's settings (what `config.json` and the run store record). */
@@ -39,6 +40,12 @@ export interface PipelineOptions {
   readonly dynamicSampling: Trainer.DynamicSampling
   readonly credit: Trainer.CreditMode
   /**
+   * RL's R_ans of a rollout that T_max ended (`Reward.TruncationPolicy`, docs/reward.md §6): `"score"` pays its forced
+   * answer's verdict (Table 9 as written), `{ cap }` at most `cap`. The training reward only: verdicts and Pass@1 are
+   * the judge's.
+   */
+  readonly truncation: Reward.TruncationPolicy
+  /**
    * Held-out evaluation: greedy rollouts per task (each its own environment seed: the faults differ), the table's
    * numbers; and sampled rollouts per task of the four ablation rows, reported beside them.
    */
@@ -67,6 +74,7 @@ export const defaults: PipelineOptions = {
   estimators: ["grpo", "paraagent_credit"],
   dynamicSampling: Trainer.defaultRl.dynamicSampling,
   credit: Trainer.defaultRl.credit,
+  truncation: Trainer.defaultRl.reward.answer.truncation,
   evalRollouts: 2,
   evalSampled: 1,
   concurrency: 8,

@@ -9,6 +9,7 @@ import * as Reward from "../../src/math/Reward.ts"
 import * as DepGraph from "../../src/toolenv/DepGraph.ts"
 import { makeLibrary, ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 import { GeneratedWorld } from "../../src/toolenv/world/World.ts"
+import * as Trainer from "../../src/training/Trainer.ts"
 import { makeTask } from "../judge/fixtures.ts"
 import { makeTrajectory } from "../math/fixtures.ts"
 import type { StepSpec } from "../math/fixtures.ts"
@@ -72,6 +73,29 @@ describe("Scoring.scoreGroup: an unjudged trajectory", () => {
       assert.deepStrictEqual(unjudged.answerReward, { pattern: "none", rAns: -0.5 })
       assert.isBelow(unjudged.steps[0]?.advantage?.traj ?? 0, -1)
       assert.strictEqual(Scoring.unjudgedCount(scored), 1)
+    }).pipe(Effect.provide(layer)))
+})
+
+describe("Scoring.scoreGroup: a truncated rollout (answer.truncation)", () => {
+  // the same solved answer twice: once before T_max, once at the forced last round (stop max_rounds)
+  const answered = good
+  const truncated: Trajectory = { ...good, stop: "max_rounds" }
+
+  it.effect("\"score\" (the default) pays both the same; { cap: -0.5 } pays the truncated one the worst verdict's R_ans, keeps its verdict, and its outcomes now differ", () =>
+    Effect.gen(function*() {
+      const plain = yield* Scoring.scoreGroup(task, [answered, truncated], { reward: Reward.defaultRewardConfig, estimator: "grpo" })
+      assert.deepStrictEqual(plain.map((t) => t.answerReward), [{ pattern: "111", rAns: 1.5 }, { pattern: "111", rAns: 1.5 }])
+      assert.isFalse(Trainer.outcomesDiffer(plain, Reward.defaultRewardConfig.advantage.tolerance))
+      const config = Reward.configure({ answer: { truncation: { cap: -0.5 } } })
+      assert.strictEqual(config._tag, "Ok")
+      if (config._tag !== "Ok") return
+      const capped = yield* Scoring.scoreGroup(task, [answered, truncated], { reward: config.config, estimator: "grpo" })
+      assert.deepStrictEqual(capped.map((t) => t.answerReward), [{ pattern: "111", rAns: 1.5 }, { pattern: "111", rAns: -0.5 }])
+      // the judge's verdict (and so Pass@1) is untouched
+      assert.deepStrictEqual(capped.map((t) => t.verdict), plain.map((t) => t.verdict))
+      assert.isTrue(Trainer.outcomesDiffer(capped, config.config.advantage.tolerance))
+      assert.isAbove(capped[0]?.steps[0]?.advantage?.traj ?? 0, 0.9)
+      assert.isBelow(capped[1]?.steps[0]?.advantage?.traj ?? 0, -0.9)
     }).pipe(Effect.provide(layer)))
 })
 

@@ -3,7 +3,9 @@ import fc from "fast-check"
 import type { Grade } from "../../src/domain/Trajectory.ts"
 import type { PlanStatus } from "../../src/math/Controller.ts"
 import type { CallFact, PhaseFacts, SearchFact, StepFacts } from "../../src/math/TrajectoryFacts.ts"
+import * as Evaluation from "../../src/math/Evaluation.ts"
 import * as Reward from "../../src/math/Reward.ts"
+import * as Facts from "../../src/math/TrajectoryFacts.ts"
 import { makeTrajectory } from "./fixtures.ts"
 
 const callArb: fc.Arbitrary<CallFact> = fc.record({
@@ -135,6 +137,100 @@ describe("R_ans (Table 9)", () => {
       const result = Reward.configure({ answer: { unjudged: bad } } as unknown as Reward.RewardConfigPatch)
       expect(result._tag === "InvalidRewardConfig" ? result.issues.map((i) => i.field) : []).toEqual(["answer.unjudged"])
     }
+  })
+})
+
+describe("R_ans of a truncated rollout (answer.truncation) [ours]", () => {
+  const gradeArb: fc.Arbitrary<Grade> = fc.constantFrom("YES", "PARTIAL", "NO")
+  const verdictArb = fc.record({ quality: gradeArb, faithfulness: gradeArb, utility: gradeArb })
+  const maybeVerdictArb = fc.option(verdictArb, { nil: undefined })
+  // −0 + 0 = 0: a cap of −0 and a reward of 0 are the same number, but toBe tells them apart
+  const capArb = fc.double({ min: -3, max: 3, noNaN: true }).map((x) => x + 0)
+  const unjudgedArb: fc.Arbitrary<Reward.UnjudgedPolicy> = fc.oneof(fc.constant("mask" as const), fc.record({ penalty: capArb }))
+  const worst = Math.min(...Reward.answerPatterns.map((p) => Reward.defaultRewardConfig.answer.table[p]))
+  const withPolicy = (truncation: Reward.TruncationPolicy, unjudged: Reward.UnjudgedPolicy = "mask") => configured({ answer: { truncation, unjudged } })
+
+  it("the default scores a truncated rollout's answer like any other (Table 9 as written)", () => {
+    expect(Reward.defaultRewardConfig.answer.truncation).toBe("score")
+    fc.assert(fc.property(maybeVerdictArb, unjudgedArb, (verdict, unjudged) => {
+      const config = withPolicy("score", unjudged)
+      expect(Reward.answerReward(verdict, config, true)).toEqual(Reward.answerReward(verdict, config, false))
+    }))
+  })
+
+  it("a rollout that was not truncated earns the same R_ans under every policy", () => {
+    fc.assert(fc.property(maybeVerdictArb, unjudgedArb, capArb, (verdict, unjudged, cap) => {
+      expect(Reward.answerReward(verdict, withPolicy({ cap }, unjudged), false)).toEqual(Reward.answerReward(verdict, withPolicy("score", unjudged), false))
+    }))
+  })
+
+  it("{ cap }: a truncated rollout earns min(R_ans, cap), keeps its verdict's pattern, never more than untruncated", () => {
+    fc.assert(fc.property(verdictArb, capArb, (verdict, cap) => {
+      const capped = Reward.answerReward(verdict, withPolicy({ cap }), true)
+      const plain = Reward.answerReward(verdict, withPolicy({ cap }), false)
+      expect(capped.pattern).toBe(plain.pattern)
+      expect(capped.rAns).toBe(Math.min(plain.rAns, cap))
+      expect(capped.rAns).toBeLessThanOrEqual(plain.rAns)
+    }), { numRuns: 300 })
+  })
+
+  it("capped at the worst verdict, no truncated rollout out-earns any answered one, and every truncated rollout earns the same", () => {
+    const config = withPolicy({ cap: worst })
+    fc.assert(fc.property(verdictArb, verdictArb, (a, b) => {
+      const truncated = Reward.answerReward(a, config, true)
+      expect(truncated.rAns).toBe(worst)
+      expect(truncated.rAns).toBeLessThanOrEqual(Reward.answerReward(b, config, false).rAns)
+    }), { numRuns: 300 })
+  })
+
+  it("the cap is monotone: a lower cap never pays a truncated rollout more", () => {
+    fc.assert(fc.property(verdictArb, capArb, capArb, (verdict, c1, c2) => {
+      const [lo, hi] = c1 <= c2 ? [c1, c2] : [c2, c1]
+      expect(Reward.answerReward(verdict, withPolicy({ cap: lo }), true).rAns).toBeLessThanOrEqual(Reward.answerReward(verdict, withPolicy({ cap: hi }), true).rAns)
+    }))
+  })
+
+  it("an unjudged rollout stays masked whatever its length; a penalty is capped like a verdict's R_ans", () => {
+    fc.assert(fc.property(capArb, capArb, (cap, penalty) => {
+      const masked = configured({ answer: { truncation: { cap } } })
+      expect(Reward.score({ steps: [], phases: [], verdict: undefined, truncated: true }, masked)).toMatchObject({ answer: { pattern: "none", rAns: 0 }, masked: true })
+      const charged = withPolicy({ cap }, { penalty })
+      expect(Reward.score({ steps: [], phases: [], verdict: undefined, truncated: true }, charged)).toMatchObject({ answer: { pattern: "none", rAns: Math.min(penalty, cap) }, masked: false })
+    }))
+  })
+
+  it("Reward.score reads the facts' truncation; fromTrajectory sets it for stop max_rounds only", () => {
+    const stops = ["answer", "max_rounds", "policy_error", "interrupted"] as const
+    const task = { gold: [] } as unknown as Parameters<typeof Evaluation.outcomeOf>[0]
+    fc.assert(fc.property(fc.constantFrom(...stops), verdictArb, (stop, verdict) => {
+      const trajectory = { ...makeTrajectory([{}, {}], verdict), stop }
+      const facts = Facts.fromTrajectory(trajectory)
+      expect(facts.truncated === true).toBe(stop === "max_rounds")
+      const scored = Reward.score(facts, withPolicy({ cap: worst }))
+      const table = Reward.answerReward(verdict).rAns
+      expect(scored.answer.rAns).toBe(stop === "max_rounds" ? worst : table)
+      // the verdict, and so Pass@1 (Evaluation.solved), is the judge's either way
+      expect(Evaluation.outcomeOf(task, Reward.attach(trajectory, scored)).success).toBe(Evaluation.solved(verdict))
+    }))
+  })
+
+  it("answer.truncation accepts \"score\" or { cap: <finite number> } and names the field otherwise", () => {
+    const capped = configured({ answer: { truncation: { cap: -0.5 } } })
+    expect(capped.answer.truncation).toEqual({ cap: -0.5 })
+    const back = Reward.configure({ answer: { truncation: "score" } }, capped)
+    expect(back._tag === "Ok" ? back.config.answer.truncation : undefined).toBe("score")
+    for (const bad of [-0.5, "cap", {}, { cap: Number.NaN }, { cap: 1, extra: 2 }, { cap: "-0.5" }, { penalty: -0.5 }]) {
+      const result = Reward.configure({ answer: { truncation: bad } } as unknown as Reward.RewardConfigPatch)
+      expect(result._tag === "InvalidRewardConfig" ? result.issues.map((i) => i.field) : []).toEqual(["answer.truncation"])
+    }
+  })
+
+  it("the command-line spelling round-trips (score, cap:<x>) and refuses anything else", () => {
+    fc.assert(fc.property(fc.oneof(fc.constant("score" as const), fc.record({ cap: capArb })), (policy) => {
+      expect(Reward.parseTruncation(Reward.showTruncation(policy))).toEqual(policy)
+    }))
+    expect(Reward.parseTruncation("cap:-0.5")).toEqual({ cap: -0.5 })
+    for (const bad of ["", "cap", "cap:", "cap:x", "worst", "score:1", "cap:-0.5:1"]) expect(Reward.parseTruncation(bad)).toBeUndefined()
   })
 })
 
