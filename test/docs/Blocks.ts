@@ -99,7 +99,7 @@ export const entries: ReadonlyArray<Entry> = [
   },
   {
     file: "docs/benchmarks.md",
-    first: "npm run stabletoolbench -- --policy paraagent --json   # 5 min 33 s wall (loaded machine, the model shipped before)",
+    first: "npm run stabletoolbench -- --policy paraagent --json   # 2026-12-04 07:47: 21 s loading + 37 s of rollouts (load average ≈ 6)",
     how: { kind: "test", test: "test/programs/StableToolBench.test.ts", name: "the embedded learned policy judged by a scripted loopback judge", why: "the whole query set takes minutes: the test runs the program on a few queries" }
   },
   {
