@@ -6,6 +6,8 @@
  * misses), the same teacher-forced on fresh training-split rollouts, and for every rollout the oracle solves and the
  * student fails, the first state whose greedy turn the oracle does not accept (the divergence that loses the episode).
  * `--weights <file>` reuses a student saved by an earlier run (`--save <file>`), skipping SFT and DAgger.
+ * `--subset-thresholds 0.3/0.5,0.3/0.3` rolls it out with a search turn's queries and a call turn's calls kept down to
+ * each pair of thresholds (answers at the evaluation's), paired against 0.5/0.5.
  * Run: `npx tsx bench/student-diagnosis.ts [--seed 1] [--tasks 90] [--rollouts 2] [--dagger 3] [--save f] [--weights f]`.
  */
 import { Effect, Layer, Option, Ref } from "effect"
@@ -51,6 +53,10 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
   thresholds: Flag.String("answer-thresholds").pipe(
     Flag.withDescription("also roll the student out with greedy decoding stating every fact above these probabilities (comma-separated, in (0, 1)), paired against ½"),
     Flag.withDefault("0.3,0.2,0.15,0.1")
+  ),
+  subsetThresholds: Flag.String("subset-thresholds").pipe(
+    Flag.withDescription("also roll the student out greedily with a search turn's queries and a call turn's calls kept down to these probabilities: comma-separated <search>/<call> pairs in (0, 1), e.g. 0.3/0.5 (answers at the evaluation's threshold), each paired against 0.5/0.5"),
+    Flag.withDefault("")
   ),
   forced: Flag.String("forced-thresholds").pipe(Flag.withDescription("teacher-forced answer-fact numbers at these thresholds (comma-separated)"), Flag.withDefault("0.5,0.4,0.3,0.25,0.2,0.15,0.1")),
   outcomesFile: Flag.String("outcomes").pipe(Flag.withDescription("write per-task success rates of each evaluated variant here (JSON)"), Flag.optional),
@@ -340,6 +346,32 @@ const program = Effect.gen(function*() {
     const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
     console.log(`greedy, answer facts above ${threshold}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs ½ ${Pipeline.formatPaired(boot)}; rounds ${(rs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
     if (Option.isSome(flags.outcomesFile)) outcomeRows[`above-${threshold}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+  }
+
+  const pairs = flags.subsetThresholds.split(",").map((p) => p.trim()).filter((p) => p !== "").map((p) => p.split("/").map(Number) as [number, number])
+  if (pairs.length > 0) {
+    const at = ([search, call]: readonly [number, number]) =>
+      Effect.gen(function*() {
+        const policy = LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: LearnedPolicy.evalAnswerThreshold, searchThreshold: search, callThreshold: call })
+        return yield* scored(yield* Rollout.make({}).pipe(Effect.provide(policy)), validation, `val-${flags.seed}`, flags.rollouts)
+      })
+    const rounds = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => (rs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)
+    const base = yield* at([0.5, 0.5])
+    const baseOk = ok(base)
+    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, queries / calls above 0.5/0.5: ${count(baseOk)}/${n} (${(100 * count(baseOk) / n).toFixed(1)}%); rounds ${rounds(base)}`)
+    if (Option.isSome(flags.outcomesFile)) outcomeRows["subsets-0.5/0.5"] = baseOk.map((g) => g.filter((x) => x).length / g.length)
+    for (const pair of pairs) {
+      if (!pair.every((x) => x > 0 && x < 1)) {
+        console.error(`bench/student-diagnosis: --subset-thresholds wants <search>/<call> pairs in (0, 1), got ${pair.join("/")}`)
+        process.exit(1)
+      }
+      const rs = yield* at(pair)
+      const rOk = ok(rs)
+      const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (baseOk[i] ?? []).filter((x) => x).length) / g.length)
+      const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, queries / calls above ${pair.join("/")}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs 0.5/0.5 ${Pipeline.formatPaired(boot)}; rounds ${rounds(rs)}`)
+      if (Option.isSome(flags.outcomesFile)) outcomeRows[`subsets-${pair.join("/")}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+    }
   }
 
   // counterfactuals: the student with the oracle deciding one decision, the same tasks and environment seeds

@@ -73,7 +73,7 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 4,
+  revision: 5,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
@@ -84,7 +84,7 @@ export const featureSchema = {
   search: [
     "clause searched (/2)", "clause succeeded", "clause attempted", "clause has a literal", "clause position", "a re-search", "after a success",
     "the whole clause", "a phrase of the clause", "an entity hop", "a provider's endpoints", "clause met a 400/404", "query covers the clause",
-    "query asked before", "search <noun> by name"
+    "query asked before", "search <noun> by name", "pages of the query searched (/4)", "a tool the query brought not yet called"
   ],
   call: [
     "rank 1", "rank 2", "rank 3", "retrieval score", "tool words cover the clause", "required filled", "required (/4)", "literal share", "ref share",

@@ -66,6 +66,13 @@ export interface LearnedPolicyOptions {
    * ({@link TurnDistribution.greedy}).
    */
   readonly answerThreshold?: number
+  /**
+   * Greedy decoding's probability threshold for a search turn's queries **[ours]**: every query with p above it is
+   * searched (else the most probable one). ½ (the default) is the most probable turn.
+   */
+  readonly searchThreshold?: number
+  /** The same for a call turn's calls **[ours]**: every call with p above it is made (½: the most probable turn). */
+  readonly callThreshold?: number
   readonly space?: ActionSpace.SpaceOptions
   readonly scorer?: Scorer
 }
@@ -78,11 +85,23 @@ export interface LearnedPolicyOptions {
  */
 export const evalAnswerThreshold = 0.15
 
-/** The greedy choice of a space, the answer's facts kept down to `answerThreshold` (½: {@link TurnDistribution.greedy}). */
-export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, answerThreshold = 0.5): TurnDistribution.Choice =>
-  answerThreshold === 0.5
-    ? TurnDistribution.greedy(space.layout, logits)
-    : TurnDistribution.greedyAbove(space.layout, logits, answerThreshold, (k) => space.kinds[k] === "answer")
+/** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
+export interface GreedyThresholds {
+  readonly answer?: number | undefined
+  readonly search?: number | undefined
+  readonly call?: number | undefined
+}
+
+/**
+ * The greedy choice of a space: the most probable kind, its candidates kept down to the kind's threshold — an answer's
+ * facts, a search's queries, a call turn's calls (½, the default: {@link TurnDistribution.greedy}).
+ */
+export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thresholds: GreedyThresholds = {}): TurnDistribution.Choice => {
+  const base = TurnDistribution.greedy(space.layout, logits)
+  const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
+  const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
+  return threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
+}
 
 /** The space of a policy context (what a rebuilt step must reproduce). */
 export const spaceOf = (context: PolicyContext, options: ActionSpace.SpaceOptions = ActionSpace.defaultSpaceOptions): ActionSpace.Space =>
@@ -105,7 +124,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
     const space = spaceOf(context, spaceOptions)
     const logits = yield* scorer(current, space.features, space.layout.rows, space.layout.sets)
     const choice = decoding === "greedy"
-      ? greedyChoice(space, logits, options.answerThreshold)
+      ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold })
       : TurnDistribution.sample(space.layout, logits, uniformOf(context))
     const logprob = TurnDistribution.logProb(space.layout, logits, choice)
     const turn = ActionSpace.toTurn(space, choice)

@@ -15,12 +15,12 @@ import type { Acceptable, Alternative } from "../math/Acceptable.ts"
 import type { Choice, KindSlot } from "../math/TurnDistribution.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
 import * as Refs from "../protocol/Refs.ts"
-import { Retriever } from "../retrieval/Retriever.ts"
-import { defaultTopK } from "../retrieval/Retriever.ts"
+import { defaultTopK, maxPagedRank, pageOf, Retriever } from "../retrieval/Retriever.ts"
 import { transientErrorKinds } from "../domain/Call.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import type { Op } from "../toolenv/world/Ops.ts"
 import * as ActionSpace from "./ActionSpace.ts"
+import { maxPages } from "./actions/Searches.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
 
@@ -71,8 +71,11 @@ export const worldEquivalence = (ops: ReadonlyMap<string, Op>): Equivalence => {
   }
 }
 
-/** The tools a search candidate's query retrieves (look-ahead: what the runtime's search would return). */
-export type Lookahead = ReadonlyMap<string, ReadonlyArray<string>>
+/**
+ * What a search candidate's query retrieves (look-ahead): `next`, the page the runtime's search would return now, and
+ * `later`, the tools of the pages after it that the space still lets the agent ask for (`Searches.maxPages` in all).
+ */
+export type Lookahead = ReadonlyMap<string, { readonly next: ReadonlyArray<string>; readonly later: ReadonlyArray<string> }>
 
 /** What the oracle knows beyond the policy's context: the library (gold tools' documentation) and which tools are equivalent. */
 export interface OracleWorld {
@@ -347,19 +350,22 @@ export const choose = (
       const goldSpec = world.lookup(g.tool)
       return spec !== undefined && goldSpec !== undefined && servesTool(g, goldSpec, spec, world, task)
     })).map((g) => g.id as string))
-    const asked = new Set(context.history.flatMap((s) => s.searches.map((q) => q.query)))
     const rows: Array<number> = []
     const byGold = new Map<string, Array<number>>()
     const greedy = new Set(covered)
-    space.searches.forEach((s, i) => {
-      if (asked.has(s.query)) return
-      const brings = [...new Set((lookahead.get(s.query) ?? []).flatMap(servedBy))].filter((g) => !covered.has(g))
-      for (const g of brings) byGold.set(g, [...(byGold.get(g) ?? []), slotOf(searchK).start + i])
-      const fresh = brings.filter((g) => !greedy.has(g))
-      if (fresh.length === 0) return
-      for (const g of fresh) greedy.add(g)
-      rows.push(slotOf(searchK).start + i)
-    })
+    // a query asked before looks ahead to its next page (a follow-up top-k); when no next page brings an open gold
+    // call a serving tool, the queries whose later pages do are asked (their next page is the way to the later ones)
+    const pass = (pages: "next" | "later") =>
+      space.searches.forEach((s, i) => {
+        const brings = [...new Set((lookahead.get(s.query)?.[pages] ?? []).flatMap(servedBy))].filter((g) => !covered.has(g))
+        for (const g of brings) byGold.set(g, [...(byGold.get(g) ?? []), slotOf(searchK).start + i])
+        const fresh = brings.filter((g) => !greedy.has(g))
+        if (fresh.length === 0) return
+        for (const g of fresh) greedy.add(g)
+        rows.push(slotOf(searchK).start + i)
+      })
+    pass("next")
+    if (rows.length === 0) pass("later")
     if (rows.length > 0) {
       picked ??= { choice: fit(searchK, rows), reason: "search" }
       alternatives.push(alternativeOf(searchK, [...byGold.values()]))
@@ -392,33 +398,44 @@ export const choose = (
   return { choice: { kind: answerK, selected: [...rows].sort((a, b) => a - b), plan: false }, reason: "answer", acceptable: { alternatives: [alternativeOf(answerK, groups)] } }
 }
 
-/** The look-ahead of a space's search candidates: each query's top-k, as the runtime's search would return it. */
-export const lookaheadOf = (space: ActionSpace.Space, topK: number = defaultTopK, cache?: LookaheadCache) =>
+/**
+ * The look-ahead of a space's search candidates: each query's top-k as the runtime's search would return it — a query
+ * the agent already searched (in `history`, the steps it sees) gives its next page (`Retriever.pageOf`).
+ */
+export const lookaheadOf = (space: ActionSpace.Space, history: ReadonlyArray<Step> = [], topK: number = defaultTopK, cache?: LookaheadCache) =>
   Effect.gen(function*() {
     const retriever = yield* Retriever
     const queries = [...new Set(space.searches.map((s) => s.query))]
     if (queries.length === 0) return new Map() as Lookahead
-    const keyOf = (q: string) => `${topK}\u0000${q}`
+    const pages = new Map(queries.map((q) => [q, pageOf(history, q)]))
+    const keyOf = (q: string) => `${topK}\u0000${pages.get(q) ?? 0}\u0000${q}`
     const missing = cache === undefined ? queries : queries.filter((q) => !cache.entries.has(keyOf(q)))
-    const found = new Map<string, ReadonlyArray<string>>()
-    if (missing.length > 0) {
-      const lists = yield* retriever.search(missing, topK).pipe(Effect.mapError((e) => new PolicyError({ message: `oracle look-ahead: ${e.message}` })))
-      missing.forEach((q, i) => found.set(q, (lists[i] ?? []).map((h) => h.tool as string)))
-      if (cache !== undefined) {
-        if (cache.entries.size + missing.length > cache.capacity) cache.entries.clear()
-        for (const [q, tools] of found) cache.entries.set(keyOf(q), tools)
-      }
+    const found = new Map<string, { readonly next: ReadonlyArray<string>; readonly later: ReadonlyArray<string> }>()
+    // one ranking per page index, deep enough for the look-ahead's pages (a top-k is a prefix of a deeper top-k)
+    for (const page of [...new Set(missing.map((q) => pages.get(q) ?? 0))].sort((a, b) => a - b)) {
+      const batch = missing.filter((q) => pages.get(q) === page)
+      const start = page * topK
+      const depth = Math.min(Math.max(page + 1, maxPages) * topK, maxPagedRank)
+      const lists = start >= depth ? batch.map(() => []) : yield* retriever.search(batch, depth).pipe(Effect.mapError((e) => new PolicyError({ message: `oracle look-ahead: ${e.message}` })))
+      batch.forEach((q, i) => {
+        const tools = (lists[i] ?? []).map((h) => h.tool as string)
+        found.set(q, { next: tools.slice(start, Math.min(start + topK, depth)), later: tools.slice(Math.min(start + topK, depth)) })
+      })
     }
-    return new Map(queries.map((q) => [q, found.get(q) ?? cache?.entries.get(keyOf(q)) ?? []])) as Lookahead
+    if (cache !== undefined && found.size > 0) {
+      if (cache.entries.size + found.size > cache.capacity) cache.entries.clear()
+      for (const [q, entry] of found) cache.entries.set(keyOf(q), entry)
+    }
+    return new Map(queries.map((q) => [q, found.get(q) ?? cache?.entries.get(keyOf(q)) ?? { next: [], later: [] }])) as Lookahead
   })
 
 /**
- * A memo of look-ahead searches ((top-k, query) → the tools retrieved): the retriever answers a query the same way
+ * A memo of look-ahead searches ((top-k, page, query) → the tools retrieved): the retriever answers a query the same way
  * over one library, and labelling asks the same clause queries at every step of a rollout and in every DAgger round.
  * Emptied when it would exceed `capacity` entries.
  */
 export interface LookaheadCache {
-  readonly entries: Map<string, ReadonlyArray<string>>
+  readonly entries: Map<string, { readonly next: ReadonlyArray<string>; readonly later: ReadonlyArray<string> }>
   readonly capacity: number
 }
 
@@ -432,7 +449,7 @@ export const lookaheadCache = (capacity = 50_000): LookaheadCache => ({ entries:
 export const label = (context: PolicyContext, task: Task, world: OracleWorld, options: ActionSpace.SpaceOptions = ActionSpace.defaultSpaceOptions, cache?: LookaheadCache) =>
   Effect.gen(function*() {
     const space = ActionSpace.build(context, options)
-    const lookahead = yield* lookaheadOf(space, defaultTopK, cache)
+    const lookahead = yield* lookaheadOf(space, context.history, defaultTopK, cache)
     return { space, ...choose(space, context, task, lookahead, world) }
   })
 

@@ -46,6 +46,11 @@ export const SearchResult = Schema.Struct({
    * charged to the agent as "found nothing").
    */
   error: Schema.optionalKey(Schema.String),
+  /**
+   * Set on a repeated query: which page of its ranking the hits are (2: ranks k+1 … 2k, a follow-up top-k); absent on a
+   * query's first search.
+   */
+  page: Schema.optionalKey(Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(2)))),
   startMs: Schema.Finite,
   endMs: Schema.Finite
 })

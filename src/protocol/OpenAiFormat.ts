@@ -161,7 +161,8 @@ export const searchToolDefinition: OpenAiTool = {
   function: {
     name: searchToolName,
     description: "Find tools for one capability the request needs. Returns the best-matching tools with their " +
-      "descriptions and parameters. Call it once per capability slot; several calls in one turn run in parallel.",
+      "descriptions and parameters. Call it once per capability slot; several calls in one turn run in parallel. " +
+      "The same query searched again returns its next tools (\"page\": 2, 3, ...).",
     parameters: {
       type: "object",
       properties: {
@@ -328,10 +329,11 @@ const cut = (text: string, max: number | undefined): string =>
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000
 
-/** The JSON a search result is shown as: the slot, the query, and the tools found. */
+/** The JSON a search result is shown as: the slot, the query, the page of a repeated query (2 = its second top-k), and the tools found. */
 export const searchResultJson = (result: SearchResult, options: RenderOptions = {}): JsonObject => ({
   slot: result.slot,
   query: result.query,
+  ...(result.page !== undefined ? { page: result.page } : {}),
   tools: result.hits.map((hit) => {
     const spec = options.lookupTool?.(hit.tool)
     return spec === undefined
@@ -445,7 +447,7 @@ export const nativeInstructions = `You solve the user's request in rounds. In ea
   {"nodes":[{"id":"c1","tool":"<tool name, once known>","slot":"<capability in words>","deps":["<ids this node needs first>"]}]}
   A node's id is the id of the call that will carry it out. Write a plan when you start and whenever an observation shows it must change.
 - Then exactly one kind of action:
-  explore: call ${searchToolName} once per capability slot ({"slot":"c1","query":"<what the tool must do>"}); the calls run in parallel;
+  explore: call ${searchToolName} once per capability slot ({"slot":"c1","query":"<what the tool must do>"}); the calls run in parallel; a query searched again shows its next tools ("page": 2, 3, ...);
   execute: call the tools you found; all calls of one message run in parallel;
   answer: no tool calls, and the final answer in <answer>...</answer> (or as the whole content). It ends the episode.
 - Call only tools that a search returned or that you already called, with arguments that match their parameters.

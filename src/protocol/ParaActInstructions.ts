@@ -65,7 +65,7 @@ Rules:
 - Write nothing outside the tags. The content of <plan>, <search> and <call> is strict JSON (double quotes, no comments, no trailing commas).
 - Call ids are unique in the whole episode: c1, c2, ... never reuse one. Call only tools that a search returned or that you already called, with arguments that match their parameters.
 - To pass a value from the output of an earlier call, write {"$ref":"<call id>.<field>.<field>"} as the argument value; array items by index, e.g. {"$ref":"c1.results.0.id"}. A call cannot use the output of a call in the same turn.
-- After each round you get an <observation>: the tools each search found (name, description, parameters), or each call's result (its output, or an error such as not_found or rate_limited; a rate-limited or failed call may be retried with a new id).
+- After each round you get an <observation>: the tools each search found (name, description, parameters; a query searched again shows its next tools, "page": 2, 3, ...), or each call's result (its output, or an error such as not_found or rate_limited; a rate-limited or failed call may be retried with a new id).
 
 Example: a first turn that plans and explores
 ${printTurn(exampleExplore)}

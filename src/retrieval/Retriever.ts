@@ -19,6 +19,39 @@ export const checkK = (k: number): Effect.Effect<void, RetrieverError> =>
 /** Default top-k per capability slot (spec Table 6). */
 export const defaultTopK = 3
 
+/** The deepest rank a search reaches by paging (a repeated query past it returns no hits); the server's k bound. */
+export const maxPagedRank = 50
+
+/**
+ * The page a search of `query` returns **[ours]**: how many earlier searches of the same query (exact text) the agent
+ * sees in `history` (its steps, in order) and before it in its own turn (`before`). Page 0 is the query's top-k; page p
+ * holds ranks p·k+1 … (p+1)·k, a follow-up top-k ("more results"), so a repeated query is not a wasted round.
+ */
+export const pageOf = (history: ReadonlyArray<{ readonly searches: ReadonlyArray<{ readonly query: string }> }>, query: string, before = 0): number => {
+  let page = before
+  for (const step of history) for (const s of step.searches) if (s.query === query) page += 1
+  return page
+}
+
+/**
+ * Page `page` of a query's ranking at k per page: ranks page·k+1 … (page+1)·k of the retriever's top-(page+1)·k (a
+ * retriever's top-k is a prefix of its top-k' for k ≤ k'), empty past {@link maxPagedRank}.
+ */
+export const searchPage = (
+  search: (queries: ReadonlyArray<string>, k: number) => Effect.Effect<ReadonlyArray<ReadonlyArray<SearchHit>>, RetrieverError>,
+  query: string,
+  k: number,
+  page: number
+): Effect.Effect<ReadonlyArray<SearchHit>, RetrieverError> =>
+  Effect.gen(function*() {
+    yield* checkK(k)
+    if (!Number.isInteger(page) || page < 0) return yield* new RetrieverError({ message: `page must be a non-negative integer, got ${page}` })
+    const depth = Math.min((page + 1) * k, maxPagedRank)
+    if (page * k >= depth) return []
+    const lists = yield* search([query], depth)
+    return (lists[0] ?? []).slice(page * k, depth)
+  })
+
 /** A tool retriever. */
 export class Retriever extends Context.Service<Retriever, {
   /** A label for reports (`bm25`, `dense`, `hybrid`). */

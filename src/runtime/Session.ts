@@ -25,7 +25,7 @@ import * as PlanMath from "../math/PlanDag.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
 import * as Paradigms from "../protocol/Paradigm.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
-import { defaultTopK, Retriever } from "../retrieval/Retriever.ts"
+import { defaultTopK, pageOf, Retriever, searchPage } from "../retrieval/Retriever.ts"
 import { Simulator } from "../toolenv/Simulator.ts"
 import type { Episode, Execution } from "../toolenv/Simulator.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
@@ -238,12 +238,12 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
     let answer: string | undefined
     let error: string | undefined
 
-      const runSearch = (slot: string, query: string, elapsed: Effect.Effect<number>) =>
+      const runSearch = (slot: string, query: string, page: number, elapsed: Effect.Effect<number>) =>
         Effect.gen(function*() {
           const startMs = yield* elapsed
           // a failed or timed-out retriever is a fault of the machinery: recorded on the search, not "found nothing"
-          const found = yield* retriever.search([query], config.topK).pipe(
-            Effect.map((lists): { readonly hits: ReadonlyArray<SearchHit>; readonly error?: string } => ({ hits: lists[0] ?? [] })),
+          const found = yield* searchPage(retriever.search, query, config.topK, page).pipe(
+            Effect.map((hits): { readonly hits: ReadonlyArray<SearchHit>; readonly error?: string } => ({ hits })),
             Effect.timeoutOrElse({
               duration: config.callTimeout,
               orElse: () => Effect.succeed({ hits: [], error: `the retriever gave no answer within ${Duration.format(Duration.fromInputUnsafe(config.callTimeout))}` })
@@ -254,7 +254,15 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
               ))
           )
           const endMs = yield* elapsed
-          const result: SearchResult = { slot, query, hits: found.hits, ...(found.error !== undefined ? { error: found.error } : {}), startMs, endMs }
+          const result: SearchResult = {
+            slot,
+            query,
+            hits: found.hits,
+            ...(found.error !== undefined ? { error: found.error } : {}),
+            ...(page > 0 ? { page: page + 1 } : {}),
+            startMs,
+            endMs
+          }
           return result
         })
 
@@ -399,9 +407,17 @@ export const open = (spec: SessionSpec, overrides: Partial<RolloutConfig> = {}):
           ...(planCheck !== undefined && planCheck._tag === "Invalid" ? { planError: PlanMath.describeIssues(planCheck.issues) } : {}),
           ...(enforced.dropped.length > 0 ? { dropped: enforced.dropped } : {})
         }
+        // a query the agent already searched (on its path, or earlier in this turn) returns its next page
+        const pages = turn.searches.map((s, i) => pageOf(history, s.query, turn.searches.slice(0, i).filter((t) => t.query === s.query).length))
         const actions = (): Array<Effect.Effect<SearchResult | Observation>> => [
-          ...turn.searches.map((s) =>
-            Telemetry.span(spans, "Rollout.search", { "search.slot": s.slot, "search.query": Telemetry.text(s.query) }, runSearch(s.slot, s.query, elapsed), searchAttributes)
+          ...turn.searches.map((s, i) =>
+            Telemetry.span(
+              spans,
+              "Rollout.search",
+              { "search.slot": s.slot, "search.query": Telemetry.text(s.query) },
+              runSearch(s.slot, s.query, pages[i] as number, elapsed),
+              searchAttributes
+            )
           ),
           ...checked.plans.map((p) =>
             Telemetry.span(

@@ -135,6 +135,8 @@ export interface RoundView {
     readonly query: string
     readonly hits: ReadonlyArray<{ readonly tool: string; readonly score: number; readonly category: string; readonly description: string }>
     readonly error?: string
+    /** A query searched again: which page of its ranking these hits are (2, 3, ...). */
+    readonly page?: number
   }>
   readonly observations: ReadonlyArray<{
     readonly id: string
@@ -388,7 +390,8 @@ export const make = (options: Partial<McpEpisodesOptions> = {}) =>
             const spec = library.get(h.tool)
             return { tool: h.tool, score: round3(h.score), category: spec?.category ?? "", description: short(spec?.description ?? "", 240) }
           }),
-          ...(s.error !== undefined ? { error: s.error } : {})
+          ...(s.error !== undefined ? { error: s.error } : {}),
+          ...(s.page !== undefined ? { page: s.page } : {})
         })),
         observations: step.observations.map((o) => ({
           id: o.callId,

@@ -66,7 +66,7 @@ export const tools: ReadonlyArray<ToolDef<unknown>> = [
     name: "search_tools",
     title: "Search tools",
     description:
-      "One exploration round: retrieve tools for up to 16 capability queries at once (they run concurrently). Returns the hits (tool name, score, category, description) per query. Only tools an episode has retrieved can be described and called.",
+      "One exploration round: retrieve tools for up to 16 capability queries at once (they run concurrently). Returns the hits (tool name, score, category, description) per query; a query searched again returns its next hits (page 2, 3, ...). Only tools an episode has retrieved can be described and called.",
     input: SearchInput as Schema.Codec<SearchInput, unknown>,
     readOnly: false,
     run: (e, c, i) => e.search(c, i)

@@ -219,15 +219,19 @@ describe("LearnedPolicy greedy decoding", () => {
           const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
           const answerK = space.kinds.indexOf("answer")
           space.layout.kinds.forEach((k, i) => (logits[k.row] = i === answerK ? 10 : -10))
-          const half = LearnedPolicy.greedyChoice(space, logits, 0.5)
+          const half = LearnedPolicy.greedyChoice(space, logits, { answer: 0.5 })
           assert.deepStrictEqual(half, TurnDistribution.greedy(space.layout, logits))
-          const low = LearnedPolicy.greedyChoice(space, logits, LearnedPolicy.evalAnswerThreshold)
+          const low = LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold })
           assert.deepStrictEqual(low, TurnDistribution.greedyAbove(space.layout, logits, LearnedPolicy.evalAnswerThreshold))
           for (const r of half.selected) assert.include(low.selected, r)
           if ((space.layout.kinds[answerK] as TurnDistribution.KindSlot).mode === "subset") answers++
-          // a search or call kind is never thresholded
+          // a search or call kind is not thresholded by the answer's threshold, only by its own
           space.layout.kinds.forEach((k, i) => (logits[k.row] = i === 0 ? 10 : -10))
-          if (space.kinds[0] !== "answer") assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, 0.05), TurnDistribution.greedy(space.layout, logits))
+          if (space.kinds[0] !== "answer") {
+            assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, { answer: 0.05 }), TurnDistribution.greedy(space.layout, logits))
+            const own = { [space.kinds[0] as string]: 0.05 }
+            assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, own), TurnDistribution.greedyAbove(space.layout, logits, 0.05, (k) => k === 0))
+          }
         }
       }
       assert.isAbove(answers, 0)

@@ -63,6 +63,29 @@ describe("StudentOracle", () => {
       assert.isAbove(scored.flat().filter((t) => t.verdict?.quality === "YES" && t.verdict.faithfulness === "YES").length, 0)
     }), 120_000)
 
+  it.effect("looks ahead to what the runtime returns: a query asked again shows its next page, and the oracle asks for one when only a later page serves", () =>
+    Effect.gen(function*() {
+      const seen: Array<PolicyContext> = []
+      const layer = appLayer(oracleLayer(seen))
+      const tasks = yield* sampleTasks("validation", 30).pipe(Effect.provide(layer))
+      const trajectories = yield* rollouts(tasks, 3).pipe(Effect.provide(layer))
+      const byId = new Map(tasks.map((t) => [t.id as string, t]))
+      let paged = 0
+      for (const t of trajectories) {
+        for (const [i, step] of t.steps.entries()) {
+          if (step.searches.length === 0) continue
+          const context = contextOf(t, i, byId.get(t.taskId) as Task)
+          const lookahead = yield* StudentOracle.lookaheadOf(ActionSpace.build(context), context.history).pipe(Effect.provide(Retriever.layerBm25), Effect.provide(layer))
+          for (const search of step.searches) {
+            // the look-ahead's next page is exactly what the runtime's search returned
+            assert.deepStrictEqual(lookahead.get(search.query)?.next, search.hits.map((h) => h.tool as string), `${t.id} step ${i}: ${search.query}`)
+            if (search.page !== undefined) paged++
+          }
+        }
+      }
+      assert.isAbove(paged, 0, "some gold tool was only on a later page, and the oracle asked for it")
+    }), 180_000)
+
   it("refuses to act without the task, and matches facts by value and entity attribute", () => {
     const fact: ActionSpace.FactCandidate = { callId: "c1" as never, path: ["data", 0, "name"], label: "name", value: "Ada" }
     assert.isTrue(StudentOracle.factMatches(fact, undefined, { key: "k", value: "Ada", call: "c1" as never, path: "results.0.name" }, undefined))

@@ -4,6 +4,7 @@ import { Policy } from "../../src/agent/Policy.ts"
 import type { PolicyOutput } from "../../src/agent/Policy.ts"
 import * as Session from "../../src/runtime/Session.ts"
 import { Rollout } from "../../src/runtime/Rollout.ts"
+import { Retriever } from "../../src/retrieval/Retriever.ts"
 import { TaskSource } from "../../src/toolenv/TaskSource.ts"
 import * as App from "../../layers/App.ts"
 import { canonicalJson } from "../../src/math/CanonicalJson.ts"
@@ -110,5 +111,30 @@ describe("Session", () => {
       assert.strictEqual(full.stop, "max_rounds")
       assert.strictEqual(full.steps.length, 2)
       assert.isDefined(full.steps[0]!.protocolError)
+    }).pipe(Effect.provide(app)))
+
+  it.effect("a query searched again returns its next page [ours]: ranks k+1 … 2k, then 2k+1 …, also twice in one turn; a replay pages the same", () =>
+    Effect.gen(function*() {
+      const source = yield* TaskSource
+      const retriever = yield* Retriever
+      const [task] = yield* source.sample({ split: "test", count: 1, seed: 3 })
+      const spec: Session.SessionSpec = { task: task!, paradigm: "ParaAct", seed: 2, policy: "remote" }
+      const session = yield* Session.open(spec)
+      const usage = { promptTokens: 0, completionTokens: 0 }
+      const search = (...qs: Array<string>) => ({ text: `<search>${JSON.stringify(qs.map((query, i) => ({ slot: `s${i + 1}`, query })))}</search>`, usage })
+      const query = "sentiment analysis of a text"
+      const outputs = [search(query), search(query, "weather stations in a city"), search(query, query)]
+      for (const output of outputs) yield* session.step(output)
+      const t = yield* session.trajectory
+      const deep = (yield* retriever.search([query], 15))[0]!.map((h) => h.tool)
+      const shown = t.steps.flatMap((s) => s.searches.filter((r) => r.query === query))
+      assert.deepStrictEqual(shown.map((r) => r.page), [undefined, 2, 3, 4])
+      assert.deepStrictEqual(shown.map((r) => r.hits.map((h) => h.tool)), [deep.slice(0, 3), deep.slice(3, 6), deep.slice(6, 9), deep.slice(9, 12)])
+      // another query keeps its own first page
+      const other = t.steps[1]!.searches[1]!
+      assert.isUndefined(other.page)
+      assert.deepStrictEqual(other.hits, (yield* retriever.search([other.query], 3))[0])
+      const replayed = yield* Session.replay(spec, outputs)
+      assert.strictEqual(timeless(yield* replayed.trajectory), timeless(t))
     }).pipe(Effect.provide(app)))
 })

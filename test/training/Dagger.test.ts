@@ -34,7 +34,7 @@ describe("Dagger", () => {
         // the state is the student's own: the matrix it was scored on (its recorded digest)
         assert.strictEqual(ActionSpace.digest({ ...space, features: label.x, layout: label.layout }), step.decision?.digest)
         // the label is the oracle's choice in that space (the look-ahead run here again), and a choice the layout can draw
-        const lookahead = yield* StudentOracle.lookaheadOf(space)
+        const lookahead = yield* StudentOracle.lookaheadOf(space, context.history)
         const again = StudentOracle.choose(space, context, byId.get(t.taskId) as Task, lookahead, oracleWorld)
         assert.isTrue(Dagger.sameChoice(label.choice, again.choice))
         // the set-valued label is the oracle's too, and holds its one pick

@@ -96,7 +96,7 @@ def describe_tool(spec: Mapping[str, Any]) -> str:
 
 
 def search_json(result: Mapping[str, Any], lookup: Optional[ToolLookup]) -> Dict[str, Any]:
-    """A search result as shown: slot, query, and per hit the name, the score to 3 decimals, description and parameters."""
+    """A search result as shown: slot, query, the page of a repeated query, and per hit the name, the score to 3 decimals, description and parameters."""
     tools: List[Dict[str, Any]] = []
     for hit in result.get("hits", []):
         spec = lookup(hit["tool"]) if lookup is not None else None
@@ -105,7 +105,11 @@ def search_json(result: Mapping[str, Any], lookup: Optional[ToolLookup]) -> Dict
             entry["description"] = describe_tool(spec)
             entry["parameters"] = strip_extensions(spec.get("parameters", {}))
         tools.append(entry)
-    return {"slot": result["slot"], "query": result["query"], "tools": tools}
+    shown: Dict[str, Any] = {"slot": result["slot"], "query": result["query"]}
+    if result.get("page") is not None:
+        shown["page"] = result["page"]
+    shown["tools"] = tools
+    return shown
 
 
 def render(step: Mapping[str, Any], lookup: Optional[ToolLookup] = None, max_payload_chars: Optional[int] = LATEST_PAYLOAD_CHARS) -> Optional[str]:

@@ -58,6 +58,12 @@ const entitiesOf = (tool: ToolSpec | undefined): ReadonlyArray<string> => {
 /** At most this many search candidates a round (clauses first, then phrases, hops, providers, missing inputs). */
 export const maxSearches = 24
 
+/**
+ * Pages of one query's ranking the space offers: a query searched this many times is no longer a candidate (asked
+ * again, a query returns its next page — `Retriever.pageOf`; the student-space oracle looks ahead over as many).
+ */
+export const maxPages = 4
+
 /** The search candidates of a round and their features. */
 export const searchCandidates = (context: SpaceContext, r: Reading): { readonly searches: ReadonlyArray<SearchCandidate>; readonly features: ReadonlyArray<Float64Array> } => {
   const { clauses, clauseTokens, literals, history, seen, executionBegan, sortedTools, outputs } = r
@@ -65,7 +71,6 @@ export const searchCandidates = (context: SpaceContext, r: Reading): { readonly 
   const searchFeatures: Array<Float64Array> = []
   const searchAllowed = !(context.paradigm === "ExploreThenExecute" && executionBegan)
   if (!searchAllowed) return { searches, features: searchFeatures }
-  const asked = new Set(context.history.flatMap((s) => s.searches.map((q) => q.query)))
   const taken = new Set<string>()
   // a clause whose calls met a 400 / 404 (the wrong tool, or a wrong argument): worth searching again
   const clauseFailedHard = new Set<number>()
@@ -75,7 +80,8 @@ export const searchCandidates = (context: SpaceContext, r: Reading): { readonly 
     }
   }
   const push = (candidate: SearchCandidate, f: Float64Array): void => {
-    if (taken.has(candidate.query) || searches.length >= maxSearches) return
+    const asked = seen.queries.get(candidate.query)
+    if (taken.has(candidate.query) || searches.length >= maxSearches || (asked?.pages ?? 0) >= maxPages) return
     taken.add(candidate.query)
     const c = candidate.clause
     f[8] = candidate.reason === "phrase" ? 1 : 0
@@ -83,7 +89,9 @@ export const searchCandidates = (context: SpaceContext, r: Reading): { readonly 
     f[10] = candidate.reason === "provider" ? 1 : 0
     f[11] = clauseFailedHard.has(c) ? 1 : 0
     f[12] = c >= 0 ? cover(tokens(candidate.query), clauseTokens[c] as ReadonlySet<string>) : 0
-    f[13] = asked.has(candidate.query) ? 1 : 0
+    f[13] = asked !== undefined ? 1 : 0
+    f[15] = (asked?.pages ?? 0) / maxPages
+    f[16] = asked?.uncalled === true ? 1 : 0
     searches.push(candidate)
     searchFeatures.push(f)
   }

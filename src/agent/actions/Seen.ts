@@ -1,11 +1,13 @@
 /**
- * The history, read for the action space's features: what each search found (per tool: its clause, rank, score),
+ * The history, read for the action space's features: what each search found (per tool: its clause, rank, score; per
+ * query: the pages searched and whether a tool it brought is still uncalled),
  * which clauses were searched, attempted and succeeded, which calls settled, failed or failed transiently, and which
  * outputs a later call consumed. Pure.
  */
 import { transientErrorKinds } from "../../domain/Call.ts"
 import type { Step } from "../../domain/Trajectory.ts"
 import { callKey } from "../../math/CanonicalJson.ts"
+import { defaultTopK } from "../../retrieval/Retriever.ts"
 import { cover, tokens } from "./Text.ts"
 
 
@@ -22,6 +24,8 @@ export interface Seen {
   /** call ids whose output a later call consumed through a `$ref`. */
   readonly consumed: ReadonlySet<string>
   readonly researched: ReadonlySet<string>
+  /** query → how many pages of it were searched, and whether a tool it brought is not yet called. */
+  readonly queries: ReadonlyMap<string, { readonly pages: number; readonly uncalled: boolean }>
 }
 
 const slotClause = (slot: string): { readonly clause: number; readonly research: boolean } => {
@@ -60,17 +64,29 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
   const transient = new Set<string>()
   const consumed = new Set<string>()
   const researched = new Set<string>()
+  // per query: its first page's top score (a later page's scores are normalised by it), pages searched, tools brought
+  const byQuery = new Map<string, { top: number; pages: number; tools: Set<string> }>()
+  const called = new Set<string>()
   for (const step of history) {
     for (const search of step.searches) {
       const { clause, research } = clauseOfSearch(search.slot, search.query, clauseTokens)
       if (research) researched.add(search.query)
       else searchedClauses.set(clause, (searchedClauses.get(clause) ?? 0) + 1)
-      const top = search.hits[0]?.score ?? 1
-      search.hits.forEach((hit, rank) => {
-        const known = hits.get(hit.tool)
-        if (known === undefined || rank < known.rank) hits.set(hit.tool, { clause, rank, score: top > 0 ? hit.score / top : 0, research })
+      const known = byQuery.get(search.query)
+      const query = known ?? { top: search.hits[0]?.score ?? 1, pages: 0, tools: new Set<string>() }
+      query.pages += 1
+      byQuery.set(search.query, query)
+      // a follow-up page's hits rank after the earlier pages' (page p starts at rank (p − 1)·k)
+      const offset = ((search.page ?? 1) - 1) * defaultTopK
+      const top = query.top
+      search.hits.forEach((hit, i) => {
+        const rank = offset + i
+        query.tools.add(hit.tool)
+        const best = hits.get(hit.tool)
+        if (best === undefined || rank < best.rank) hits.set(hit.tool, { clause, rank, score: top > 0 ? hit.score / top : 0, research })
       })
     }
+    for (const o of step.observations) called.add(o.tool)
     for (const o of step.observations) {
       const clause = hits.get(o.tool)?.clause ?? -1
       clauseAttempted.add(clause)
@@ -89,5 +105,6 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
       }
     }
   }
-  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched }
+  const queries = new Map([...byQuery].map(([q, v]) => [q, { pages: v.pages, uncalled: [...v.tools].some((t) => !called.has(t)) }]))
+  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched, queries }
 }
