@@ -35,7 +35,7 @@ const searchBar = (s: SearchResult): Bar => ({
   startMs: s.startMs,
   endMs: s.endMs,
   label: `search ${s.slot}`,
-  tooltip: `search ${s.slot}: "${s.query}" · ${s.error === undefined ? `${hits(s.hits.length)}${s.hits.length > 0 ? ` (top: ${s.hits.slice(0, 3).map((h) => h.tool).join(", ")})` : ""}` : `error: ${s.error}`} · ${ms(s.startMs)}–${ms(s.endMs)}`
+  tooltip: `search ${s.slot}: "${s.query}"${s.page !== undefined ? ` (page ${s.page})` : ""} · ${s.error === undefined ? `${hits(s.hits.length)}${s.hits.length > 0 ? ` (top: ${s.hits.slice(0, 3).map((h) => h.tool).join(", ")})` : ""}` : `error: ${s.error}`} · ${ms(s.startMs)}–${ms(s.endMs)}`
 })
 
 const callBar = (o: Observation): Bar => ({
@@ -201,7 +201,7 @@ const shortJson = (value: unknown, max: number): string => {
 export const trajectoryDetailsHtml = (t: Trajectory): string => {
   const rounds = t.steps.map((step) => {
     const searches = step.searches.map((s) =>
-      `<li><span class="k">search ${escapeHtml(s.slot)}</span> “${escapeHtml(s.query)}” → ${
+      `<li><span class="k">search ${escapeHtml(s.slot)}</span> “${escapeHtml(s.query)}”${s.page !== undefined ? ` (page ${s.page})` : ""} → ${
         s.error !== undefined ? `<span class="bad">error: ${escapeHtml(s.error)}</span>` : s.hits.length === 0 ? "no hit" : s.hits.map((h) => `${escapeHtml(h.tool)} (${fixed(h.score, 2)})`).join(", ")
       }</li>`
     )

@@ -214,6 +214,16 @@ describe("Report", () => {
     assert.include(svg, ">ms since the rollout started</text>")
   })
 
+  it("a follow-up page of a query is marked in the timeline's tooltip and in the trajectory's details", () => {
+    const [first] = Fixture.trajectory.steps
+    const search = first!.searches[0]!
+    const paged = { ...Fixture.trajectory, steps: [{ ...first!, searches: [{ ...search, page: 2 }] }] }
+    assert.match(Report.timelineSvg(paged), /<title>search [^<]* \(page 2\) · [^<]*<\/title>/)
+    assert.include(Report.trajectoryDetailsHtml(paged), ` (page 2) → `)
+    assert.notInclude(Report.timelineSvg(Fixture.trajectory), "(page ")
+    assert.notInclude(Report.trajectoryDetailsHtml(Fixture.trajectory), "(page ")
+  })
+
   it("the timeline of a trajectory whose actions took no time still draws every bar", () => {
     const instant = { ...Fixture.trajectory, steps: Fixture.trajectory.steps.map((s) => ({ ...s, startMs: 0, policyMs: 0, endMs: 0, searches: s.searches.map((x) => ({ ...x, startMs: 0, endMs: 0 })), observations: s.observations.map((o) => ({ ...o, startMs: 0, endMs: 0 })) })) }
     const svg = Report.timelineSvg(instant)
