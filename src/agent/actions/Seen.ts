@@ -76,7 +76,8 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
       const query = known ?? { top: search.hits[0]?.score ?? 1, pages: 0, tools: new Set<string>() }
       query.pages += 1
       byQuery.set(search.query, query)
-      // a follow-up page's hits rank after the earlier pages' (page p starts at rank (p − 1)·k)
+      // a follow-up page's hits rank after the earlier pages' (page p starts at rank (p − 1)·k, k the default top-k the
+      // policy acts under)
       const offset = ((search.page ?? 1) - 1) * defaultTopK
       const top = query.top
       search.hits.forEach((hit, i) => {
@@ -86,8 +87,8 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
         if (best === undefined || rank < best.rank) hits.set(hit.tool, { clause, rank, score: top > 0 ? hit.score / top : 0, research })
       })
     }
-    for (const o of step.observations) called.add(o.tool)
     for (const o of step.observations) {
+      called.add(o.tool)
       const clause = hits.get(o.tool)?.clause ?? -1
       clauseAttempted.add(clause)
       const key = callKey(o.tool, o.arguments)
