@@ -85,15 +85,6 @@ export interface LearnedPolicyOptions {
  */
 export const evalAnswerThreshold = 0.15
 
-/**
- * The search threshold of the pipeline's greedy evaluation **[ours]**: a search turn searches every query with p above
- * it. The student ranks the queries that will retrieve a serving tool first but rates most below ½, so the most
- * probable turn searches one where the oracle it imitates searches several at once. Chosen on the validation split
- * among 0.4 / 0.3 / 0.2 / 0.15 / 0.1 over two training seeds, after the answer threshold (docs/training.md, "Follow-up
- * pages"; `bench/student-diagnosis.ts --subset-thresholds`); other programs decode at ½.
- */
-export const evalSearchThreshold = 0.2
-
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined

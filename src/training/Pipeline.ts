@@ -102,7 +102,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
     const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(oracleEquivalent).pipe(Layer.provide(base)))))
 
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, decoding: "sample" | "greedy" = "sample") =>
-      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, answerThreshold: LearnedPolicy.evalAnswerThreshold, searchThreshold: LearnedPolicy.evalSearchThreshold })))))
+      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, answerThreshold: LearnedPolicy.evalAnswerThreshold })))))
 
     /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
     const demonstrations = (progress: boolean) => Effect.gen(function*() {
@@ -386,8 +386,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
       library: library.label,
       evalRollouts: options.evalRollouts,
       evalSampled: options.evalSampled,
-      evalAnswerThreshold: LearnedPolicy.evalAnswerThreshold,
-      evalSearchThreshold: LearnedPolicy.evalSearchThreshold
+      evalAnswerThreshold: LearnedPolicy.evalAnswerThreshold
     }
   }
   const first = results[0] as SeedResult

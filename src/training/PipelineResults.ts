@@ -96,8 +96,6 @@ export interface Summary {
     readonly evalSampled: number
     /** Greedy decoding states every answer fact with p above this (`LearnedPolicy.evalAnswerThreshold`). */
     readonly evalAnswerThreshold: number
-    /** Greedy decoding searches every query with p above this (`LearnedPolicy.evalSearchThreshold`; absent before it existed: ½). */
-    readonly evalSearchThreshold?: number
   }
 }
 
@@ -190,7 +188,7 @@ export const renderAblation = (summary: Summary): string => {
   }
   const levels = Object.keys(summary.pairedLevels)
   return [
-    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold}${summary.run.evalSearchThreshold !== undefined && summary.run.evalSearchThreshold !== 0.5 ? `, search queries with p > ${summary.run.evalSearchThreshold}` : ""} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
     ...rows,
     "",
