@@ -15,7 +15,7 @@ import type { Acceptable, Alternative } from "../math/Acceptable.ts"
 import type { Choice, KindSlot } from "../math/TurnDistribution.ts"
 import * as ParaAct from "../protocol/ParaAct.ts"
 import * as Refs from "../protocol/Refs.ts"
-import { defaultTopK, maxPagedRank, pageOf, Retriever } from "../retrieval/Retriever.ts"
+import { defaultTopK, pageOf, pageSpan, Retriever } from "../retrieval/Retriever.ts"
 import { transientErrorKinds } from "../domain/Call.ts"
 import { ToolLibrary } from "../toolenv/ToolLibrary.ts"
 import type { Op } from "../toolenv/world/Ops.ts"
@@ -414,12 +414,12 @@ export const lookaheadOf = (space: ActionSpace.Space, history: ReadonlyArray<Ste
     // one ranking per page index, deep enough for the look-ahead's pages (a top-k is a prefix of a deeper top-k)
     for (const page of [...new Set(missing.map((q) => pages.get(q) ?? 0))].sort((a, b) => a - b)) {
       const batch = missing.filter((q) => pages.get(q) === page)
-      const start = page * topK
-      const depth = Math.min(Math.max(page + 1, maxPages) * topK, maxPagedRank)
-      const lists = start >= depth ? batch.map(() => []) : yield* retriever.search(batch, depth).pipe(Effect.mapError((e) => new PolicyError({ message: `oracle look-ahead: ${e.message}` })))
+      const next = pageSpan(topK, page)
+      const { start, end } = pageSpan(topK, page, Math.max(1, maxPages - page))
+      const lists = start >= end ? batch.map(() => []) : yield* retriever.search(batch, end).pipe(Effect.mapError((e) => new PolicyError({ message: `oracle look-ahead: ${e.message}` })))
       batch.forEach((q, i) => {
         const tools = (lists[i] ?? []).map((h) => h.tool as string)
-        found.set(q, { next: tools.slice(start, Math.min(start + topK, depth)), later: tools.slice(Math.min(start + topK, depth)) })
+        found.set(q, { next: tools.slice(next.start, next.end), later: tools.slice(next.end, end) })
       })
     }
     if (cache !== undefined && found.size > 0) {

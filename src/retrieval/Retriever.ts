@@ -33,6 +33,10 @@ export const pageOf = (history: ReadonlyArray<{ readonly searches: ReadonlyArray
   return page
 }
 
+/** The ranks [start, end) of `pages` pages of a ranking from page `page` at k per page, cut at {@link maxPagedRank}. */
+export const pageSpan = (k: number, page: number, pages = 1): { readonly start: number; readonly end: number } =>
+  ({ start: Math.min(page * k, maxPagedRank), end: Math.min((page + pages) * k, maxPagedRank) })
+
 /**
  * Page `page` of a query's ranking at k per page: ranks page·k+1 … (page+1)·k of the retriever's top-(page+1)·k (a
  * retriever's top-k is a prefix of its top-k' for k ≤ k'), empty past {@link maxPagedRank}.
@@ -46,10 +50,10 @@ export const searchPage = (
   Effect.gen(function*() {
     yield* checkK(k)
     if (!Number.isInteger(page) || page < 0) return yield* new RetrieverError({ message: `page must be a non-negative integer, got ${page}` })
-    const depth = Math.min((page + 1) * k, maxPagedRank)
-    if (page * k >= depth) return []
-    const lists = yield* search([query], depth)
-    return (lists[0] ?? []).slice(page * k, depth)
+    const { start, end } = pageSpan(k, page)
+    if (start >= end) return []
+    const lists = yield* search([query], end)
+    return (lists[0] ?? []).slice(start, end)
   })
 
 /** A tool retriever. */

@@ -225,7 +225,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       estimator,
       dynamicSampling: options.dynamicSampling,
       credit: options.credit,
-      reward: { ...Reward.defaultRewardConfig, answer: { ...Reward.defaultRewardConfig.answer, truncation: options.truncation } },
+      reward: { ...Trainer.defaultRl.reward, answer: { ...Trainer.defaultRl.reward.answer, truncation: options.truncation } },
       iterations: options.rlIterations,
       tasksPerIteration: options.rlTasksPerIteration,
       group: options.group,
