@@ -13,7 +13,7 @@
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
- * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set]
+ * [--action-coverage 0.5] [--answer-step 1] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--forced-answers kind|first]
  * [--truncation score|cap:<x>] [--json]`. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
@@ -70,7 +70,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
   backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
   scorer: Flag.Literals("scorer", ["set", "mlp"]).pipe(Flag.withDescription("the scoring network: the learned set encoder, or the MLP over fixed mean/max summaries"), Flag.withDefault(LearnedPolicy.defaultScorer)),
-  label: Flag.Literals("label", ["set", "exact"]).pipe(Flag.withDescription("what DAgger clones: the oracle's acceptable set of turns, or its one pick"), Flag.withDefault(Dagger.defaultDagger.label)),
+  label: Flag.Literals("label", ["set", "exact", "matched"]).pipe(Flag.withDescription("what DAgger clones: the oracle's acceptable set of turns, its one pick, or its pick per need matched to the student's favourite"), Flag.withDefault(Dagger.defaultDagger.label)),
+  searchLabels: Flag.Literals("search-labels", ["cover", "every"]).pipe(Flag.withDescription("which searches DAgger's oracle labels take: a greedy cover, or every query that finds a needed tool"), Flag.withDefault(Dagger.defaultDagger.searchLabels)),
   evalSplit: Flag.Literals("eval-split", ["validation", "train"]).pipe(
     Flag.withDescription("where the models are evaluated: the validation split (its own providers), or fresh tasks of the training split that RL never drew (the training providers: does what RL learned hold on new tasks of the same tools?)"),
     Flag.withDefault("validation")
@@ -234,7 +235,7 @@ const program = Effect.gen(function*() {
     // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent, label: flags.label, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent, label: flags.label, searchLabels: flags.searchLabels, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
       models["SFT"] = yield* evaluate("DAgger", cloned, seed)

@@ -46,6 +46,11 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
   seed: Flag.Int("seed").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 1_000_000 })), Flag.withDescription("training seed"), Flag.withDefault(1)),
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("validation tasks (levels round-robin)"), Flag.withDefault(90)),
   rollouts: Flag.Int("rollouts").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 16 })), Flag.withDescription("greedy rollouts per task"), Flag.withDefault(Pipeline.defaults.evalRollouts)),
+  daggerEpochs: Flag.Int("dagger-epochs").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 200 })), Flag.withDescription("DAgger's passes over the aggregate per round"), Flag.withDefault(Dagger.defaultDagger.epochs)),
+  daggerLr: Flag.Finite("dagger-lr").pipe(Flag.withDescription("DAgger's Adam learning rate"), Flag.withDefault(Dagger.defaultDagger.adam.lr)),
+  searchLabels: Flag.Literals("search-labels", ["cover", "every"]).pipe(Flag.withDescription("which searches DAgger's oracle labels take: a greedy cover, or every query that finds a needed tool"), Flag.withDefault(Dagger.defaultDagger.searchLabels)),
+  factLabels: Flag.Literals("fact-labels", ["answer", "every"]).pipe(Flag.withDescription("where DAgger teaches the answer's facts: at the oracle's answers, or at every state with a gold fact on offer"), Flag.withDefault(Dagger.defaultDagger.factLabels)),
+  label: Flag.Literals("label", ["exact", "set", "matched"]).pipe(Flag.withDescription("what DAgger's clone imitates: the oracle's one pick, its acceptable set, or its pick per need matched to the student's favourite"), Flag.withDefault(Dagger.defaultDagger.label)),
   dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
   trainTasks: Flag.Int("train-tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 3000 })), Flag.withDescription("training tasks the student is rolled out on for the teacher-forced training-split numbers"), Flag.withDefault(80)),
   save: Flag.String("save").pipe(Flag.withDescription("write the trained student's weights here (JSON)"), Flag.optional),
@@ -196,7 +201,7 @@ const program = Effect.gen(function*() {
     const sft = yield* trainer.sft(demos, { epochs: options.sftEpochs, seed: flags.seed })
     console.log(`SFT on ${sft.steps} demonstration steps`)
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos, { rounds: flags.dagger, seed: flags.seed, equivalent: equivalence, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos, { rounds: flags.dagger, seed: flags.seed, equivalent: equivalence, forcedAnswers: flags.forcedAnswers, searchLabels: flags.searchLabels, label: flags.label, factLabels: flags.factLabels, epochs: flags.daggerEpochs, adam: { ...Dagger.defaultDagger.adam, lr: flags.daggerLr } }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       console.log(`DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")}`)
     }
     if (Option.isSome(flags.save)) {

@@ -73,7 +73,7 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 5,
+  revision: 6,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
@@ -90,7 +90,7 @@ export const featureSchema = {
     "rank 1", "rank 2", "rank 3", "retrieval score", "tool words cover the clause", "required filled", "required (/4)", "literal share", "ref share",
     "enum/default share", "mean match", "min match", "arguments valid", "settled before", "failed transiently before", "tool failed hard",
     "clause succeeded", "tool succeeded", "filling variant", "found by a re-search", "no clause", "no required parameter", "clause has a literal",
-    "an id given a literal", "literals of another clause"
+    "an id given a literal", "literals of another clause", "literals no successful call carried yet"
   ],
   fact: [
     "key path covers the clause", "key path covers the request", "id-like key", "name-like key", "number", "item index (/4)", "within the count asked",

@@ -81,6 +81,14 @@ export type Lookahead = ReadonlyMap<string, { readonly next: ReadonlyArray<strin
 export interface OracleWorld {
   readonly lookup: (name: string) => ToolSpec | undefined
   readonly equivalent: Equivalence
+  /**
+   * Which searches the oracle's search turn takes **[ours]**: `cover` (the default, the ceiling policy's) a greedy
+   * cover — a query only when it brings a needed tool no earlier query brings; `every` every query that brings one.
+   * `every` is a label for a student that cannot see what a query retrieves: "this query finds a needed tool" is a
+   * property of each query, where under `cover` of two queries finding the same tool the first is labelled and the
+   * second is not.
+   */
+  readonly searches?: "cover" | "every"
 }
 
 /** The state of the gold DAG as the history shows it. */
@@ -360,7 +368,7 @@ export const choose = (
         const brings = [...new Set((lookahead.get(s.query)?.[pages] ?? []).flatMap(servedBy))].filter((g) => !covered.has(g))
         for (const g of brings) byGold.set(g, [...(byGold.get(g) ?? []), slotOf(searchK).start + i])
         const fresh = brings.filter((g) => !greedy.has(g))
-        if (fresh.length === 0) return
+        if ((world.searches === "every" ? brings : fresh).length === 0) return
         for (const g of fresh) greedy.add(g)
         rows.push(slotOf(searchK).start + i)
       })
@@ -379,6 +387,29 @@ export const choose = (
   if (slot.mode === "none") {
     return { choice: { kind: answerK, selected: [], plan: false }, reason: "answer", acceptable: { alternatives: [{ kind: answerK, groups: [], allowed: [], plan: undefined }] } }
   }
+  const { rows, groups } = goldFacts(space, context, task, world)
+  if (rows.length === 0) {
+    // nothing to state: the first fact (an answer chooses at least one); the judge will find it incomplete. The label
+    // says only "answer": which facts to state when none is right is not the oracle's to teach
+    const all = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
+    return { choice: { kind: answerK, selected: [slot.start], plan: false }, reason: "answer_forced", acceptable: { alternatives: [{ kind: answerK, groups: [], allowed: all, plan: undefined }] } }
+  }
+  return { choice: { kind: answerK, selected: [...rows].sort((a, b) => a - b), plan: false }, reason: "answer", acceptable: { alternatives: [alternativeOf(answerK, groups)] } }
+}
+
+/**
+ * The gold facts among a space's fact candidates, whatever the oracle would do this round: per gold fact of the task,
+ * the fact rows stating it (`groups`) and the first of them not taken by an earlier gold fact (`rows`, ascending).
+ * Empty when the answer kind has no candidates or none states a gold fact.
+ */
+export const goldFacts = (
+  space: ActionSpace.Space,
+  context: Pick<PolicyContext, "history">,
+  task: Task,
+  world: OracleWorld
+): { readonly rows: ReadonlyArray<number>; readonly groups: ReadonlyArray<ReadonlyArray<number>> } => {
+  const slot = space.layout.kinds[space.kinds.indexOf("answer")]
+  if (slot === undefined || slot.mode === "none") return { rows: [], groups: [] }
   const toolOf = new Map(context.history.flatMap((s) => s.observations.map((o) => [o.callId as string, o.tool as string] as const)))
   const rows: Array<number> = []
   const groups: Array<ReadonlyArray<number>> = []
@@ -389,13 +420,7 @@ export const choose = (
     const first = stating.find((r) => !rows.includes(r))
     if (first !== undefined) rows.push(first)
   }
-  if (rows.length === 0) {
-    // nothing to state: the first fact (an answer chooses at least one); the judge will find it incomplete. The label
-    // says only "answer": which facts to state when none is right is not the oracle's to teach
-    const all = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
-    return { choice: { kind: answerK, selected: [slot.start], plan: false }, reason: "answer_forced", acceptable: { alternatives: [{ kind: answerK, groups: [], allowed: all, plan: undefined }] } }
-  }
-  return { choice: { kind: answerK, selected: [...rows].sort((a, b) => a - b), plan: false }, reason: "answer", acceptable: { alternatives: [alternativeOf(answerK, groups)] } }
+  return { rows: [...rows].sort((a, b) => a - b), groups }
 }
 
 /**

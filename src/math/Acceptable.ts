@@ -182,3 +182,21 @@ export const exactly = (layout: Layout, choice: Choice): Acceptable => {
     }]
   }
 }
+
+/**
+ * The label's turn the model itself favours **[ours]**: for the alternative of kind `choice.kind`, per group the row
+ * with the largest logit (each once, ascending; a one-of kind: the largest over the groups' rows), the plan bit as
+ * `choice` has it. An exact label that picks among equivalent rows by the learner's own preference — the matching step
+ * of hard EM, or of DETR's set loss — instead of an arbitrary first, so the rows the learner cannot tell apart do not
+ * teach it contrary targets. `choice` itself when the label has no groups under its kind.
+ */
+export const matched = (layout: Layout, label: Acceptable, choice: Choice, logits: ArrayLike<number>): Choice => {
+  const alternative = label.alternatives.find((a) => a.kind === choice.kind)
+  const slot = layout.kinds[choice.kind]
+  if (alternative === undefined || slot === undefined || alternative.groups.length === 0) return choice
+  const best = (rows: ReadonlyArray<number>): number => rows.reduce((b, r) => (at(logits, r) > at(logits, b) ? r : b))
+  const groups = alternative.groups.filter((g) => g.length > 0)
+  if (groups.length === 0) return choice
+  const selected = slot.mode === "one" ? [best(groups.flat())] : [...new Set(groups.map(best))].sort((a, b) => a - b)
+  return { ...choice, selected }
+}

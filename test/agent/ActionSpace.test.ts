@@ -167,6 +167,31 @@ describe("ActionSpace.build on real contexts", () => {
       assert.isAbove(displays, 0, "some observation holds a list")
     }))
 
+  it.effect("marks a call whose request literals no successful call carried yet (the request's other item is still to do)", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const offset = ActionSpace.candidateOffset
+      let served = 0
+      let fresh = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const carried = new Set(context.history.flatMap((s) =>
+          s.observations.flatMap((o) => (o.outcome._tag === "ok" ? Object.values(o.arguments).filter((v) => v !== null && typeof v !== "object").map(String) : []))))
+        const k = space.kinds.indexOf("call")
+        if (k < 0) continue
+        const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
+        space.calls.forEach((c, i) => {
+          const literals = Object.values(c.arguments).filter((_, j) => c.sources[j] === "literal").map(String)
+          const expected = literals.length === 0 ? 0 : literals.filter((v) => !carried.has(v)).length / literals.length
+          assert.closeTo(space.features[(slot.start + i) * ActionSpace.width + offset + 25] as number, expected, 1e-12, `${c.tool.name} ${JSON.stringify(c.arguments)}`)
+          if (literals.length > 0 && expected === 0) served++
+          if (literals.length > 0 && expected === 1 && carried.size > 0) fresh++
+        })
+      }
+      assert.isAbove(served, 0, "some call repeats a literal a successful call carried")
+      assert.isAbove(fresh, 0, "some call after a success carries a literal none carried")
+    }))
+
   it.effect("is deterministic, well laid out, finite, and independent of the order the tools come in", () =>
     Effect.gen(function*() {
       const d = yield* data

@@ -8,7 +8,7 @@ import type { PolicyContext } from "../../src/agent/Policy.ts"
 import * as StudentOracle from "../../src/agent/StudentOracle.ts"
 import * as Scoring from "../../src/eval/Scoring.ts"
 import { Retriever } from "../../src/retrieval/Retriever.ts"
-import { appLayer, contextOf, rollouts, sampleTasks, world } from "../support/LearnedWorld.ts"
+import { appLayer, contextOf, lookup, rollouts, sampleTasks, world } from "../support/LearnedWorld.ts"
 
 /** A policy layer that records every context it is given, around the oracle or the learned policy. */
 const capturing = <R>(inner: Layer.Layer<Policy, never, R>, seen: Array<PolicyContext>) =>
@@ -84,6 +84,42 @@ describe("StudentOracle", () => {
         }
       }
       assert.isAbove(paged, 0, "some gold tool was only on a later page, and the oracle asked for it")
+    }), 180_000)
+
+  it.effect("searches `every`: every query that brings a tool serving an open gold call, a superset of the greedy cover (the default)", () =>
+    Effect.gen(function*() {
+      const layer = appLayer(LearnedPolicy.layerFixed(LearnedPolicy.initial(5)))
+      const tasks = yield* sampleTasks("validation", 12).pipe(Effect.provide(layer))
+      const student = yield* rollouts(tasks, 7).pipe(Effect.provide(layer))
+      const byId = new Map(tasks.map((t) => [t.id as string, t]))
+      const cover: StudentOracle.OracleWorld = { lookup, equivalent: StudentOracle.worldEquivalence(world().ops) }
+      const every: StudentOracle.OracleWorld = { ...cover, searches: "every" }
+      let searched = 0
+      let wider = 0
+      for (const t of student) {
+        for (let i = 0; i < t.steps.length; i++) {
+          const task = byId.get(t.taskId) as Task
+          const context = contextOf(t, i, task)
+          const space = ActionSpace.build(context)
+          const lookahead = yield* StudentOracle.lookaheadOf(space, context.history).pipe(Effect.provide(Retriever.layerBm25), Effect.provide(layer))
+          const a = StudentOracle.choose(space, context, task, lookahead, cover)
+          const b = StudentOracle.choose(space, context, task, lookahead, every)
+          // the rules differ only in a search turn's queries: the same kind, and the calls and answers unchanged
+          assert.strictEqual(a.reason, b.reason)
+          if (a.reason !== "search") {
+            assert.deepStrictEqual(a.choice, b.choice)
+            continue
+          }
+          searched++
+          assert.includeMembers([...b.choice.selected], [...a.choice.selected])
+          if (b.choice.selected.length > a.choice.selected.length) wider++
+          // each query `every` adds is one the acceptable set allows: it brings a needed tool
+          const allowed = new Set(a.acceptable.alternatives.flatMap((alt) => alt.allowed))
+          for (const r of b.choice.selected) assert.isTrue(allowed.has(r), `${t.id} step ${i}: row ${r}`)
+        }
+      }
+      assert.isAbove(searched, 0)
+      assert.isAbove(wider, 0, "some state has two queries that find the same needed tool")
     }), 180_000)
 
   it("refuses to act without the task, and matches facts by value and entity attribute", () => {

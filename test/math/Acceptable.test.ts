@@ -80,3 +80,45 @@ describe("Acceptable.disjointGroups", () => {
     expect(Acceptable.disjointGroups([[1, 2], [2, 1], [5], [3, 4], [4, 6], []])).toEqual([[1, 2], [5], [3, 4, 6]])
   })
 })
+
+describe("Acceptable.matched", () => {
+  it("takes per group the row the logits favour: an accepted turn, the most probable of the accepted turns with one row a group, and the choice itself without groups", () => {
+    fc.assert(fc.property(caseArb(4), fc.integer({ min: 0, max: 2 ** 31 - 1 }), ({ layout, logits }, seed) => {
+      const label = labelOf(layout, seed)
+      for (const alternative of label.alternatives) {
+        const slot = layout.kinds[alternative.kind] as TD.KindSlot
+        if (slot.mode === "none") continue
+        const groups = alternative.groups
+        // the oracle's own pick: the first row of each group
+        const first = slot.mode === "one" ? [groups[0]?.[0] ?? alternative.allowed[0]] : [...new Set(groups.map((g) => g[0] as number))].sort((a, b) => a - b)
+        if (first[0] === undefined || first.length === 0) continue
+        const plan = alternative.plan ?? false
+        const choice: TD.Choice = { kind: alternative.kind, selected: first as Array<number>, plan: slot.plan ? plan : false }
+        const m = Acceptable.matched(layout, label, choice, logits)
+        if (groups.length === 0) {
+          expect(m).toEqual(choice)
+          continue
+        }
+        expect(m.kind).toBe(choice.kind)
+        expect(m.plan).toBe(choice.plan)
+        if (slot.mode === "subset") {
+          expect(Acceptable.accepts(layout, label, m)).toBe(true)
+          for (const g of groups) {
+            const best = Math.max(...g.map((r) => logits[r] as number))
+            expect(g.some((r) => m.selected.includes(r) && logits[r] === best)).toBe(true)
+          }
+          // among the turns taking one row of each group (and nothing else), none is more probable
+          for (const c of choices(layout)) {
+            if (c.kind !== m.kind || c.plan !== m.plan || c.selected.length !== m.selected.length || !Acceptable.accepts(layout, label, c)) continue
+            if (!groups.every((g) => c.selected.some((r) => g.includes(r))) || !c.selected.every((r) => groups.some((g) => g.includes(r)))) continue
+            if (groups.some((g, i) => groups.some((h, j) => i !== j && g.some((r) => h.includes(r))))) continue
+            expect(TD.logProb(layout, logits, c)).toBeLessThanOrEqual(TD.logProb(layout, logits, m) + 1e-9)
+          }
+        } else {
+          expect(m.selected).toHaveLength(1)
+          expect(logits[m.selected[0] as number]).toBe(Math.max(...groups.flat().map((r) => logits[r] as number)))
+        }
+      }
+    }), { numRuns: 300 })
+  })
+})

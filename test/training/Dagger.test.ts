@@ -7,6 +7,7 @@ import * as StudentOracle from "../../src/agent/StudentOracle.ts"
 import * as Acceptable from "../../src/math/Acceptable.ts"
 import * as SetScorer from "../../src/math/SetScorer.ts"
 import * as TurnDistribution from "../../src/math/TurnDistribution.ts"
+import { Retriever } from "../../src/retrieval/Retriever.ts"
 import * as Rollout from "../../src/runtime/Rollout.ts"
 import { ToolLibrary } from "../../src/toolenv/ToolLibrary.ts"
 import * as Dagger from "../../src/training/Dagger.ts"
@@ -25,7 +26,8 @@ describe("Dagger", () => {
       const steps = student.flatMap((t) => t.steps.map((step, i) => ({ t, step, i })))
       assert.strictEqual(labels.length, steps.length)
       const library = yield* ToolLibrary
-      const oracleWorld: StudentOracle.OracleWorld = { lookup: (n) => library.get(n), equivalent }
+      // the oracle under the labels' search rule (every query that finds a needed tool, by default)
+      const oracleWorld: StudentOracle.OracleWorld = { lookup: (n) => library.get(n), equivalent, searches: Dagger.defaultDagger.searchLabels }
       for (const [k, { t, step, i }] of steps.entries()) {
         const label = labels[k]!
         assert.strictEqual(label.source, "oracle")
@@ -45,6 +47,48 @@ describe("Dagger", () => {
         assert.isTrue(Number.isFinite(TurnDistribution.logProb(label.layout, new Float64Array(label.layout.rows), label.choice)))
       }
     }).pipe(Effect.provide(appLayer(LearnedPolicy.layerFixed(LearnedPolicy.initial(2))))), 180_000)
+
+  it.effect("fact labels `every`: each non-answer state with a gold fact on offer also teaches those facts, under the answer kind alone", () =>
+    Effect.gen(function*() {
+      const tasks = yield* sampleTasks("train", 10)
+      // the oracle's own rollouts (a student's, labelled the same way): they reach gold facts before answering
+      const student = yield* rollouts(tasks, 23)
+      const byId = new Map(tasks.map((t) => [t.id as string, t]))
+      const plain = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent)
+      const withFacts = yield* Dagger.labelTrajectories(student, byId, Rollout.defaultConfig.maxRounds, equivalent, undefined, { factLabels: "every" })
+      // the oracle's labels are unchanged, in order; a fact label follows the state it was read from
+      const facts = withFacts.filter((l) => l.facts === true)
+      assert.deepStrictEqual(withFacts.filter((l) => l.facts !== true).map((l) => l.choice), plain.map((l) => l.choice))
+      assert.isAbove(facts.length, 0)
+      const library = yield* ToolLibrary
+      const oracleWorld: StudentOracle.OracleWorld = { lookup: (n) => library.get(n), equivalent }
+      let k = 0
+      for (const t of student) {
+        const task = byId.get(t.taskId) as Task
+        for (let i = 0; i < t.steps.length; i++) {
+          const state = withFacts[k++]!
+          const context = contextOf(t, i, task)
+          const space = ActionSpace.build(context)
+          const gold = StudentOracle.goldFacts(space, context, task, oracleWorld).rows
+          const next = withFacts[k]
+          if (next?.facts !== true) {
+            assert.isTrue(state.kinds[state.choice.kind] === "answer" || gold.length === 0, `${t.id} step ${i}: gold facts on offer, no fact label`)
+            continue
+          }
+          k++
+          assert.notStrictEqual(state.kinds[state.choice.kind], "answer")
+          assert.deepStrictEqual(next.choice.selected, gold)
+          // the answer kind alone: the kind is certain, and only the answer's fact rows get a gradient
+          assert.deepStrictEqual(next.kinds, ["answer"])
+          const slot = next.layout.kinds[0]!
+          const logits = Float64Array.from({ length: next.layout.rows }, (_, r) => Math.sin(r))
+          const { dLogits } = TurnDistribution.logProbGrad(next.layout, logits, next.choice)
+          dLogits.forEach((g, r) => (r < slot.start || r >= slot.end) && assert.strictEqual(g, 0, `row ${r}`))
+          assert.isAbove(dLogits.slice(slot.start, slot.end).reduce((a, g) => a + Math.abs(g), 0), 0)
+        }
+      }
+      assert.strictEqual(k, withFacts.length)
+    }).pipe(Effect.provide(appLayer(StudentOracle.layer(equivalent).pipe(Layer.provideMerge(Retriever.layerBm25))))), 180_000)
 
   it.effect("a round rolls out the student, adds the oracle's labels to the cold start and clones them: the clone fits its labels better", () =>
     Effect.gen(function*() {
@@ -109,6 +153,44 @@ describe("Dagger", () => {
     const kindLp = -0.2 - Math.log(Math.exp(0.3) + Math.exp(-0.2))
     assert.closeTo(Acceptable.logProb(layout, logits, f!.acceptable!), kindLp, 1e-12)
     assert.isBelow(TurnDistribution.logProb(layout, logits, forced.choice), kindLp - 1)
+  })
+
+  it("matched labels: each need's pick is the row the student rates highest, re-matched to the weights given; searches under `every`, forced answers and the cold start keep theirs", () => {
+    // kinds: search (rows 3–5), call (rows 6–9); the oracle picked row 6 for one ready call (group 6–7) and 8 for another (8–9)
+    const layout: TurnDistribution.Layout = {
+      kinds: [{ row: 0, start: 3, end: 6, mode: "subset", plan: true }, { row: 1, start: 6, end: 10, mode: "subset", plan: true }],
+      planRow: 2,
+      rows: 10
+    }
+    const shape: SetScorer.Shape = { input: 10, encoder: { kind: "identity", from: 0, width: 10 }, hidden: [] }
+    // a linear scorer over one-hot rows: the logit of row r is the weight of column r
+    const params = (logits: ReadonlyArray<number>): SetScorer.Params => {
+      const p = SetScorer.init(shape, 1)
+      p.data.fill(0)
+      logits.forEach((z, r) => (p.data[r] = z))
+      return p
+    }
+    const x = new Float64Array(100)
+    for (let r = 0; r < 10; r++) x[r * 10 + r] = 1
+    const calls: Dagger.Labelled = {
+      x, layout, source: "oracle", kinds: ["search", "call"],
+      choice: { kind: 1, selected: [6, 8], plan: true },
+      acceptable: { alternatives: [{ kind: 1, groups: [[6, 7], [8, 9]], allowed: [6, 7, 8, 9], plan: true }] }
+    }
+    const searches: Dagger.Labelled = { ...calls, choice: { kind: 0, selected: [3, 4], plan: true }, acceptable: { alternatives: [{ kind: 0, groups: [[3, 4], [4, 5]], allowed: [3, 4, 5], plan: true }] } }
+    const teacher: Dagger.Labelled = { x, layout, source: "teacher", kinds: ["search", "call"], choice: { kind: 1, selected: [6], plan: false } }
+    const favours = params([0, 0, 0, 0, 0, 2, 0, 3, 1, 0])
+    const logitsOf = (p: SetScorer.Params) => SetScorer.logits(p, x, 10, undefined)
+    assert.strictEqual(logitsOf(favours)[7], 3)
+    const [c, s, t] = Dagger.asLabels([calls, searches, teacher], "matched", "first", favours, "every")
+    assert.deepStrictEqual(c!.choice, { kind: 1, selected: [7, 8], plan: true })
+    assert.deepStrictEqual(s!.choice, searches.choice)
+    assert.deepStrictEqual(t!.choice, teacher.choice)
+    // under `cover` a search label is matched too: per group the favourite (5 over 4 in the second group)
+    assert.deepStrictEqual(Dagger.asLabels([searches], "matched", "first", favours, "cover")[0]!.choice, { kind: 0, selected: [3, 5], plan: true })
+    // other weights, another match; `exact` keeps the oracle's pick
+    assert.deepStrictEqual(Dagger.asLabels([calls], "matched", "first", params([0, 0, 0, 0, 0, 0, 2, 0, 0, 1]))[0]!.choice.selected, [6, 9])
+    assert.deepStrictEqual(Dagger.asLabels([calls], "exact", "first", favours)[0]!.choice, calls.choice)
   })
 
   it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {

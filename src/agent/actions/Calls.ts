@@ -138,6 +138,8 @@ interface Filling {
   readonly matches: ReadonlyArray<number>
   readonly filled: number
   readonly variant: number
+  /** The request literals the filling carries (as strings). */
+  readonly literalValues: ReadonlyArray<string>
 }
 
 const fillingsFor = (
@@ -165,22 +167,25 @@ const fillingsFor = (
     let filled = 0
     let idByLiteral = false
     let foreign = 0
+    const literalValues: Array<string> = []
     required.forEach((name, i) => {
       const option = perParam[i]?.[pick[i] ?? 0]
       if (option === undefined) return
       if (option.source === "literal" && /\.id$/.test(tool.parameters.properties[name]?.["x-entity"] ?? "")) idByLiteral = true
       if (option.source === "literal" && option.ownClause === false) foreign++
+      if (option.source === "literal") literalValues.push(String(option.value))
       args[name] = option.value
       srcs.push(option.source)
       matches.push(option.match)
       filled++
     })
     for (const [name, option] of optional) {
+      if (option.source === "literal") literalValues.push(String(option.value))
       args[name] = option.value
       srcs.push(option.source)
       matches.push(option.match)
     }
-    return { idByLiteral, foreignLiterals: foreign, arguments: args, sources: srcs, matches, filled, variant }
+    return { idByLiteral, foreignLiterals: foreign, arguments: args, sources: srcs, matches, filled, variant, literalValues }
   }
   const out: Array<Filling> = [build(required.map(() => 0), 0)]
   // variants: one parameter at a time moved to its next option
@@ -257,6 +262,8 @@ export const callCandidates = (r: Reading, options: SpaceOptions): { readonly ca
       f[22] = literals.some((l) => l.clause === clause) ? 1 : 0
       f[23] = filling.idByLiteral ? 1 : 0
       f[24] = n === 0 ? 0 : filling.foreignLiterals / n
+      // a request literal no successful call carried yet: the request's other item (`"Hover"` after `"NameCheap"`) is still to do
+      f[25] = filling.literalValues.length === 0 ? 0 : filling.literalValues.filter((v) => !seen.servedValues.has(v)).length / filling.literalValues.length
       calls.push({ tool, arguments: filling.arguments, sources: filling.sources, clause })
       callFeatures.push(f)
     }

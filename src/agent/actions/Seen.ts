@@ -26,6 +26,8 @@ export interface Seen {
   readonly researched: ReadonlySet<string>
   /** query → how many pages of it were searched, and whether a tool it brought is not yet called. */
   readonly queries: ReadonlyMap<string, { readonly pages: number; readonly uncalled: boolean }>
+  /** The scalar argument values of the successful calls (as strings): a request literal among them has been served. */
+  readonly servedValues: ReadonlySet<string>
 }
 
 const slotClause = (slot: string): { readonly clause: number; readonly research: boolean } => {
@@ -64,6 +66,7 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
   const transient = new Set<string>()
   const consumed = new Set<string>()
   const researched = new Set<string>()
+  const servedValues = new Set<string>()
   // per query: its first page's top score (a later page's scores are normalised by it), pages searched, tools brought
   const byQuery = new Map<string, { top: number; pages: number; tools: Set<string> }>()
   const called = new Set<string>()
@@ -96,6 +99,7 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
       if (o.outcome._tag === "ok") {
         toolOk.add(o.tool)
         clauseSuccess.add(clause)
+        for (const v of Object.values(o.arguments)) if (v !== null && typeof v !== "object") servedValues.add(String(v))
         settled.add(key)
         transient.delete(key)
       } else if (transientErrorKinds.has(o.outcome.error.kind)) {
@@ -107,5 +111,5 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
     }
   }
   const queries = new Map([...byQuery].map(([q, v]) => [q, { pages: v.pages, uncalled: [...v.tools].some((t) => !called.has(t)) }]))
-  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched, queries }
+  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched, queries, servedValues }
 }
