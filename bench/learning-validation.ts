@@ -168,7 +168,7 @@ const program = Effect.gen(function*() {
       `answer ${per(f.candidates.answer.n, f.candidates.answer.nll)} (${f.candidates.answer.n}), plan ${per(f.plan.n, f.plan.nll)} (${f.plan.n})`
   }
   const teacherPass = demos.filter((t, i) => Evaluation.outcomeOf(trainTasks[i] as Task, t).success).length
-  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}; ` +
+  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}, searches ${flags.searchLabels}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
   console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
     `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}; credit weights ${JSON.stringify(reward.credit)}; truncated rollouts' R_ans ${Reward.showTruncation(truncation)}`)
