@@ -8,6 +8,7 @@
  * Run: `npx tsx bench/paired-runs.ts <run folder A> <run folder B> [--json]`.
  */
 import { Effect } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { Argument, Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
@@ -27,17 +28,25 @@ const models = ["Backbone", "SFT", "GRPO", "Ours", "ceiling"] as const
 /** Per stage: task id → its rollouts (environment seed, solved), in stored order. */
 type Stages = ReadonlyMap<string, ReadonlyMap<string, ReadonlyArray<{ readonly seed: number; readonly solved: boolean }>>>
 
+const stageOf = (model: string, seed: number) => `eval/${model}/seed${seed}/ParaAct`
+
+/** A run folder's greedy evaluations, and its training seeds (the run config's `pipeline.seeds`). */
 const readRun = (folder: string) =>
   Effect.scoped(Effect.gen(function*() {
     const file = path.join(folder, "run.sqlite")
+    // opening creates a missing store: refuse first, a comparison writes nothing
+    if (!fs.existsSync(file)) return yield* Effect.fail(new Error(`${file}: no run store (not a run folder of npm start)`))
     const store = yield* RunStoreSqlite.make(file)
     const runs = yield* store.listRuns()
     const run = runs[0]
     if (run === undefined || runs.length !== 1) return yield* Effect.fail(new Error(`${file}: ${runs.length} runs stored, expected one`))
+    const config = run.config as { readonly pipeline?: { readonly seeds?: ReadonlyArray<number> } } | null
+    const seeds = config?.pipeline?.seeds
+    if (!Array.isArray(seeds) || !seeds.every((s) => Number.isInteger(s))) return yield* Effect.fail(new Error(`${file}: the run config names no pipeline seeds`))
     const stages = new Map<string, Map<string, Array<{ seed: number; solved: boolean }>>>()
     for (const model of models) {
-      for (let seed = 1; seed <= 64; seed++) {
-        const stage = `eval/${model}/seed${seed}/ParaAct`
+      for (const seed of seeds) {
+        const stage = stageOf(model, seed)
         const trajectories: ReadonlyArray<Trajectory> = yield* store.trajectories(run.id, stage)
         if (trajectories.length === 0) continue
         const byTask = new Map<string, Array<{ seed: number; solved: boolean }>>()
@@ -49,21 +58,21 @@ const readRun = (folder: string) =>
         stages.set(stage, byTask)
       }
     }
-    return stages as Stages
+    return { seeds: seeds as ReadonlyArray<number>, stages: stages as Stages }
   }))
 
 const program = Effect.gen(function*() {
   const [folderA, folderB] = flags.folders as unknown as [string, string]
-  const a = yield* readRun(folderA)
-  const b = yield* readRun(folderB)
+  const { seeds: seedsA, stages: a } = yield* readRun(folderA)
+  const { stages: b } = yield* readRun(folderB)
   const rows: Array<{ readonly model: string; readonly seeds: ReadonlyArray<number>; readonly tasks: number; readonly a: number; readonly b: number; readonly paired: Stats.Interval }> = []
   for (const model of models) {
     const seeds: Array<number> = []
     const diffs: Array<ReadonlyArray<number>> = []
     let tasks: ReadonlyArray<string> | undefined
     const pass = { a: [] as Array<number>, b: [] as Array<number> }
-    for (let seed = 1; seed <= 64; seed++) {
-      const stage = `eval/${model}/seed${seed}/ParaAct`
+    for (const seed of seedsA) {
+      const stage = stageOf(model, seed)
       const sa = a.get(stage)
       const sb = b.get(stage)
       if (sa === undefined || sb === undefined) continue
@@ -72,17 +81,18 @@ const program = Effect.gen(function*() {
       if (ids.join("\u0000") !== idsB.join("\u0000")) return yield* Effect.fail(new Error(`${stage}: the runs evaluated other tasks (${ids.length} against ${idsB.length}): not paired`))
       if (tasks !== undefined && tasks.join("\u0000") !== ids.join("\u0000")) return yield* Effect.fail(new Error(`${stage}: another task set than seed ${seeds[0]}'s`))
       tasks = ids
-      const row = ids.map((id) => {
+      const rate = (rs: ReadonlyArray<{ readonly solved: boolean }>) => rs.filter((r) => r.solved).length / Math.max(1, rs.length)
+      const row: Array<number> = []
+      for (const id of ids) {
         const ra = sa.get(id) ?? []
         const rb = sb.get(id) ?? []
         const envA = ra.map((r) => r.seed).join()
         const envB = rb.map((r) => r.seed).join()
-        if (envA !== envB) throw new Error(`${stage} ${id}: rollouts under other environment seeds (${envA} against ${envB}): not paired`)
-        const rate = (rs: ReadonlyArray<{ readonly solved: boolean }>) => rs.filter((r) => r.solved).length / Math.max(1, rs.length)
+        if (envA !== envB) return yield* Effect.fail(new Error(`${stage} ${id}: rollouts under other environment seeds (${envA} against ${envB}): not paired`))
         pass.a.push(rate(ra))
         pass.b.push(rate(rb))
-        return 100 * (rate(rb) - rate(ra))
-      })
+        row.push(100 * (rate(rb) - rate(ra)))
+      }
       seeds.push(seed)
       diffs.push(row)
     }

@@ -287,18 +287,7 @@ const program = Effect.gen(function*() {
   for (const [k, c] of [...firsts].sort((a, b) => b[1] - a[1])) console.log(`  ${String(c).padStart(4)}  ${k}`)
 
   /** The fact rows stating a gold fact (the oracle's answer rule, whatever the oracle would do this round). */
-  const goldFactsOf = (space: ActionSpace.Space, context: PolicyContext, task: Task): ReadonlyArray<number> => {
-    const k = space.kinds.indexOf("answer")
-    const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
-    const toolOf = new Map(context.history.flatMap((st) => st.observations.map((ob) => [ob.callId as string, ob.tool as string] as const)))
-    const rows: Array<number> = []
-    for (const gold of task.facts) {
-      const goldTool = library.get(task.gold.find((g) => g.id === gold.call)?.tool ?? "")
-      const r = space.facts.findIndex((f, j) => !rows.includes(slot.start + j) && StudentOracle.factMatches(f, library.get(toolOf.get(f.callId) ?? ""), gold, goldTool))
-      if (r >= 0) rows.push(slot.start + r)
-    }
-    return rows.sort((a, b) => a - b)
-  }
+  const goldFactsOf = (space: ActionSpace.Space, context: PolicyContext, task: Task): ReadonlyArray<number> => StudentOracle.goldFacts(space, context, task, world2).rows
   // answers whose facts differ from the gold facts on offer: what the student stated and what it should have
   let shown = 0
   for (let i = 0; i < s.length && shown < flags.examples; i++) {

@@ -394,7 +394,7 @@ export const choose = (
     const all = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
     return { choice: { kind: answerK, selected: [slot.start], plan: false }, reason: "answer_forced", acceptable: { alternatives: [{ kind: answerK, groups: [], allowed: all, plan: undefined }] } }
   }
-  return { choice: { kind: answerK, selected: [...rows].sort((a, b) => a - b), plan: false }, reason: "answer", acceptable: { alternatives: [alternativeOf(answerK, groups)] } }
+  return { choice: { kind: answerK, selected: rows, plan: false }, reason: "answer", acceptable: { alternatives: [alternativeOf(answerK, groups)] } }
 }
 
 /**

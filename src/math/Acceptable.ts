@@ -191,12 +191,10 @@ export const exactly = (layout: Layout, choice: Choice): Acceptable => {
  * teach it contrary targets. `choice` itself when the label has no groups under its kind.
  */
 export const matched = (layout: Layout, label: Acceptable, choice: Choice, logits: ArrayLike<number>): Choice => {
-  const alternative = label.alternatives.find((a) => a.kind === choice.kind)
   const slot = layout.kinds[choice.kind]
-  if (alternative === undefined || slot === undefined || alternative.groups.length === 0) return choice
+  const groups = label.alternatives.find((a) => a.kind === choice.kind)?.groups.filter((g) => g.length > 0) ?? []
+  if (slot === undefined || groups.length === 0) return choice
   const best = (rows: ReadonlyArray<number>): number => rows.reduce((b, r) => (at(logits, r) > at(logits, b) ? r : b))
-  const groups = alternative.groups.filter((g) => g.length > 0)
-  if (groups.length === 0) return choice
   const selected = slot.mode === "one" ? [best(groups.flat())] : [...new Set(groups.map(best))].sort((a, b) => a - b)
   return { ...choice, selected }
 }

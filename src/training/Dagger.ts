@@ -115,12 +115,11 @@ export const factLabel = (space: ActionSpace.Space, rows: ReadonlyArray<number>)
  */
 export const asLabels = (
   states: ReadonlyArray<Labelled>,
-  label: DaggerOptions["label"],
-  forcedAnswers: DaggerOptions["forcedAnswers"] = defaultDagger.forcedAnswers,
-  params?: SetScorer.Params,
-  searchLabels: DaggerOptions["searchLabels"] = defaultDagger.searchLabels
-): ReadonlyArray<PolicyGradient.RecordedStep> =>
-  label === "set"
+  rules: Pick<DaggerOptions, "label"> & Partial<Pick<DaggerOptions, "forcedAnswers" | "searchLabels">>,
+  params?: SetScorer.Params
+): ReadonlyArray<PolicyGradient.RecordedStep> => {
+  const { label, forcedAnswers = defaultDagger.forcedAnswers, searchLabels = defaultDagger.searchLabels } = rules
+  return label === "set"
     ? states
     : states.map(({ x, layout, choice, acceptable, forced, kinds }) => {
       if (forced === true && forcedAnswers === "kind" && acceptable !== undefined) return { x, layout, choice, acceptable }
@@ -131,6 +130,7 @@ export const asLabels = (
       }
       return { x, layout, choice }
     })
+}
 
 /** What DAgger did, per round: the states labelled, the aggregate's size, the student's training Pass@1 proxy. */
 export interface DaggerReport {
@@ -328,7 +328,7 @@ export const run = Effect.fn("Dagger.run")(function*(
     )
     aggregate.push(...labels)
     const current = yield* Ref.get(cell)
-    const cloned = clone(current.params, asLabels(aggregate, options.label, options.forcedAnswers, current.params, options.searchLabels), options, hashParts(options.seed, round))
+    const cloned = clone(current.params, asLabels(aggregate, options, current.params), options, hashParts(options.seed, round))
     yield* Ref.set(cell, { params: cloned.params, version: current.version + 1 })
     rounds.push({
       round,

@@ -142,12 +142,12 @@ describe("Dagger", () => {
       acceptable: { alternatives: [{ kind: 1, groups: [], allowed: [5, 6, 7], plan: undefined }] }
     }
     const plain: Dagger.Labelled = { ...forced, forced: false, choice: { kind: 0, selected: [3], plan: true }, acceptable: { alternatives: [{ kind: 0, groups: [[3]], allowed: [3], plan: true }] } }
-    const [f, p] = Dagger.asLabels([forced, plain], "exact", "kind")
+    const [f, p] = Dagger.asLabels([forced, plain], { label: "exact", forcedAnswers: "kind" })
     assert.deepStrictEqual(f!.acceptable, forced.acceptable)
     assert.isUndefined(p!.acceptable)
-    assert.isUndefined(Dagger.asLabels([forced], "exact", "first")[0]!.acceptable)
-    assert.isUndefined(Dagger.asLabels([forced], "exact")[0]!.acceptable)
-    assert.strictEqual(Dagger.asLabels([forced, plain], "set")[1], plain)
+    assert.isUndefined(Dagger.asLabels([forced], { label: "exact", forcedAnswers: "first" })[0]!.acceptable)
+    assert.isUndefined(Dagger.asLabels([forced], { label: "exact" })[0]!.acceptable)
+    assert.strictEqual(Dagger.asLabels([forced, plain], { label: "set" })[1], plain)
     // the forced label's likelihood is the answer kind's alone: whatever the facts' logits
     const logits = Float64Array.from([0.3, -0.2, 0.1, 0.5, -1, 2, -3, 0.7])
     const kindLp = -0.2 - Math.log(Math.exp(0.3) + Math.exp(-0.2))
@@ -182,15 +182,15 @@ describe("Dagger", () => {
     const favours = params([0, 0, 0, 0, 0, 2, 0, 3, 1, 0])
     const logitsOf = (p: SetScorer.Params) => SetScorer.logits(p, x, 10, undefined)
     assert.strictEqual(logitsOf(favours)[7], 3)
-    const [c, s, t] = Dagger.asLabels([calls, searches, teacher], "matched", "first", favours, "every")
+    const [c, s, t] = Dagger.asLabels([calls, searches, teacher], { label: "matched", forcedAnswers: "first", searchLabels: "every" }, favours)
     assert.deepStrictEqual(c!.choice, { kind: 1, selected: [7, 8], plan: true })
     assert.deepStrictEqual(s!.choice, searches.choice)
     assert.deepStrictEqual(t!.choice, teacher.choice)
     // under `cover` a search label is matched too: per group the favourite (5 over 4 in the second group)
-    assert.deepStrictEqual(Dagger.asLabels([searches], "matched", "first", favours, "cover")[0]!.choice, { kind: 0, selected: [3, 5], plan: true })
+    assert.deepStrictEqual(Dagger.asLabels([searches], { label: "matched", forcedAnswers: "first", searchLabels: "cover" }, favours)[0]!.choice, { kind: 0, selected: [3, 5], plan: true })
     // other weights, another match; `exact` keeps the oracle's pick
-    assert.deepStrictEqual(Dagger.asLabels([calls], "matched", "first", params([0, 0, 0, 0, 0, 0, 2, 0, 0, 1]))[0]!.choice.selected, [6, 9])
-    assert.deepStrictEqual(Dagger.asLabels([calls], "exact", "first", favours)[0]!.choice, calls.choice)
+    assert.deepStrictEqual(Dagger.asLabels([calls], { label: "matched", forcedAnswers: "first" }, params([0, 0, 0, 0, 0, 0, 2, 0, 0, 1]))[0]!.choice.selected, [6, 9])
+    assert.deepStrictEqual(Dagger.asLabels([calls], { label: "exact", forcedAnswers: "first" }, favours)[0]!.choice, calls.choice)
   })
 
   it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {
