@@ -77,6 +77,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
     Flag.withDefault("validation")
   ),
   answerThreshold: Flag.Finite("answer-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding states every answer fact above this probability (0.5: the most probable turn)"), Flag.withDefault(LearnedPolicy.evalAnswerThreshold)),
+  answerCover: Flag.Finite("answer-cover").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding also states each uncovered clause's best fact above this probability (negative: off)"), Flag.withDefault(LearnedPolicy.evalAnswerCover)),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
   truncation: Flag.String("truncation").pipe(
     Flag.withDescription("R_ans of a rollout T_max ended (stop max_rounds) in RL: score (its forced answer's verdict, Table 9 as written) or cap:<x> (at most x; cap:-0.5 = the worst verdict's)"),
@@ -141,7 +142,7 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold })))
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover })))
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */

@@ -63,6 +63,10 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
     Flag.withDescription("also roll the student out greedily with a search turn's queries and a call turn's calls kept down to these probabilities: comma-separated <search>/<call> pairs in (0, 1), e.g. 0.3/0.5 (answers at the evaluation's threshold), each paired against 0.5/0.5"),
     Flag.withDefault("")
   ),
+  covers: Flag.String("answer-covers").pipe(
+    Flag.withDescription("also roll the student out greedily (answers above the evaluation's threshold) with every uncovered clause's best fact added above these floors (comma-separated, in [0, 1)), paired against no cover"),
+    Flag.withDefault("")
+  ),
   forced: Flag.String("forced-thresholds").pipe(Flag.withDescription("teacher-forced answer-fact numbers at these thresholds (comma-separated)"), Flag.withDefault("0.5,0.4,0.3,0.25,0.2,0.15,0.1")),
   outcomesFile: Flag.String("outcomes").pipe(Flag.withDescription("write per-task success rates of each evaluated variant here (JSON)"), Flag.optional),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
@@ -365,6 +369,30 @@ const program = Effect.gen(function*() {
       const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
       console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, queries / calls above ${pair.join("/")}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs 0.5/0.5 ${Pipeline.formatPaired(boot)}; rounds ${rounds(rs)}`)
       if (Option.isSome(flags.outcomesFile)) outcomeRows[`subsets-${pair.join("/")}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+    }
+  }
+
+  const covers = flags.covers.split(",").map((p) => p.trim()).filter((p) => p !== "").map(Number)
+  if (covers.length > 0) {
+    const at = (cover: number | undefined) =>
+      Effect.gen(function*() {
+        const policy = LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: cover })
+        return yield* scored(yield* Rollout.make({}).pipe(Effect.provide(policy)), validation, `val-${flags.seed}`, flags.rollouts)
+      })
+    const base = yield* at(undefined)
+    const baseOk = ok(base)
+    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, no clause cover: ${count(baseOk)}/${n} (${(100 * count(baseOk) / n).toFixed(1)}%)`)
+    if (Option.isSome(flags.outcomesFile)) outcomeRows["cover-none"] = baseOk.map((g) => g.filter((x) => x).length / g.length)
+    for (const cover of covers) {
+      if (!(cover >= 0 && cover < 1)) {
+        console.error(`bench/student-diagnosis: --answer-covers wants floors in [0, 1), got ${cover}`)
+        process.exit(1)
+      }
+      const rOk = ok(yield* at(cover))
+      const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (baseOk[i] ?? []).filter((x) => x).length) / g.length)
+      const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover above ${cover}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs no cover ${Pipeline.formatPaired(boot)}`)
+      if (Option.isSome(flags.outcomesFile)) outcomeRows[`cover-${cover}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
     }
   }
 

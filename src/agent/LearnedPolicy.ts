@@ -73,6 +73,11 @@ export interface LearnedPolicyOptions {
   readonly searchThreshold?: number
   /** The same for a call turn's calls **[ours]**: every call with p above it is made (½: the most probable turn). */
   readonly callThreshold?: number
+  /**
+   * Greedy decoding's clause cover for the answer **[ours]**: every request clause with fact candidates and none
+   * stated also states its most probable fact when its p is above this floor (undefined: off).
+   */
+  readonly answerCover?: number | undefined
   readonly space?: ActionSpace.SpaceOptions
   readonly scorer?: Scorer
 }
@@ -85,11 +90,20 @@ export interface LearnedPolicyOptions {
  */
 export const evalAnswerThreshold = 0.15
 
+/**
+ * The clause-cover floor of the pipeline's greedy evaluation **[ours]**: every request clause with fact candidates
+ * and none above {@link evalAnswerThreshold} also states its most probable fact (0: whatever its probability). Chosen
+ * on the validation split among off / 0 / 0.02 / 0.05 / 0.1 with four fixed students (docs/training.md §6).
+ */
+export const evalAnswerCover = 0
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined
   readonly search?: number | undefined
   readonly call?: number | undefined
+  /** The answer's clause-cover floor (undefined: off): see {@link LearnedPolicyOptions.answerCover}. */
+  readonly cover?: number | undefined
 }
 
 /**
@@ -100,7 +114,27 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
   const base = TurnDistribution.greedy(space.layout, logits)
   const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
-  return threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
+  const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
+  return kind === "answer" && thresholds.cover !== undefined ? coverClauses(space, logits, chosen, thresholds.cover) : chosen
+}
+
+/**
+ * An answer's facts with every uncovered clause's most probable fact added when its p is above `floor` **[ours]**: a
+ * request of several clauses asks something of each, and the facts of one clause compete with the look-alikes of all.
+ */
+export const coverClauses = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, floor: number): TurnDistribution.Choice => {
+  const slot = space.layout.kinds[choice.kind] as TurnDistribution.KindSlot
+  const covered = new Set(choice.selected.map((r) => space.facts[r - slot.start]?.clause))
+  const best = new Map<number, number>()
+  space.facts.forEach((f, i) => {
+    if (f.clause === undefined || f.clause < 0 || covered.has(f.clause)) return
+    const row = slot.start + i
+    const known = best.get(f.clause)
+    if (known === undefined || (logits[row] as number) > (logits[known] as number)) best.set(f.clause, row)
+  })
+  const cut = floor <= 0 ? -Infinity : Math.log(floor / (1 - floor))
+  const added = [...best.values()].filter((r) => (logits[r] as number) > cut)
+  return added.length === 0 ? choice : { ...choice, selected: [...choice.selected, ...added].sort((a, b) => a - b) }
 }
 
 /** The space of a policy context (what a rebuilt step must reproduce). */
@@ -124,7 +158,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
     const space = spaceOf(context, spaceOptions)
     const logits = yield* scorer(current, space.features, space.layout.rows, space.layout.sets)
     const choice = decoding === "greedy"
-      ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold })
+      ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover })
       : TurnDistribution.sample(space.layout, logits, uniformOf(context))
     const logprob = TurnDistribution.logProb(space.layout, logits, choice)
     const turn = ActionSpace.toTurn(space, choice)

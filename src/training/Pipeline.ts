@@ -102,7 +102,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
     const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(oracleEquivalent).pipe(Layer.provide(base)))))
 
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, decoding: "sample" | "greedy" = "sample") =>
-      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, answerThreshold: LearnedPolicy.evalAnswerThreshold })))))
+      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover })))))
 
     /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
     const demonstrations = (progress: boolean) => Effect.gen(function*() {
@@ -386,7 +386,8 @@ export const run = Effect.fn("Pipeline.run")(function*(
       library: library.label,
       evalRollouts: options.evalRollouts,
       evalSampled: options.evalSampled,
-      evalAnswerThreshold: LearnedPolicy.evalAnswerThreshold
+      evalAnswerThreshold: LearnedPolicy.evalAnswerThreshold,
+      evalAnswerCover: LearnedPolicy.evalAnswerCover
     }
   }
   const first = results[0] as SeedResult

@@ -96,6 +96,8 @@ export interface Summary {
     readonly evalSampled: number
     /** Greedy decoding states every answer fact with p above this (`LearnedPolicy.evalAnswerThreshold`). */
     readonly evalAnswerThreshold: number
+    /** Greedy decoding also states each uncovered clause's best fact above this (`LearnedPolicy.evalAnswerCover`). */
+    readonly evalAnswerCover: number
   }
 }
 
@@ -188,7 +190,7 @@ export const renderAblation = (summary: Summary): string => {
   }
   const levels = Object.keys(summary.pairedLevels)
   return [
-    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} and each clause's best above ${summary.run.evalAnswerCover} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
     ...rows,
     "",

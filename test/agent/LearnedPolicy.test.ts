@@ -236,4 +236,48 @@ describe("LearnedPolicy greedy decoding", () => {
       }
       assert.isAbove(answers, 0)
     }), 300_000)
+
+  it.effect("the clause cover adds exactly each uncovered clause's most probable fact above its floor, and nothing on other kinds", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let added = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const answerK = space.kinds.indexOf("answer")
+          const slot = space.layout.kinds[answerK] as TurnDistribution.KindSlot
+          if (slot.mode !== "subset") continue
+          for (const shift of [0, -3]) {
+            // the trained logits, and the same lowered so that most facts fall below the threshold
+            const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets).map((z) => z + shift)
+            space.layout.kinds.forEach((k, i) => (logits[k.row] = i === answerK ? 10 : -10))
+            const base = LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold })
+            for (const floor of [0, 0.1]) {
+              const covered = LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: floor })
+              const clauseOf = (r: number) => space.facts[r - slot.start]?.clause ?? -1
+              for (const r of base.selected) assert.include(covered.selected, r)
+              assert.deepStrictEqual([...covered.selected].sort((a, b) => a - b), covered.selected)
+              const extra = covered.selected.filter((r) => !base.selected.includes(r))
+              added += extra.length
+              const before = new Set(base.selected.map(clauseOf))
+              for (let c = 0; c < space.clauses.length; c++) {
+                const rows = space.facts.flatMap((f, i) => ((f.clause ?? -1) === c ? [slot.start + i] : []))
+                const mine = extra.filter((r) => clauseOf(r) === c)
+                if (rows.length === 0 || before.has(c)) {
+                  assert.lengthOf(mine, 0)
+                  continue
+                }
+                const best = rows.reduce((a, b) => ((logits[b] as number) > (logits[a] as number) ? b : a))
+                const above = TurnDistribution.sigmoid(logits[best] as number) > floor
+                assert.deepStrictEqual(mine, above ? [best] : [], `clause ${c}`)
+              }
+              assert.isTrue(extra.every((r) => clauseOf(r) >= 0))
+            }
+            // another kind is not touched by the cover
+            space.layout.kinds.forEach((k, i) => (logits[k.row] = i === 0 ? 10 : -10))
+            if (space.kinds[0] !== "answer") assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, { cover: 0 }), TurnDistribution.greedy(space.layout, logits))
+          }
+        }
+      }
+      assert.isAbove(added, 0)
+    }), 300_000)
 })
