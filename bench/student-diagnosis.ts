@@ -350,13 +350,15 @@ const program = Effect.gen(function*() {
   if (pairs.length > 0) {
     const at = ([search, call]: readonly [number, number]) =>
       Effect.gen(function*() {
-        const policy = LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: LearnedPolicy.evalAnswerThreshold, searchThreshold: search, callThreshold: call })
+        const policy = LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, searchThreshold: search, callThreshold: call })
         return yield* scored(yield* Rollout.make({}).pipe(Effect.provide(policy)), validation, `val-${flags.seed}`, flags.rollouts)
       })
-    const rounds = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => (rs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)
+    const perRollout = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>, of: (t: Trajectory) => number) => (rs.flat().reduce((a, t) => a + of(t), 0) / n).toFixed(2)
+    const rounds = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) =>
+      `${perRollout(rs, (t) => t.steps.length)}; queries ${perRollout(rs, (t) => t.steps.reduce((a, s) => a + s.searches.length, 0))}, calls ${perRollout(rs, (t) => t.steps.reduce((a, s) => a + s.observations.length, 0))} a rollout, ${(rs.flat().reduce((a, t) => a + t.steps.reduce((b, s) => b + s.observations.length, 0), 0) / Math.max(1, rs.flat().reduce((a, t) => a + t.steps.filter((s) => s.observations.length > 0).length, 0))).toFixed(2)} a call turn`
     const base = yield* at([0.5, 0.5])
     const baseOk = ok(base)
-    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, queries / calls above 0.5/0.5: ${count(baseOk)}/${n} (${(100 * count(baseOk) / n).toFixed(1)}%); rounds ${rounds(base)}`)
+    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold} (clause cover ${LearnedPolicy.evalAnswerCover}), queries / calls above 0.5/0.5: ${count(baseOk)}/${n} (${(100 * count(baseOk) / n).toFixed(1)}%); rounds ${rounds(base)}`)
     if (Option.isSome(flags.outcomesFile)) outcomeRows["subsets-0.5/0.5"] = baseOk.map((g) => g.filter((x) => x).length / g.length)
     for (const pair of pairs) {
       if (!pair.every((x) => x > 0 && x < 1)) {
@@ -367,7 +369,7 @@ const program = Effect.gen(function*() {
       const rOk = ok(rs)
       const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (baseOk[i] ?? []).filter((x) => x).length) / g.length)
       const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
-      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, queries / calls above ${pair.join("/")}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs 0.5/0.5 ${Pipeline.formatPaired(boot)}; rounds ${rounds(rs)}`)
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold} (clause cover ${LearnedPolicy.evalAnswerCover}), queries / calls above ${pair.join("/")}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs 0.5/0.5 ${Pipeline.formatPaired(boot)}; rounds ${rounds(rs)}`)
       if (Option.isSome(flags.outcomesFile)) outcomeRows[`subsets-${pair.join("/")}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
     }
   }
