@@ -124,6 +124,7 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
  */
 export const coverClauses = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, floor: number): TurnDistribution.Choice => {
   const slot = space.layout.kinds[choice.kind] as TurnDistribution.KindSlot
+  if (slot.mode !== "subset") return choice
   const covered = new Set(choice.selected.map((r) => space.facts[r - slot.start]?.clause))
   const best = new Map<number, number>()
   space.facts.forEach((f, i) => {
