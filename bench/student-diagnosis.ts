@@ -222,13 +222,28 @@ const program = Effect.gen(function*() {
   const sOk = ok(s)
   const oOk = ok(o)
   const count = (xs: ReadonlyArray<ReadonlyArray<boolean>>) => xs.flat().filter((x) => x).length
-  const outcomeRows: Record<string, ReadonlyArray<number>> = { student: sOk.map((g) => g.filter((x) => x).length / g.length), oracle: oOk.map((g) => g.filter((x) => x).length / g.length) }
+  /** Per task, the share of its rollouts solved (what --outcomes stores per row). */
+  const rates = (xs: ReadonlyArray<ReadonlyArray<boolean>>) => xs.map((g) => g.filter((x) => x).length / g.length)
+  const outcomeRows: Record<string, ReadonlyArray<number>> = { student: rates(sOk), oracle: rates(oOk) }
+  const record = (row: string, xs: ReadonlyArray<ReadonlyArray<boolean>>) => {
+    if (Option.isSome(flags.outcomesFile)) outcomeRows[row] = rates(xs)
+  }
   if (Option.isSome(flags.baseline)) {
     const before = JSON.parse(fs.readFileSync(flags.baseline.value, "utf8")) as { tasks: ReadonlyArray<string>; outcomes: Record<string, ReadonlyArray<number>> }
     if (before.tasks.join() !== validation.map((t) => t.id).join()) return yield* Effect.die(new Error(`--baseline ${flags.baseline.value}: other validation tasks`))
     for (const [k, v] of Object.entries(before.outcomes)) outcomeRows[`before-${k}`] = v
   }
   const n = validation.length * flags.rollouts
+  const share = (xs: ReadonlyArray<ReadonlyArray<boolean>>) => `${count(xs)}/${n} (${(100 * count(xs) / n).toFixed(1)}%)`
+  /** A variant's successes minus a base's over the same tasks and rollouts, in points: mean [bootstrap 95% CI]. */
+  const versus = (xs: ReadonlyArray<ReadonlyArray<boolean>>, base: ReadonlyArray<ReadonlyArray<boolean>>) =>
+    Pipeline.formatPaired(Stats.pairedBootstrap([xs.map((g, i) => 100 * (g.filter((x) => x).length - (base[i] ?? []).filter((x) => x).length) / g.length)], { seed: 1 }))
+  /** The student rolled out greedily on the validation tasks under other decoding options, scored. */
+  const greedyWith = (options: LearnedPolicy.LearnedPolicyOptions) =>
+    Effect.gen(function*() {
+      const rollout = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", ...options })))
+      return yield* scored(rollout, validation, `val-${flags.seed}`, flags.rollouts)
+    })
   const both = sOk.flatMap((g, i) => g.map((x, j) => x && (oOk[i]?.[j] ?? false))).filter((x) => x).length
   console.log(`validation, seed ${flags.seed}, ${validation.length} tasks × ${flags.rollouts} rollouts: student ${count(sOk)}/${n}, oracle ${count(oOk)}/${n}, both ${both}; ` +
     `student rounds ${(s.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}, oracle ${(o.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
@@ -337,29 +352,28 @@ const program = Effect.gen(function*() {
     console.log(`teacher-forced answer facts (label answer states) at p > ${threshold}: ${forcedAt(threshold)}`)
   }
   for (const threshold of flags.thresholds.split(",").map(Number).filter((x) => x > 0 && x < 1)) {
-    const r = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: threshold })))
-    const rs = yield* scored(r, validation, `val-${flags.seed}`, flags.rollouts)
+    const rs = yield* greedyWith({ answerThreshold: threshold })
     const rOk = ok(rs)
-    const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (sOk[i] ?? []).filter((x) => x).length) / g.length)
-    const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
-    console.log(`greedy, answer facts above ${threshold}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs ½ ${Pipeline.formatPaired(boot)}; rounds ${(rs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
-    if (Option.isSome(flags.outcomesFile)) outcomeRows[`above-${threshold}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+    console.log(`greedy, answer facts above ${threshold}: ${share(rOk)}, vs ½ ${versus(rOk, sOk)}; rounds ${(rs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
+    record(`above-${threshold}`, rOk)
   }
 
   const pairs = flags.subsetThresholds.split(",").map((p) => p.trim()).filter((p) => p !== "").map((p) => p.split("/").map(Number) as [number, number])
   if (pairs.length > 0) {
     const at = ([search, call]: readonly [number, number]) =>
-      Effect.gen(function*() {
-        const policy = LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, searchThreshold: search, callThreshold: call })
-        return yield* scored(yield* Rollout.make({}).pipe(Effect.provide(policy)), validation, `val-${flags.seed}`, flags.rollouts)
-      })
-    const perRollout = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>, of: (t: Trajectory) => number) => (rs.flat().reduce((a, t) => a + of(t), 0) / n).toFixed(2)
-    const rounds = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) =>
-      `${perRollout(rs, (t) => t.steps.length)}; queries ${perRollout(rs, (t) => t.steps.reduce((a, s) => a + s.searches.length, 0))}, calls ${perRollout(rs, (t) => t.steps.reduce((a, s) => a + s.observations.length, 0))} a rollout, ${(rs.flat().reduce((a, t) => a + t.steps.reduce((b, s) => b + s.observations.length, 0), 0) / Math.max(1, rs.flat().reduce((a, t) => a + t.steps.filter((s) => s.observations.length > 0).length, 0))).toFixed(2)} a call turn`
+      greedyWith({ answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, searchThreshold: search, callThreshold: call })
+    /** Rounds, queries and calls a rollout, and calls a call turn. */
+    const rounds = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => {
+      const steps = rs.flat().flatMap((t) => t.steps)
+      const calls = steps.reduce((a, s) => a + s.observations.length, 0)
+      const callTurns = steps.filter((s) => s.observations.length > 0).length
+      const perRollout = (total: number) => (total / n).toFixed(2)
+      return `${perRollout(steps.length)}; queries ${perRollout(steps.reduce((a, s) => a + s.searches.length, 0))}, calls ${perRollout(calls)} a rollout, ${(calls / Math.max(1, callTurns)).toFixed(2)} a call turn`
+    }
     const base = yield* at([0.5, 0.5])
     const baseOk = ok(base)
-    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold} (clause cover ${LearnedPolicy.evalAnswerCover}), queries / calls above 0.5/0.5: ${count(baseOk)}/${n} (${(100 * count(baseOk) / n).toFixed(1)}%); rounds ${rounds(base)}`)
-    if (Option.isSome(flags.outcomesFile)) outcomeRows["subsets-0.5/0.5"] = baseOk.map((g) => g.filter((x) => x).length / g.length)
+    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold} (clause cover ${LearnedPolicy.evalAnswerCover}), queries / calls above 0.5/0.5: ${share(baseOk)}; rounds ${rounds(base)}`)
+    record("subsets-0.5/0.5", baseOk)
     for (const pair of pairs) {
       if (!pair.every((x) => x > 0 && x < 1)) {
         console.error(`bench/student-diagnosis: --subset-thresholds wants <search>/<call> pairs in (0, 1), got ${pair.join("/")}`)
@@ -367,34 +381,25 @@ const program = Effect.gen(function*() {
       }
       const rs = yield* at(pair)
       const rOk = ok(rs)
-      const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (baseOk[i] ?? []).filter((x) => x).length) / g.length)
-      const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
-      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold} (clause cover ${LearnedPolicy.evalAnswerCover}), queries / calls above ${pair.join("/")}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs 0.5/0.5 ${Pipeline.formatPaired(boot)}; rounds ${rounds(rs)}`)
-      if (Option.isSome(flags.outcomesFile)) outcomeRows[`subsets-${pair.join("/")}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold} (clause cover ${LearnedPolicy.evalAnswerCover}), queries / calls above ${pair.join("/")}: ${share(rOk)}, vs 0.5/0.5 ${versus(rOk, baseOk)}; rounds ${rounds(rs)}`)
+      record(`subsets-${pair.join("/")}`, rOk)
     }
   }
 
   const covers = flags.covers.split(",").map((p) => p.trim()).filter((p) => p !== "").map(Number)
   if (covers.length > 0) {
-    const at = (cover: number | undefined) =>
-      Effect.gen(function*() {
-        const policy = LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: cover })
-        return yield* scored(yield* Rollout.make({}).pipe(Effect.provide(policy)), validation, `val-${flags.seed}`, flags.rollouts)
-      })
-    const base = yield* at(undefined)
-    const baseOk = ok(base)
-    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, no clause cover: ${count(baseOk)}/${n} (${(100 * count(baseOk) / n).toFixed(1)}%)`)
-    if (Option.isSome(flags.outcomesFile)) outcomeRows["cover-none"] = baseOk.map((g) => g.filter((x) => x).length / g.length)
+    const at = (cover: number | undefined) => greedyWith({ answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: cover })
+    const baseOk = ok(yield* at(undefined))
+    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, no clause cover: ${share(baseOk)}`)
+    record("cover-none", baseOk)
     for (const cover of covers) {
       if (!(cover >= 0 && cover < 1)) {
         console.error(`bench/student-diagnosis: --answer-covers wants floors in [0, 1), got ${cover}`)
         process.exit(1)
       }
       const rOk = ok(yield* at(cover))
-      const diffs = rOk.map((g, i) => 100 * (g.filter((x) => x).length - (baseOk[i] ?? []).filter((x) => x).length) / g.length)
-      const boot = Stats.pairedBootstrap([diffs], { seed: 1 })
-      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover above ${cover}: ${count(rOk)}/${n} (${(100 * count(rOk) / n).toFixed(1)}%), vs no cover ${Pipeline.formatPaired(boot)}`)
-      if (Option.isSome(flags.outcomesFile)) outcomeRows[`cover-${cover}`] = rOk.map((g) => g.filter((x) => x).length / g.length)
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover above ${cover}: ${share(rOk)}, vs no cover ${versus(rOk, baseOk)}`)
+      record(`cover-${cover}`, rOk)
     }
   }
 
@@ -440,7 +445,7 @@ const program = Effect.gen(function*() {
     const hOk = ok(hs)
     const diffs = hOk.map((g, i) => 100 * (g.filter((x) => x).length - (sOk[i] ?? []).filter((x) => x).length) / g.length)
     const m = diffs.reduce((a, b) => a + b, 0) / diffs.length
-    console.log(`student + the oracle's ${mode.padEnd(10)}: ${count(hOk)}/${n} (${(100 * count(hOk) / n).toFixed(1)}%), vs the student ${m >= 0 ? "+" : ""}${m.toFixed(1)} points; rounds ${(hs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
+    console.log(`student + the oracle's ${mode.padEnd(10)}: ${share(hOk)}, vs the student ${m >= 0 ? "+" : ""}${m.toFixed(1)} points; rounds ${(hs.flat().reduce((a, t) => a + t.steps.length, 0) / n).toFixed(2)}`)
   }
 
   if (Option.isSome(flags.outcomesFile)) fs.writeFileSync(flags.outcomesFile.value, JSON.stringify({ seed: flags.seed, tasks: validation.map((t) => t.id), outcomes: outcomeRows }) + "\n")
