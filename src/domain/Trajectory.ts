@@ -130,7 +130,9 @@ export const StepAdvantage = Schema.Struct({
   /** Per-action credit **[ours]** (estimators that give it): each call's, then each search's advantage, in turn order. */
   actions: Schema.optionalKey(Schema.Array(Schema.Finite)),
   /** The plan bit's advantage (per-action credit; the step's combined advantage when it made no plan decision). */
-  plan: Schema.optionalKey(Schema.Finite)
+  plan: Schema.optionalKey(Schema.Finite),
+  /** The kind decision's advantage **[ours]** (estimators that judge it apart from the step; else the combined advantage). */
+  kind: Schema.optionalKey(Schema.Finite)
 })
 /** The per-step advantage. */
 export type StepAdvantage = typeof StepAdvantage.Type

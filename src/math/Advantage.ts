@@ -133,6 +133,11 @@ export interface FlatAdvantages {
   readonly action?: Float64Array
   readonly actionOffsets?: Int32Array
   readonly plan?: Float64Array
+  /**
+   * Each step's kind-decision advantage **[ours]** (go on with a search or a call, or answer), from estimators that
+   * judge that decision apart from what the step did; absent: the step's combined advantage.
+   */
+  readonly kind?: Float64Array
 }
 
 /** An advantage estimator. */
@@ -502,6 +507,50 @@ export const paraagentCredit: Estimator = (group, config) => {
   return { ...base, action, actionOffsets: group.actionOffsets, plan }
 }
 
+/**
+ * {@link paraagentCredit} with the **kind decision judged by the outcome only** **[ours]**: each step's decision to go
+ * on (search, call) or to answer gets λτ·A_traj, not the step's combined advantage. The step and phase rewards grade
+ * what a step did, and their coverage terms are front-loaded — the first phases find and satisfy most needs, so a
+ * late step scores below an early one of the same kind whatever it did — so on the kind factor they price *when* a
+ * decision is made, not whether it was right: in the trained groups of a `paraagent_credit` run the last three
+ * "go on" decisions of a rollout carried −0.16 on average (phase −0.20, step −0.25), the earlier ones +0.27, and the
+ * policy learned to answer sooner. Candidates and the plan bit keep their credit as in {@link paraagentCredit}.
+ */
+export const paraagentCreditStop: Estimator = (group, config) => {
+  const base = paraagentCredit(group, config)
+  const kind = new Float64Array(base.traj.length)
+  for (let s = 0; s < kind.length; s++) kind[s] = config.lambdaTraj * (base.traj[s] as number)
+  return { ...base, kind }
+}
+
+/**
+ * **Attributed credit** **[ours]**: every decision of a turn is judged by the outcome, λτ·A_traj — the kind, an
+ * answer's facts, unchosen candidates — and a decision whose own reward is attributable gets it on top: a chosen call
+ * or search λτ·A_traj + λs·z(its action reward | the group's actions of its pool), the plan bit λτ·A_traj +
+ * λs·z(r_plan | the group's plan decisions in its controller state). No phase or step level: their coverage terms are
+ * front-loaded (a late phase or step of a rollout scores below an early one whatever it did), so on the factors they
+ * share they price *when* a decision is made — in `paraagent_credit`'s trained groups the answer steps' phase
+ * advantage averaged −0.25 and late "go on" decisions −0.16 (docs/reward.md §11). Without action or plan rewards in
+ * the group it is {@link grpo} scaled by λτ.
+ */
+export const paraagentAttributed: Estimator = (group, config) => {
+  const traj = trajLevel(group, config)
+  const base = combine(group, traj, undefined, undefined, { traj: config.lambdaTraj, phase: 0, step: 0 })
+  if (!group.credited) return base
+  const actionZ = normalise(group.actionReward, group.actionPool, group.actionPoolCount, config.epsilon, config.tolerance)
+  const planZ = normalise(group.planReward, group.planPool, group.planPoolCount, config.epsilon, config.tolerance)
+  const action = new Float64Array(actionZ.length)
+  for (let a = 0; a < action.length; a++) {
+    const s = group.actionStep[a] as number
+    action[a] = group.actionPool[a] === -1 ? 0 : (base.combined[s] as number) + config.lambdaStep * (actionZ[a] as number)
+  }
+  const plan = new Float64Array(group.stepReward.length)
+  for (let s = 0; s < plan.length; s++) {
+    plan[s] = (base.combined[s] as number) + (group.planPool[s] === -1 ? 0 : config.lambdaStep * (planZ[s] as number))
+  }
+  return { ...base, action, actionOffsets: group.actionOffsets, plan }
+}
+
 /** The zero-advantage control **[ours]**: every advantage 0, so an update is the KL and entropy terms alone. */
 export const zero: Estimator = (group) => {
   const n = group.stepReward.length
@@ -526,6 +575,8 @@ export const estimators: Registry = new Map<string, Estimator>([
   ["grpo_per_index", grpoPerIndex],
   ["paraagent_phase_kind", paraagentPhaseKind],
   ["paraagent_credit", paraagentCredit],
+  ["paraagent_credit_stop", paraagentCreditStop],
+  ["paraagent_attributed", paraagentAttributed],
   ["zero", zero]
 ])
 
@@ -547,7 +598,7 @@ export const lookup = (
 /** Per-step advantages of every rollout of a flat result, in rollout order. */
 export const unflatten = (advantages: FlatAdvantages): ReadonlyArray<ReadonlyArray<StepAdvantage>> => {
   const out: Array<Array<StepAdvantage>> = []
-  const { action, actionOffsets, plan } = advantages
+  const { action, actionOffsets, plan, kind } = advantages
   for (let g = 0; g + 1 < advantages.stepOffsets.length; g++) {
     const rows: Array<StepAdvantage> = []
     for (let i = advantages.stepOffsets[g] as number; i < (advantages.stepOffsets[g + 1] as number); i++) {
@@ -559,7 +610,8 @@ export const unflatten = (advantages: FlatAdvantages): ReadonlyArray<ReadonlyArr
         phase: advantages.phase[i] as number,
         step: advantages.step[i] as number,
         combined: advantages.combined[i] as number,
-        ...credit
+        ...credit,
+        ...(kind === undefined ? {} : { kind: kind[i] as number })
       })
     }
     out.push(rows)

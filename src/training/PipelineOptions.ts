@@ -71,7 +71,7 @@ export const defaults: PipelineOptions = {
   rlTasksPerIteration: 16,
   group: 4,
   // ours: the decoupled advantages with phases pooled by kind and per-action credit (docs/reward.md §7, §11)
-  estimators: ["grpo", "paraagent_credit"],
+  estimators: ["grpo", "paraagent_attributed"],
   dynamicSampling: Trainer.defaultRl.dynamicSampling,
   credit: Trainer.defaultRl.credit,
   truncation: Trainer.defaultRl.reward.answer.truncation,

@@ -59,7 +59,7 @@ export const outcomesDiffer = (group: ReadonlyArray<Trajectory>, tolerance: numb
 export const carriesSignal = (group: ReadonlyArray<Trajectory>): boolean =>
   group.some((t) => t.steps.some((s) => {
     const a = s.advantage
-    return a !== undefined && (a.combined !== 0 || (a.plan !== undefined && a.plan !== 0) || (a.actions ?? []).some((x) => x !== 0))
+    return a !== undefined && (a.combined !== 0 || (a.plan !== undefined && a.plan !== 0) || (a.kind !== undefined && a.kind !== 0) || (a.actions ?? []).some((x) => x !== 0))
   }))
 
 /** Whether dynamic sampling trains on a group. */
@@ -69,7 +69,8 @@ export const keepsGroup = (filter: DynamicSampling["filter"], group: ReadonlyArr
 /**
  * The advantage of each factor of a step's turn: a chosen candidate gets its own action's advantage when the step
  * carries per-action advantages (the turn's calls, then its searches, in the order the candidates were chosen), the
- * plan bit the plan's advantage; the kind, unchosen candidates and an answer's facts the step's combined advantage.
+ * plan bit the plan's advantage, the kind its own when the estimator gives one; the kind (otherwise), unchosen
+ * candidates and an answer's facts the step's combined advantage.
  */
 export const factorAdvantages = (factors: ReadonlyArray<TurnDistribution.Factor>, step: Pick<Step, "advantage" | "decision" | "turn">): Float64Array => {
   const a = step.advantage
@@ -82,7 +83,7 @@ export const factorAdvantages = (factors: ReadonlyArray<TurnDistribution.Factor>
   return Float64Array.from(factors, (f) => {
     switch (f.target._tag) {
       case "kind":
-        return combined
+        return a?.kind ?? combined
       case "plan":
         return a?.plan ?? combined
       case "candidate":
@@ -140,7 +141,7 @@ export interface DynamicSampling {
 /**
  * Where the advantage applies: `turn` multiplies the whole turn's log-probability by the step's combined advantage;
  * `action` **[ours]** gives each factor of the turn (kind, each candidate decision, plan bit) its own ratio and clip,
- * with the estimator's per-action and plan advantages where it gives them (`paraagent_credit`), else the step's.
+ * with the estimator's per-action, plan and kind advantages where it gives them (`paraagent_credit`, `paraagent_attributed`), else the step's.
  */
 export type CreditMode = "turn" | "action"
 

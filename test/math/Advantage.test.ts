@@ -40,11 +40,17 @@ const rolloutArb = (minPhases: number, masks = false, credit = false): fc.Arbitr
 
 const groupArb = (minPhases: number, masks = false, credit = false) => fc.array(rolloutArb(minPhases, masks, credit), { minLength: 1, maxLength: 8 })
 
-const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index", "paraagent_phase_kind", "paraagent_credit", "zero"] as const
+const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index", "paraagent_phase_kind", "paraagent_credit", "paraagent_credit_stop", "paraagent_attributed", "zero"] as const
 
 const run = (name: string, rollouts: ReadonlyArray<Advantage.RolloutRewards>, cfg = config) => {
   const result = Advantage.compute(name, rollouts, cfg)
   return result._tag === "Ok" ? result.advantages : expect.unreachable(JSON.stringify(result))
+}
+
+/** A step's levels, its kind advantage (estimators that give one) checked to be 0 too. */
+const zeroLevels = ({ kind, ...levels }: StepAdvantage) => {
+  expect(kind ?? 0).toBe(0)
+  return levels
 }
 
 const close = (a: number, b: number, tolerance = 1e-9) => Math.abs(a - b) <= tolerance * (1 + Math.abs(a) + Math.abs(b))
@@ -77,6 +83,7 @@ describe("Advantage estimators agree with the loop implementation", () => {
                 if (!close(x, b.actions?.[j] ?? NaN)) expect.unreachable(`${name} g=${g} i=${i} action ${j}: ${x} vs ${b.actions?.[j]}`)
               })
               if (a.plan !== undefined || b.plan !== undefined) expect(close(a.plan ?? NaN, b.plan ?? NaN)).toBe(true)
+              if (a.kind !== undefined || b.kind !== undefined) expect(close(a.kind ?? NaN, b.kind ?? NaN)).toBe(true)
             })
           )
         }),
@@ -157,7 +164,7 @@ describe("Advantage properties (paraagent)", () => {
       fc.property(groupArb(1), reward, (rollouts, c) => {
         const flat = rollouts.map((r) => ({ ...r, traj: c, phases: r.phases.map(() => c), steps: r.steps.map(() => c) }))
         for (const name of names) {
-          for (const steps of run(name, flat)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+          for (const steps of run(name, flat)) for (const a of steps) expect(zeroLevels(a)).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
         }
         const credited = flat.map((r) => ({ ...r, actions: r.steps.map(() => [{ reward: c, pool: 0 }]), plans: r.steps.map(() => ({ reward: c, pool: 1 })) }))
         for (const steps of run("paraagent_credit", credited)) {
@@ -353,7 +360,7 @@ describe("Tolerance: a pool whose rewards differ by less than advantage.toleranc
         fc.constantFrom(...names.filter((n) => n !== "zero")),
         (base, below, above, name) => {
           for (const steps of run(name, pair(base, base + below * config.tolerance))) {
-            for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+            for (const a of steps) expect(zeroLevels(a)).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
           }
           const d = above * config.tolerance
           const far = run(name, pair(base, base + d))
@@ -361,7 +368,8 @@ describe("Tolerance: a pool whose rewards differ by less than advantage.toleranc
           const unit = d / 2 / (d / 2 + config.epsilon)
           expect(far[0]?.[0]?.traj).toBeCloseTo(-unit, 6)
           expect(far[1]?.[0]?.traj).toBeCloseTo(unit, 6)
-          if (name !== "grpo") {
+          if (name !== "grpo" && name !== "paraagent_attributed") {
+            // (paraagent_attributed has no phase or step level: its own test)
             expect(far[0]?.[0]?.phase).toBeCloseTo(-unit, 6)
             expect(far[1]?.[0]?.step).toBeCloseTo(unit, 6)
           }
@@ -396,7 +404,7 @@ describe("Masked rollouts (unjudged trajectories)", () => {
         const withMasked = [...rollouts.slice(0, position), { ...extra, masked: true }, ...rollouts.slice(position)]
         const adv = run(name, withMasked)
         expect(adv.length).toBe(withMasked.length)
-        for (const a of adv[position] ?? []) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+        for (const a of adv[position] ?? []) expect(zeroLevels(a)).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
         expect([...adv.slice(0, position), ...adv.slice(position + 1)]).toEqual(run(name, rollouts))
       }),
       { numRuns: 300 }
@@ -467,7 +475,7 @@ describe("Hand-computed groups", () => {
   it("a group whose rewards are all equal gives exactly 0 everywhere", () => {
     const flat = group.map((r) => ({ ...r, traj: 0.7, phases: r.phases.map(() => 0.7), steps: r.steps.map(() => 0.7) }))
     for (const name of ["grpo", "paraagent"]) {
-      for (const steps of run(name, flat)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+      for (const steps of run(name, flat)) for (const a of steps) expect(zeroLevels(a)).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
     }
   })
 })
@@ -538,6 +546,68 @@ describe("Phases pooled by kind and per-action credit (paraagent_phase_kind, par
     )
   })
 
+  it("paraagent_credit_stop: paraagent_credit's advantages, and the kind decision judged by the outcome only (λτ·A_traj)", () => {
+    fc.assert(
+      fc.property(groupArb(0, true, true), (rollouts) => {
+        const credit = run("paraagent_credit", rollouts)
+        const stop = run("paraagent_credit_stop", rollouts)
+        stop.forEach((steps, g) =>
+          steps.forEach((a, i) => {
+            const { kind, ...rest } = a
+            expect(rest).toEqual(credit[g]?.[i])
+            expect(kind).toBe(config.lambdaTraj * a.traj)
+          })
+        )
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("paraagent_attributed: no phase or step level — changing any phase or step reward changes no advantage; the rest is λτ·A_traj", () => {
+    fc.assert(
+      fc.property(groupArb(1, true, true), fc.double({ min: -3, max: 3, noNaN: true }), fc.nat(), (rollouts, c, pick) => {
+        const adv = run("paraagent_attributed", rollouts)
+        // move one rollout's phase and step rewards anywhere: a late phase scoring below an early one changes nothing
+        const g0 = pick % rollouts.length
+        const moved = rollouts.map((r, g) => (g === g0 ? { ...r, phases: r.phases.map((p, k) => p + c * (k + 1)), steps: r.steps.map((s, k) => s - c * k) } : r))
+        expect(run("paraagent_attributed", moved)).toEqual(adv)
+        adv.forEach((steps) =>
+          steps.forEach((a) => {
+            expect(a.phase).toBe(0)
+            expect(a.step).toBe(0)
+            expect(a.combined).toBe(config.lambdaTraj * a.traj)
+          })
+        )
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("paraagent_attributed: a chosen action gets λτ·A_traj + λs·z(its reward | its pool) — each pool's z has mean 0 — and equals GRPO (×λτ) without action or plan rewards", () => {
+    fc.assert(
+      fc.property(groupArb(1, false, true), (rollouts) => {
+        const adv = run("paraagent_attributed", rollouts)
+        const z: Array<{ pool: number; value: number }> = []
+        rollouts.forEach((r, g) =>
+          r.steps.forEach((_, i) => {
+            const a = adv[g]?.[i] as StepAdvantage
+            ;(r.actions?.[i] ?? []).forEach((act, j) => z.push({ pool: act.pool, value: ((a.actions?.[j] ?? NaN) - a.combined) / config.lambdaStep }))
+          })
+        )
+        for (const k of [0, 1]) {
+          const pool = z.filter((x) => x.pool === k).map((x) => x.value)
+          if (pool.length > 0) expect(Math.abs(Stats.mean(pool))).toBeLessThan(1e-7)
+        }
+        const bare = rollouts.map(({ actions: _a, plans: _p, ...r }) => r)
+        const grpo = run("grpo", bare)
+        run("paraagent_attributed", bare).forEach((steps, g) =>
+          steps.forEach((a, i) => expect(close(a.combined, config.lambdaTraj * (grpo[g]?.[i]?.combined ?? NaN))).toBe(true))
+        )
+      }),
+      { numRuns: 200 }
+    )
+  })
+
   it("a call that did better than the group's other calls gets a higher advantage than they do, inside the same step", () => {
     const group: ReadonlyArray<Advantage.RolloutRewards> = [
       { traj: 0, phases: [0.5], steps: [0.5], stepPhase: [0], actions: [[{ reward: 1, pool: 0 }, { reward: 0, pool: 0 }]] },
@@ -553,7 +623,7 @@ describe("Phases pooled by kind and per-action credit (paraagent_phase_kind, par
   it("zero gives 0 at every level for every step", () => {
     fc.assert(
       fc.property(groupArb(0, true), (rollouts) => {
-        for (const steps of run("zero", rollouts)) for (const a of steps) expect(a).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
+        for (const steps of run("zero", rollouts)) for (const a of steps) expect(zeroLevels(a)).toEqual({ traj: 0, phase: 0, step: 0, combined: 0 })
       })
     )
   })

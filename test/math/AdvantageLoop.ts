@@ -7,7 +7,7 @@ import type { AdvantageConfig, RolloutRewards } from "../../src/math/Advantage.t
 import * as Stats from "../../src/math/Stats.ts"
 
 /** The estimator names the loop implements. */
-export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index" | "paraagent_phase_kind" | "paraagent_credit" | "zero"
+export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index" | "paraagent_phase_kind" | "paraagent_credit" | "paraagent_credit_stop" | "paraagent_attributed" | "zero"
 
 /**
  * (x − mean)/(std + ε) with a two-pass mean and population std; a pool whose values all lie within `tolerance`
@@ -41,7 +41,8 @@ const byPools = (items: ReadonlyArray<{ readonly key: number; readonly value: nu
 const estimateUnmasked = (name: LoopEstimator, rollouts: ReadonlyArray<RolloutRewards>, config: AdvantageConfig): Array<Array<StepAdvantage>> => {
   const tol = config.tolerance
   const traj = zscores(rollouts.map((r) => r.traj), config.epsilon, tol)
-  const byKind = name === "paraagent_phase_kind" || name === "paraagent_credit"
+  const withCredit = name === "paraagent_credit" || name === "paraagent_credit_stop"
+  const byKind = name === "paraagent_phase_kind" || withCredit
   const phaseKey = (r: RolloutRewards, p: number) => (name === "grpo_per_index" ? p : byKind ? (r.phaseKind?.[p] ?? 0) : 0)
   const stepKey = (r: RolloutRewards, i: number) =>
     name === "grpo_per_index" ? i : name === "paraagent" || byKind ? (r.stepPool?.[i] ?? 0) : 0
@@ -61,14 +62,22 @@ const estimateUnmasked = (name: LoopEstimator, rollouts: ReadonlyArray<RolloutRe
     const rows = r.steps.map((_, i): StepAdvantage => {
       if (name === "zero") return { traj: 0, phase: 0, step: 0, combined: 0 }
       if (name === "grpo") return { traj: t, phase: 0, step: 0, combined: t }
+      if (name === "paraagent_attributed") {
+        const combined = config.lambdaTraj * t
+        if (!credited) return { traj: t, phase: 0, step: 0, combined }
+        const actions = (r.actions?.[i] ?? []).map(() => combined + config.lambdaStep * (actionZ[actionAt++] ?? 0))
+        const plan = r.plans?.[i] === undefined ? combined : combined + config.lambdaStep * (planZ[planAt++] ?? 0)
+        return { traj: t, phase: 0, step: 0, combined, actions, plan }
+      }
       const p = phaseZ[phaseStart + (r.stepPhase[i] ?? 0)] ?? 0
       const s = stepZ[stepStart + i] ?? 0
       const combined = config.lambdaTraj * t + config.lambdaPhase * p + config.lambdaStep * s
-      if (name !== "paraagent_credit" || !credited) return { traj: t, phase: p, step: s, combined }
+      const kind = name === "paraagent_credit_stop" ? { kind: config.lambdaTraj * t } : {}
+      if (!withCredit || !credited) return { traj: t, phase: p, step: s, combined, ...kind }
       const shared = config.lambdaTraj * t + config.lambdaPhase * p
       const actions = (r.actions?.[i] ?? []).map(() => shared + config.lambdaStep * (actionZ[actionAt++] ?? 0))
       const plan = r.plans?.[i] === undefined ? combined : shared + config.lambdaStep * (planZ[planAt++] ?? 0)
-      return { traj: t, phase: p, step: s, combined, actions, plan }
+      return { traj: t, phase: p, step: s, combined, actions, plan, ...kind }
     })
     phaseStart += r.phases.length
     stepStart += r.steps.length
@@ -85,7 +94,8 @@ export const loopEstimate = (name: LoopEstimator, rollouts: ReadonlyArray<Rollou
   const kept = rollouts.filter((r) => r.masked !== true)
   const estimated = estimateUnmasked(name, kept, config)
   let k = 0
-  const credited = name === "paraagent_credit" && rollouts.some((r) => r.actions !== undefined || r.plans !== undefined)
+  const credited = (name === "paraagent_credit" || name === "paraagent_credit_stop" || name === "paraagent_attributed") &&
+    rollouts.some((r) => r.actions !== undefined || r.plans !== undefined)
   return rollouts.map((r) =>
     r.masked === true
       ? r.steps.map((_, i): StepAdvantage => ({
@@ -93,7 +103,8 @@ export const loopEstimate = (name: LoopEstimator, rollouts: ReadonlyArray<Rollou
         phase: 0,
         step: 0,
         combined: 0,
-        ...(credited ? { actions: (r.actions?.[i] ?? []).map(() => 0), plan: 0 } : {})
+        ...(credited ? { actions: (r.actions?.[i] ?? []).map(() => 0), plan: 0 } : {}),
+        ...(name === "paraagent_credit_stop" ? { kind: 0 } : {})
       }))
       : (estimated[k++] ?? [])
   )
