@@ -38,7 +38,7 @@ const cellKeys = ["go on, earlier", "go on, last 3", "answer"] as const
 type CellKey = (typeof cellKeys)[number]
 
 /** Per trained group, per step with a decision: its cell and the kind factor's advantage. */
-export const kindCredit = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, tolerance: number) => {
+const kindCredit = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, tolerance: number) => {
   const cells = new Map<CellKey, Cell>(cellKeys.map((k) => [k, { n: 0, kind: 0, traj: 0, phase: 0, step: 0 }]))
   let trained = 0
   for (const group of groups) {

@@ -130,6 +130,8 @@ const rows: ReadonlyArray<Row> = [
   ["bench/world-build.ts", ["0"], "<reps>"],
   ["bench/index.ts", ["nonexistent"], "nonexistent"],
   ["bench/advantage.ts", ["--bogus"], "--bogus"],
+  ["bench/kind-credit.ts", ["/nonexistent/run"], "/nonexistent/run/run.sqlite"],
+  ["bench/pool-outcomes.ts", ["/nonexistent/outcomes.json", "--pairs", "grpo-DAgger"], "/nonexistent/outcomes.json"],
   ["bench/dense-search.ts", ["--rows", "-1"], "--rows"],
   ["bench/retrieval-tune.ts", ["--round", "3"], "--round"],
   ["bench/retrieval-slots.ts", ["--tasks", "0"], "--tasks"],
