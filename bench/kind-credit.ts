@@ -7,11 +7,9 @@
  * Run: `npx tsx bench/kind-credit.ts <run folder> [--json]`.
  */
 import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { Argument, Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
-import * as RunStoreSqlite from "../layers/storage/RunStoreSqlite.ts"
+import * as RunStoreFolder from "./RunStoreFolder.ts"
 import type { Trajectory } from "../src/domain/Trajectory.ts"
 import * as Reward from "../src/math/Reward.ts"
 import * as KindCredit from "../src/training/KindCredit.ts"
@@ -23,15 +21,7 @@ const flags = await BenchFlags.parse("kind-credit", "the kind decision's RL adva
 
 const program = Effect.scoped(Effect.gen(function*() {
   const folder = flags.folder
-  const file = path.join(folder, "run.sqlite")
-  if (!fs.existsSync(file)) return yield* Effect.fail(new Error(`${file}: no run store (not a run folder of npm start)`))
-  const store = yield* RunStoreSqlite.make(file)
-  const runs = yield* store.listRuns()
-  const run = runs[0]
-  if (run === undefined || runs.length !== 1) return yield* Effect.fail(new Error(`${file}: ${runs.length} runs stored, expected one`))
-  const config = run.config as { readonly pipeline?: { readonly seeds?: ReadonlyArray<number>; readonly estimators?: ReadonlyArray<string> } } | null
-  const seeds = config?.pipeline?.seeds ?? []
-  const estimators = config?.pipeline?.estimators ?? []
+  const { file, store, run, seeds, estimators } = yield* RunStoreFolder.open(folder)
   const tolerance = Reward.defaultRewardConfig.advantage.tolerance
   const rows: Array<{ readonly estimator: string; readonly result: KindCredit.KindCredit }> = []
   for (const estimator of estimators) {

@@ -8,11 +8,9 @@
  * Run: `npx tsx bench/paired-runs.ts <run folder A> <run folder B> [--json]`.
  */
 import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { Argument, Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
-import * as RunStoreSqlite from "../layers/storage/RunStoreSqlite.ts"
+import * as RunStoreFolder from "./RunStoreFolder.ts"
 import type { Trajectory } from "../src/domain/Trajectory.ts"
 import * as Evaluation from "../src/math/Evaluation.ts"
 import * as Stats from "../src/math/Stats.ts"
@@ -33,16 +31,7 @@ const stageOf = (model: string, seed: number) => `eval/${model}/seed${seed}/Para
 /** A run folder's greedy evaluations, and its training seeds (the run config's `pipeline.seeds`). */
 const readRun = (folder: string) =>
   Effect.scoped(Effect.gen(function*() {
-    const file = path.join(folder, "run.sqlite")
-    // opening creates a missing store: refuse first, a comparison writes nothing
-    if (!fs.existsSync(file)) return yield* Effect.fail(new Error(`${file}: no run store (not a run folder of npm start)`))
-    const store = yield* RunStoreSqlite.make(file)
-    const runs = yield* store.listRuns()
-    const run = runs[0]
-    if (run === undefined || runs.length !== 1) return yield* Effect.fail(new Error(`${file}: ${runs.length} runs stored, expected one`))
-    const config = run.config as { readonly pipeline?: { readonly seeds?: ReadonlyArray<number> } } | null
-    const seeds = config?.pipeline?.seeds
-    if (!Array.isArray(seeds) || !seeds.every((s) => Number.isInteger(s))) return yield* Effect.fail(new Error(`${file}: the run config names no pipeline seeds`))
+    const { store, run, seeds } = yield* RunStoreFolder.open(folder)
     const stages = new Map<string, Map<string, Array<{ seed: number; solved: boolean }>>>()
     for (const model of models) {
       for (const seed of seeds) {
@@ -58,7 +47,7 @@ const readRun = (folder: string) =>
         stages.set(stage, byTask)
       }
     }
-    return { seeds: seeds as ReadonlyArray<number>, stages: stages as Stages }
+    return { seeds, stages: stages as Stages }
   }))
 
 const program = Effect.gen(function*() {

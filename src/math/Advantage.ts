@@ -492,13 +492,21 @@ export const paraagentCredit: Estimator = (group, config) => {
   const phase = phasesByKind(group, config)
   const base = combine(group, traj, phase, normalise(group.stepReward, group.stepPool, group.stepPoolCount, config.epsilon, config.tolerance), lambdas(config))
   if (!group.credited) return base
+  return withActionCredit(group, config, base, (s) => config.lambdaTraj * (base.traj[s] as number) + config.lambdaPhase * (base.phase[s] as number))
+}
+
+/**
+ * Per-action credit on top of an estimator's step advantages: each action gets `shared(its step)` + λs·z(its reward |
+ * the group's actions of its pool), each plan decision `shared(its step)` + λs·z(r_plan | the group's plan decisions
+ * in its controller state); a step that made no plan decision keeps its combined advantage on the plan bit, a masked
+ * action gets 0.
+ */
+const withActionCredit = (group: FlatGroup, config: AdvantageConfig, base: FlatAdvantages, shared: (step: number) => number): FlatAdvantages => {
   const actionZ = normalise(group.actionReward, group.actionPool, group.actionPoolCount, config.epsilon, config.tolerance)
   const planZ = normalise(group.planReward, group.planPool, group.planPoolCount, config.epsilon, config.tolerance)
-  const shared = (s: number) => config.lambdaTraj * (base.traj[s] as number) + config.lambdaPhase * (base.phase[s] as number)
   const action = new Float64Array(actionZ.length)
   for (let a = 0; a < action.length; a++) {
-    const s = group.actionStep[a] as number
-    action[a] = group.actionPool[a] === -1 ? 0 : shared(s) + config.lambdaStep * (actionZ[a] as number)
+    action[a] = group.actionPool[a] === -1 ? 0 : shared(group.actionStep[a] as number) + config.lambdaStep * (actionZ[a] as number)
   }
   const plan = new Float64Array(group.stepReward.length)
   for (let s = 0; s < plan.length; s++) {
@@ -518,9 +526,7 @@ export const paraagentCredit: Estimator = (group, config) => {
  */
 export const paraagentCreditStop: Estimator = (group, config) => {
   const base = paraagentCredit(group, config)
-  const kind = new Float64Array(base.traj.length)
-  for (let s = 0; s < kind.length; s++) kind[s] = config.lambdaTraj * (base.traj[s] as number)
-  return { ...base, kind }
+  return { ...base, kind: base.traj.map((t) => config.lambdaTraj * t) }
 }
 
 /**
@@ -534,21 +540,8 @@ export const paraagentCreditStop: Estimator = (group, config) => {
  * the group it is {@link grpo} scaled by λτ.
  */
 export const paraagentAttributed: Estimator = (group, config) => {
-  const traj = trajLevel(group, config)
-  const base = combine(group, traj, undefined, undefined, { traj: config.lambdaTraj, phase: 0, step: 0 })
-  if (!group.credited) return base
-  const actionZ = normalise(group.actionReward, group.actionPool, group.actionPoolCount, config.epsilon, config.tolerance)
-  const planZ = normalise(group.planReward, group.planPool, group.planPoolCount, config.epsilon, config.tolerance)
-  const action = new Float64Array(actionZ.length)
-  for (let a = 0; a < action.length; a++) {
-    const s = group.actionStep[a] as number
-    action[a] = group.actionPool[a] === -1 ? 0 : (base.combined[s] as number) + config.lambdaStep * (actionZ[a] as number)
-  }
-  const plan = new Float64Array(group.stepReward.length)
-  for (let s = 0; s < plan.length; s++) {
-    plan[s] = (base.combined[s] as number) + (group.planPool[s] === -1 ? 0 : config.lambdaStep * (planZ[s] as number))
-  }
-  return { ...base, action, actionOffsets: group.actionOffsets, plan }
+  const base = combine(group, trajLevel(group, config), undefined, undefined, { traj: config.lambdaTraj, phase: 0, step: 0 })
+  return group.credited ? withActionCredit(group, config, base, (s) => base.combined[s] as number) : base
 }
 
 /** The zero-advantage control **[ours]**: every advantage 0, so an update is the KL and entropy terms alone. */

@@ -32,32 +32,25 @@ export interface KindCredit {
 
 /** The kind factor's mean advantage by decision and position, over the groups whose outcomes differ by `tolerance`. */
 export const kindCredit = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, tolerance: number, late = 3): KindCredit => {
-  const sums = new Map<Cell, { n: number; kind: number; traj: number; phase: number; step: number }>(
-    cells.map((c) => [c, { n: 0, kind: 0, traj: 0, phase: 0, step: 0 }])
-  )
+  const zero = (): CellMeans => ({ decisions: 0, kind: 0, traj: 0, phase: 0, step: 0 })
+  const sums: Record<Cell, CellMeans> = { "go on, earlier": zero(), "go on, last turns": zero(), answer: zero() }
   let trained = 0
   for (const group of groups) {
     if (!outcomesDiffer(group, tolerance)) continue
     trained++
     for (const t of group) {
-      const n = t.steps.length
       t.steps.forEach((s, i) => {
         const a = s.advantage
         if (a === undefined || s.decision === undefined) return
-        const cell: Cell = s.decision.kind === "answer" ? "answer" : i >= n - late ? "go on, last turns" : "go on, earlier"
-        const c = sums.get(cell) as { n: number; kind: number; traj: number; phase: number; step: number }
-        c.n++
-        c.kind += a.kind ?? a.combined
-        c.traj += a.traj
-        c.phase += a.phase
-        c.step += a.step
+        const cell: Cell = s.decision.kind === "answer" ? "answer" : i >= t.steps.length - late ? "go on, last turns" : "go on, earlier"
+        const c = sums[cell]
+        sums[cell] = { decisions: c.decisions + 1, kind: c.kind + (a.kind ?? a.combined), traj: c.traj + a.traj, phase: c.phase + a.phase, step: c.step + a.step }
       })
     }
   }
-  const means = (cell: Cell): CellMeans => {
-    const c = sums.get(cell) as { n: number; kind: number; traj: number; phase: number; step: number }
-    const d = Math.max(1, c.n)
-    return { decisions: c.n, kind: c.kind / d, traj: c.traj / d, phase: c.phase / d, step: c.step / d }
+  const mean = (c: CellMeans): CellMeans => {
+    const d = Math.max(1, c.decisions)
+    return { decisions: c.decisions, kind: c.kind / d, traj: c.traj / d, phase: c.phase / d, step: c.step / d }
   }
-  return { groups: groups.length, trained, cells: { "go on, earlier": means("go on, earlier"), "go on, last turns": means("go on, last turns"), answer: means("answer") } }
+  return { groups: groups.length, trained, cells: { "go on, earlier": mean(sums["go on, earlier"]), "go on, last turns": mean(sums["go on, last turns"]), answer: mean(sums.answer) } }
 }

@@ -70,7 +70,7 @@ export const defaults: PipelineOptions = {
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
-  // ours: the decoupled advantages with phases pooled by kind and per-action credit (docs/reward.md §7, §11)
+  // ours: attributed credit — every decision by A_traj, an attributable action also by its own reward (docs/reward.md §11)
   estimators: ["grpo", "paraagent_attributed"],
   dynamicSampling: Trainer.defaultRl.dynamicSampling,
   credit: Trainer.defaultRl.credit,
