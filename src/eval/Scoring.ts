@@ -8,6 +8,7 @@ import type { Trajectory } from "../domain/Trajectory.ts"
 import * as StudentOracle from "../agent/StudentOracle.ts"
 import * as Telemetry from "../io/Telemetry.ts"
 import { Judge } from "../judge/Judge.ts"
+import * as RuleJudge from "../judge/RuleJudge.ts"
 import * as Advantage from "../math/Advantage.ts"
 import * as Credit from "../math/Credit.ts"
 import * as Facts from "../math/TrajectoryFacts.ts"
@@ -71,7 +72,8 @@ export const rewardsOf = (
     judged.steps,
     Credit.progressOf(judged.steps, needsOf(task, context.equivalent)),
     judged.verdict?.counts,
-    context.reward
+    context.reward,
+    Credit.kindRewards(judged.steps, RuleJudge.evidenceBefore(RuleJudge.usableFacts(task), judged), judged.stop === "max_rounds")
   )
 
 /** How many trajectories carry no verdict: after {@link scoreGroup}, the ones the judge failed on. */

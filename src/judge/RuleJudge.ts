@@ -52,6 +52,32 @@ export const utility = (facts: ReadonlyArray<GoldFact>, trajectory: Trajectory):
   return { grade: gradeShare(observed.length, facts.length), observed, unobserved }
 }
 
+/**
+ * Per step, whether the evidence was complete **before** it: every fact's value held by the payload of a successful
+ * call of an earlier step (Utility's rule, {@link utility}, on the trajectory cut before the step). All false when
+ * there are no facts: completeness is then not defined. Each payload is walked once.
+ */
+export const evidenceBefore = (facts: ReadonlyArray<GoldFact>, trajectory: Pick<Trajectory, "steps">): ReadonlyArray<boolean> => {
+  const tests = facts.map((f) => heldBy(f.value))
+  const held = facts.map(() => false)
+  let open = facts.length
+  return trajectory.steps.map((step) => {
+    const complete = facts.length > 0 && open === 0
+    for (const o of step.observations) {
+      if (open === 0) break
+      if (o.outcome._tag !== "ok") continue
+      const leaves = jsonLeaves(o.outcome.payload)
+      tests.forEach((test, k) => {
+        if (!held[k] && test(leaves)) {
+          held[k] = true
+          open--
+        }
+      })
+    }
+    return complete
+  })
+}
+
 /** The gold facts that can be checked: those whose value is a number or has at least one word. */
 export const usableFacts = (task: Task): ReadonlyArray<GoldFact> =>
   task.facts.filter((f) => normalizeText(f.value).length > 0 || parseWholeNumber(f.value) !== undefined)

@@ -43,6 +43,11 @@ export interface RolloutRewards {
   readonly actions?: ReadonlyArray<ReadonlyArray<ActionReward>>
   /** Per step, r_plan of its plan decision and the pool key (the controller state), or undefined for a step without one. */
   readonly plans?: ReadonlyArray<ActionReward | undefined>
+  /**
+   * Per step, the reward of its kind decision (go on or answer) and its pool key, or undefined for a step without a
+   * free one (src/math/Credit.ts `kindRewards`) **[ours]**: `paraagent_attributed_stop` gives the kind factor its z.
+   */
+  readonly kinds?: ReadonlyArray<ActionReward | undefined>
 }
 
 /** One attributable reward: its value and the key of the pool it is normalised in. */
@@ -64,7 +69,8 @@ export const fromScore = (score: TrajectoryScore, steps: ReadonlyArray<Pick<Step
   masked: score.masked,
   phaseKind: score.phases.map((p) => phaseKindKey(p.kind)),
   ...(score.actions !== undefined ? { actions: score.actions } : {}),
-  ...(score.plans !== undefined ? { plans: score.plans } : {})
+  ...(score.plans !== undefined ? { plans: score.plans } : {}),
+  ...(score.kinds !== undefined ? { kinds: score.kinds } : {})
 })
 
 /**
@@ -114,6 +120,10 @@ export interface FlatGroup {
   readonly planReward: Float64Array
   readonly planPool: Int32Array
   readonly planPoolCount: number
+  /** Per flat step: the reward of its kind decision, and its pool key (−1: no free kind decision, or masked). */
+  readonly kindReward: Float64Array
+  readonly kindPool: Int32Array
+  readonly kindPoolCount: number
   /** Whether any rollout brought action or plan rewards. */
   readonly credited: boolean
 }
@@ -170,6 +180,7 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
   let phaseKindCount = 1
   let actionPoolCount = 1
   let planPoolCount = 1
+  let kindPoolCount = 1
   let actionCount = 0
   let credited = false
   for (let g = 0; g < rollouts.length; g++) {
@@ -190,6 +201,9 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
     }
     if (r.plans !== undefined && r.plans.length !== r.steps.length) {
       return invalid(`${r.steps.length} step rewards but ${r.plans.length} plan rewards`)
+    }
+    if (r.kinds !== undefined && r.kinds.length !== r.steps.length) {
+      return invalid(`${r.steps.length} step rewards but ${r.kinds.length} kind rewards`)
     }
     const key = (what: string, k: number): InvalidGroup | undefined =>
       Number.isInteger(k) && k >= 0 && k < maxStepPools ? undefined : invalid(`${what} has pool key ${k}; keys are integers in [0, ${maxStepPools})`)
@@ -219,6 +233,14 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
       if (bad !== undefined) return bad
       planPoolCount = Math.max(planPoolCount, p.pool + 1)
       credited = true
+    }
+    for (let i = 0; i < (r.kinds?.length ?? 0); i++) {
+      const k = r.kinds?.[i]
+      if (k === undefined) continue
+      if (!Number.isFinite(k.reward)) return invalid(`step ${i} kind reward is ${k.reward}`)
+      const bad = key(`step ${i} kind`, k.pool)
+      if (bad !== undefined) return bad
+      kindPoolCount = Math.max(kindPoolCount, k.pool + 1)
     }
     for (let i = 0; i < r.phases.length; i++) {
       if (!Number.isFinite(r.phases[i])) return invalid(`phase ${i} reward is ${r.phases[i]}`)
@@ -268,6 +290,9 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
     planReward: new Float64Array(stepCount),
     planPool: new Int32Array(stepCount).fill(-1),
     planPoolCount,
+    kindReward: new Float64Array(stepCount),
+    kindPool: new Int32Array(stepCount).fill(-1),
+    kindPoolCount,
     credited
   }
   let p0 = 0
@@ -303,6 +328,11 @@ export const flatten = (rollouts: ReadonlyArray<RolloutRewards>): { readonly _ta
       if (plan !== undefined) {
         group.planReward[s0 + i] = plan.reward
         group.planPool[s0 + i] = masked ? -1 : plan.pool
+      }
+      const kind = r.kinds?.[i]
+      if (kind !== undefined) {
+        group.kindReward[s0 + i] = kind.reward
+        group.kindPool[s0 + i] = masked ? -1 : kind.pool
       }
     })
     p0 += r.phases.length
@@ -544,6 +574,25 @@ export const paraagentAttributed: Estimator = (group, config) => {
   return group.credited ? withActionCredit(group, config, base, (s) => base.combined[s] as number) : base
 }
 
+/**
+ * {@link paraagentAttributed} with the **stop decision's own reward** **[ours]**: the kind decision of each step (go on
+ * or answer) gets λτ·A_traj + λs·z(r_kind | the group's kind decisions of its pool), r_kind 0 for going on when every
+ * gold fact had already been observed (the round was not needed to answer) and 1 otherwise (src/math/Credit.ts
+ * `kindRewards`). Without it a round spent after the evidence is complete costs nothing — a
+ * rollout that reached T_max is judged like one that answered as soon as it could — and RL policies ran to T_max
+ * (docs/training.md §6). Steps without a free kind decision keep the step's advantage on the kind. Without kind
+ * rewards in the group it is {@link paraagentAttributed}.
+ */
+export const paraagentAttributedStop: Estimator = (group, config) => {
+  const base = paraagentAttributed(group, config)
+  const z = normalise(group.kindReward, group.kindPool, group.kindPoolCount, config.epsilon, config.tolerance)
+  const kind = new Float64Array(group.stepReward.length)
+  for (let s = 0; s < kind.length; s++) {
+    kind[s] = (base.combined[s] as number) + (group.kindPool[s] === -1 ? 0 : config.lambdaStep * (z[s] as number))
+  }
+  return { ...base, kind }
+}
+
 /** The zero-advantage control **[ours]**: every advantage 0, so an update is the KL and entropy terms alone. */
 export const zero: Estimator = (group) => {
   const n = group.stepReward.length
@@ -558,7 +607,8 @@ export const defaultEstimator = "paraagent"
 
 /**
  * The built-in estimators: `grpo`, `paraagent` (default), `paraagent_single_pool`, `grpo_per_index`,
- * `paraagent_phase_kind`, `paraagent_credit` and the `zero` control. A program passes its own registry as a value
+ * `paraagent_phase_kind`, `paraagent_credit`, `paraagent_credit_stop`, `paraagent_attributed`,
+ * `paraagent_attributed_stop` and the `zero` control. A program passes its own registry as a value
  * (`Scoring`'s `Estimators` service): this constant is only the default.
  */
 export const estimators: Registry = new Map<string, Estimator>([
@@ -570,6 +620,7 @@ export const estimators: Registry = new Map<string, Estimator>([
   ["paraagent_credit", paraagentCredit],
   ["paraagent_credit_stop", paraagentCreditStop],
   ["paraagent_attributed", paraagentAttributed],
+  ["paraagent_attributed_stop", paraagentAttributedStop],
   ["zero", zero]
 ])
 

@@ -130,6 +130,24 @@ export const answerScore = (counts: AnswerCounts): number => {
   return denominator > 0 ? (2 * stated) / denominator : 0
 }
 
+/**
+ * The reward of a step's **kind decision** (go on with a search or a call, or answer) **[ours]**: 0 for going on when
+ * the evidence was already complete — every gold fact observed by an earlier successful call (Utility would be YES):
+ * the round was not needed to answer — and 1 for any other decision. Undefined where the step made no free kind
+ * decision (an unparsed turn, or the answer T_max forced). An answer given before the evidence was complete is not
+ * scored here (R_ans judges it): scoring it 0 too kept every policy at T_max on validation (docs/training.md §6).
+ * `completeBefore[i]`: the evidence was complete before step i; `forcedLast`: the last step's answer was forced.
+ */
+export const kindRewards = (
+  steps: ReadonlyArray<Pick<Step, "turn">>,
+  completeBefore: ReadonlyArray<boolean>,
+  forcedLast: boolean
+): ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined> =>
+  steps.map((step, i) => {
+    if (step.turn === undefined || (forcedLast && i === steps.length - 1)) return undefined
+    return { reward: step.turn.answer === undefined && completeBefore[i] === true ? 0 : 1, pool: 0 }
+  })
+
 /** Action pool keys: calls 0, searches 1. */
 export const actionPools = { call: 0, search: 1 } as const
 
@@ -152,15 +170,17 @@ export const callValid = (step: Pick<Step, "validation">, callId: string): boole
  * A trajectory's score with the credit of this module applied: R_phase and R_step mixed with their coverage, the
  * answer step's second half from the judge's counts, and the attributable rewards — per step its calls' then its
  * searches' rewards (pools {@link actionPools}), and its plan decision's r_plan (pool = the state it was made in;
- * a parsed step that does not answer decides whether to plan). With {@link paperCredit} the step and phase rewards
- * are unchanged (the action and plan rewards are still given).
+ * a parsed step that does not answer decides whether to plan), and the kind decisions' rewards when given
+ * ({@link kindRewards}). With {@link paperCredit} the step and phase rewards are unchanged (the action, plan and kind
+ * rewards are still given).
  */
 export const apply = (
   score: TrajectoryScore,
   steps: ReadonlyArray<CreditStep>,
   progress: Progress,
   counts: AnswerCounts | undefined,
-  config: Pick<RewardConfig, "step" | "credit">
+  config: Pick<RewardConfig, "step" | "credit">,
+  kinds?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
 ): TrajectoryScore => {
   const c = config.credit
   const phases = score.phases.map((p) => {
@@ -196,5 +216,5 @@ export const apply = (
   const plans = steps.map((step, i) =>
     step.turn === undefined || step.turn.answer !== undefined ? undefined : { reward: score.steps[i]?.rPlan ?? 0, pool: planPool(step.controller) }
   )
-  return { ...score, phases, steps: rewards, actions, plans }
+  return { ...score, phases, steps: rewards, actions, plans, ...(kinds !== undefined ? { kinds } : {}) }
 }

@@ -361,6 +361,8 @@ export interface TrajectoryScore {
   readonly actions?: ReadonlyArray<ReadonlyArray<{ readonly reward: number; readonly pool: number }>>
   /** Per step, r_plan of its plan decision and its pool (the controller state), when credit was assigned. */
   readonly plans?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
+  /** Per step, the reward of its kind decision and its pool (src/math/Credit.ts `kindRewards`), when given. */
+  readonly kinds?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
 }
 
 /** Scores a trajectory from its facts. The trajectory-level reward is R_ans. */

@@ -70,8 +70,9 @@ export const defaults: PipelineOptions = {
   rlIterations: 8,
   rlTasksPerIteration: 16,
   group: 4,
-  // ours: attributed credit — every decision by A_traj, an attributable action also by its own reward (docs/reward.md §11)
-  estimators: ["grpo", "paraagent_attributed"],
+  // ours: attributed credit — every decision by A_traj, an attributable action also by its own reward, the stop
+  // decision by whether the evidence was complete (docs/reward.md §11)
+  estimators: ["grpo", "paraagent_attributed_stop"],
   dynamicSampling: Trainer.defaultRl.dynamicSampling,
   credit: Trainer.defaultRl.credit,
   truncation: Trainer.defaultRl.reward.answer.truncation,

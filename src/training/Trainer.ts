@@ -141,7 +141,7 @@ export interface DynamicSampling {
 /**
  * Where the advantage applies: `turn` multiplies the whole turn's log-probability by the step's combined advantage;
  * `action` **[ours]** gives each factor of the turn (kind, each candidate decision, plan bit) its own ratio and clip,
- * with the estimator's per-action, plan and kind advantages where it gives them (`paraagent_credit`, `paraagent_attributed`), else the step's.
+ * with the estimator's per-action, plan and kind advantages where it gives them (`paraagent_credit`, `paraagent_attributed`, `paraagent_attributed_stop`), else the step's.
  */
 export type CreditMode = "turn" | "action"
 

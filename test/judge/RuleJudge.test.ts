@@ -4,7 +4,7 @@ import * as fc from "fast-check"
 import { Judge } from "../../src/judge/Judge.ts"
 import * as RuleJudge from "../../src/judge/RuleJudge.ts"
 import * as Text from "../../src/judge/FactTokens.ts"
-import { failed, fullEvidence, makeTask, makeTrajectory, ok, pattern, patternCases, scorerTask } from "./fixtures.ts"
+import { failed, fullEvidence, makeTask, makeTrajectory, ok, pattern, patternCases, pointsOnly, scorerOnly, scorerTask } from "./fixtures.ts"
 
 describe("rule judge: the eight Q/F/U patterns", () => {
   for (const c of patternCases()) {
@@ -150,3 +150,30 @@ describe("rule judge text normalisation", () => {
 })
 
 const serverErrorOnce = () => failed("top_scorer", { team_id: "T-42" }, "server_error", "upstream service unavailable")
+
+describe("rule judge: evidence complete before each step (the kind reward's readiness)", () => {
+  const facts = RuleJudge.usableFacts(scorerTask)
+
+  it("a step sees the evidence complete only once earlier successful calls held every fact; its own calls count for the next step", () => {
+    const t = makeTrajectory(scorerTask, [[pointsOnly()], [failed("top_scorer", { team_id: "T-42" }, "server_error", "boom")], [scorerOnly()], [ok("team", { team_id: "T-42" }, { name: "Golden State Warriors" })], [], []], "answer")
+    assert.deepStrictEqual(RuleJudge.evidenceBefore(facts, t), [false, false, false, false, true, true])
+  })
+
+  it("agrees with Utility on every prefix: complete before step i ⇔ Utility YES on the steps before i", () => {
+    const calls = [fullEvidence, pointsOnly, scorerOnly, () => ok("team", { team_id: "T-42" }, { name: "Golden State Warriors" }), () => failed("top_scorer", { team_id: "T-42" }, "not_found", "no such team")]
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: 0, max: calls.length - 1 }), { maxLength: 3 }), { maxLength: 6 }), (rounds) => {
+        const t = makeTrajectory(scorerTask, rounds.map((r) => r.map((k) => (calls[k] as () => ReturnType<typeof ok>)())), "answer")
+        const before = RuleJudge.evidenceBefore(facts, t)
+        before.forEach((complete, i) => {
+          assert.strictEqual(complete, RuleJudge.utility(facts, { ...t, steps: t.steps.slice(0, i) }).grade === "YES")
+        })
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("is never complete without facts", () => {
+    assert.deepStrictEqual(RuleJudge.evidenceBefore([], makeTrajectory(scorerTask, [[fullEvidence()], []], "answer")), [false, false])
+  })
+})

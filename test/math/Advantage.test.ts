@@ -32,7 +32,8 @@ const rolloutArb = (minPhases: number, masks = false, credit = false): fc.Arbitr
       ...(credit
         ? {
           actions: fc.array(fc.array(action, { maxLength: 3 }), { minLength: n, maxLength: n }),
-          plans: fc.array(fc.option(fc.record({ reward: fc.constantFrom(0, 1), pool: fc.integer({ min: 0, max: 2 }) }), { nil: undefined }), { minLength: n, maxLength: n })
+          plans: fc.array(fc.option(fc.record({ reward: fc.constantFrom(0, 1), pool: fc.integer({ min: 0, max: 2 }) }), { nil: undefined }), { minLength: n, maxLength: n }),
+          kinds: fc.array(fc.option(fc.record({ reward: fc.constantFrom(0, 1), pool: fc.integer({ min: 0, max: 1 }) }), { nil: undefined }), { minLength: n, maxLength: n })
         }
         : {})
     })
@@ -40,7 +41,7 @@ const rolloutArb = (minPhases: number, masks = false, credit = false): fc.Arbitr
 
 const groupArb = (minPhases: number, masks = false, credit = false) => fc.array(rolloutArb(minPhases, masks, credit), { minLength: 1, maxLength: 8 })
 
-const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index", "paraagent_phase_kind", "paraagent_credit", "paraagent_credit_stop", "paraagent_attributed", "zero"] as const
+const names = ["grpo", "paraagent", "paraagent_single_pool", "grpo_per_index", "paraagent_phase_kind", "paraagent_credit", "paraagent_credit_stop", "paraagent_attributed", "paraagent_attributed_stop", "zero"] as const
 
 const run = (name: string, rollouts: ReadonlyArray<Advantage.RolloutRewards>, cfg = config) => {
   const result = Advantage.compute(name, rollouts, cfg)
@@ -368,8 +369,8 @@ describe("Tolerance: a pool whose rewards differ by less than advantage.toleranc
           const unit = d / 2 / (d / 2 + config.epsilon)
           expect(far[0]?.[0]?.traj).toBeCloseTo(-unit, 6)
           expect(far[1]?.[0]?.traj).toBeCloseTo(unit, 6)
-          if (name !== "grpo" && name !== "paraagent_attributed") {
-            // (paraagent_attributed has no phase or step level: its own test)
+          if (name !== "grpo" && name !== "paraagent_attributed" && name !== "paraagent_attributed_stop") {
+            // (paraagent_attributed and its stop variant have no phase or step level: their own tests)
             expect(far[0]?.[0]?.phase).toBeCloseTo(-unit, 6)
             expect(far[1]?.[0]?.step).toBeCloseTo(unit, 6)
           }
@@ -606,6 +607,52 @@ describe("Phases pooled by kind and per-action credit (paraagent_phase_kind, par
       }),
       { numRuns: 200 }
     )
+  })
+
+  it("paraagent_attributed_stop: paraagent_attributed's advantages, and the kind decision λτ·A_traj + λs·z(r_kind | its pool) — each pool's z has mean 0; without kind rewards the kind is the combined advantage", () => {
+    fc.assert(
+      fc.property(groupArb(1, true, true), (rollouts) => {
+        const attributed = run("paraagent_attributed", rollouts)
+        const stop = run("paraagent_attributed_stop", rollouts)
+        const z: Array<{ pool: number; value: number }> = []
+        stop.forEach((steps, g) =>
+          steps.forEach((a, i) => {
+            const { kind, ...rest } = a
+            expect(rest).toEqual(attributed[g]?.[i])
+            const k = rollouts[g]?.kinds?.[i]
+            if (k === undefined || rollouts[g]?.masked === true) expect(kind).toBe(a.combined)
+            else z.push({ pool: k.pool, value: ((kind ?? NaN) - a.combined) / config.lambdaStep })
+          })
+        )
+        for (const k of [0, 1]) {
+          const pool = z.filter((x) => x.pool === k).map((x) => x.value)
+          if (pool.length > 0) expect(Math.abs(Stats.mean(pool))).toBeLessThan(1e-7)
+        }
+        const bare = rollouts.map(({ kinds: _k, ...r }) => r)
+        run("paraagent_attributed_stop", bare).forEach((steps, g) =>
+          steps.forEach((a, i) => expect(a.kind).toBe(run("paraagent_attributed", bare)[g]?.[i]?.combined))
+        )
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  it("paraagent_attributed_stop: a go-on decision made when the evidence was complete gets less on the kind than the group's other kind decisions", () => {
+    const group: ReadonlyArray<Advantage.RolloutRewards> = [
+      // answered as soon as the evidence was in
+      { traj: 1.5, phases: [0.5], steps: [0.5, 0.5, 0.5], stepPhase: [0, 0, 0], kinds: [{ reward: 1, pool: 0 }, { reward: 1, pool: 0 }, { reward: 1, pool: 0 }] },
+      // the same outcome, two more rounds after the evidence was in, then T_max forced the answer
+      { traj: 1.5, phases: [0.5], steps: [0.5, 0.5, 0.5, 0.5, 0.5], stepPhase: [0, 0, 0, 0, 0], kinds: [{ reward: 1, pool: 0 }, { reward: 1, pool: 0 }, { reward: 0, pool: 0 }, { reward: 0, pool: 0 }, undefined] }
+    ]
+    const adv = run("paraagent_attributed_stop", group)
+    // equal outcomes: A_traj is 0 everywhere, and only the wasted rounds' kind decisions are pushed down
+    expect(adv.flat().every((a) => a.traj === 0)).toBe(true)
+    expect(adv[1]?.[2]?.kind).toBeLessThan(0)
+    expect(adv[1]?.[3]?.kind).toBeLessThan(0)
+    expect(adv[0]?.[2]?.kind).toBeGreaterThan(0)
+    expect(adv[1]?.[4]?.kind).toBe(0)
+    // the zero-advantage GRPO sees nothing here
+    expect(run("grpo", group).flat().every((a) => a.combined === 0)).toBe(true)
   })
 
   it("a call that did better than the group's other calls gets a higher advantage than they do, inside the same step", () => {

@@ -7,7 +7,7 @@ import type { AdvantageConfig, RolloutRewards } from "../../src/math/Advantage.t
 import * as Stats from "../../src/math/Stats.ts"
 
 /** The estimator names the loop implements. */
-export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index" | "paraagent_phase_kind" | "paraagent_credit" | "paraagent_credit_stop" | "paraagent_attributed" | "zero"
+export type LoopEstimator = "grpo" | "paraagent" | "paraagent_single_pool" | "grpo_per_index" | "paraagent_phase_kind" | "paraagent_credit" | "paraagent_credit_stop" | "paraagent_attributed" | "paraagent_attributed_stop" | "zero"
 
 /**
  * (x − mean)/(std + ε) with a two-pass mean and population std; a pool whose values all lie within `tolerance`
@@ -52,22 +52,29 @@ const estimateUnmasked = (name: LoopEstimator, rollouts: ReadonlyArray<RolloutRe
   const actionZ = byPools(rollouts.flatMap((r) => r.steps.flatMap((_, i) => (r.actions?.[i] ?? []).map((a) => ({ value: a.reward, key: a.pool })))), config.epsilon, tol)
   const plans = rollouts.flatMap((r) => r.steps.flatMap((_, i) => { const p = r.plans?.[i]; return p === undefined ? [] : [{ value: p.reward, key: p.pool }] }))
   const planZ = byPools(plans, config.epsilon, tol)
+  // the kind decisions (attributed_stop): each against the group's kind decisions of its pool
+  const kinds = rollouts.flatMap((r) => r.steps.flatMap((_, i) => { const k = r.kinds?.[i]; return k === undefined ? [] : [{ value: k.reward, key: k.pool }] }))
+  const kindZ = byPools(kinds, config.epsilon, tol)
   const credited = rollouts.some((r) => r.actions !== undefined || r.plans !== undefined)
   let phaseStart = 0
   let stepStart = 0
   let actionAt = 0
   let planAt = 0
+  let kindAt = 0
   return rollouts.map((r, g) => {
     const t = traj[g] ?? 0
     const rows = r.steps.map((_, i): StepAdvantage => {
       if (name === "zero") return { traj: 0, phase: 0, step: 0, combined: 0 }
       if (name === "grpo") return { traj: t, phase: 0, step: 0, combined: t }
-      if (name === "paraagent_attributed") {
+      if (name === "paraagent_attributed" || name === "paraagent_attributed_stop") {
         const combined = config.lambdaTraj * t
-        if (!credited) return { traj: t, phase: 0, step: 0, combined }
+        const kind = name === "paraagent_attributed_stop"
+          ? { kind: r.kinds?.[i] === undefined ? combined : combined + config.lambdaStep * (kindZ[kindAt++] ?? 0) }
+          : {}
+        if (!credited) return { traj: t, phase: 0, step: 0, combined, ...kind }
         const actions = (r.actions?.[i] ?? []).map(() => combined + config.lambdaStep * (actionZ[actionAt++] ?? 0))
         const plan = r.plans?.[i] === undefined ? combined : combined + config.lambdaStep * (planZ[planAt++] ?? 0)
-        return { traj: t, phase: 0, step: 0, combined, actions, plan }
+        return { traj: t, phase: 0, step: 0, combined, actions, plan, ...kind }
       }
       const p = phaseZ[phaseStart + (r.stepPhase[i] ?? 0)] ?? 0
       const s = stepZ[stepStart + i] ?? 0
@@ -94,7 +101,7 @@ export const loopEstimate = (name: LoopEstimator, rollouts: ReadonlyArray<Rollou
   const kept = rollouts.filter((r) => r.masked !== true)
   const estimated = estimateUnmasked(name, kept, config)
   let k = 0
-  const credited = (name === "paraagent_credit" || name === "paraagent_credit_stop" || name === "paraagent_attributed") &&
+  const credited = (name === "paraagent_credit" || name === "paraagent_credit_stop" || name === "paraagent_attributed" || name === "paraagent_attributed_stop") &&
     rollouts.some((r) => r.actions !== undefined || r.plans !== undefined)
   return rollouts.map((r) =>
     r.masked === true
@@ -104,7 +111,7 @@ export const loopEstimate = (name: LoopEstimator, rollouts: ReadonlyArray<Rollou
         step: 0,
         combined: 0,
         ...(credited ? { actions: (r.actions?.[i] ?? []).map(() => 0), plan: 0 } : {}),
-        ...(name === "paraagent_credit_stop" ? { kind: 0 } : {})
+        ...(name === "paraagent_credit_stop" || name === "paraagent_attributed_stop" ? { kind: 0 } : {})
       }))
       : (estimated[k++] ?? [])
   )

@@ -170,3 +170,35 @@ describe("Credit.apply: the attributable rewards", () => {
     expect(rollout.plans).toBe(score.plans)
   })
 })
+
+describe("Credit.kindRewards (the stop decision's own reward)", () => {
+  it("going on once the evidence was complete scores 0; going on before it, and answering (early or not), 1; no free decision undefined", () => {
+    const steps = makeSteps([
+      { calls: [{ id: "c1", tool: "a" }] },
+      { calls: [{ id: "c2", tool: "b" }] },
+      { searches: [{ slot: "s", hits: ["c"] }] },
+      { answer: "done" }
+    ])
+    const complete = [false, false, true, true]
+    rewardsAre(Credit.kindRewards(steps, complete, false), [1, 1, 0, 1])
+    // T_max forced the last answer: it made no free kind decision
+    rewardsAre(Credit.kindRewards(steps, complete, true), [1, 1, 0, undefined])
+    // an answer before the evidence was complete is R_ans's to judge: 1 here; an unparsed turn decides nothing
+    rewardsAre(Credit.kindRewards(steps, [false, false, false, false], false), [1, 1, 1, 1])
+    rewardsAre(Credit.kindRewards(makeSteps([{ malformed: true }, { answer: "x" }]), [true, true], false), [undefined, 1])
+  })
+
+  it("travels in the score (Credit.apply) into the advantage input (Advantage.fromScore), one entry per step", () => {
+    const specs: ReadonlyArray<StepSpec> = [{ calls: [{ id: "c1", tool: "a" }] }, { calls: [{ id: "c2", tool: "b" }] }, { answer: "done" }]
+    const t = makeTrajectory(specs, { quality: "YES", faithfulness: "YES", utility: "YES" })
+    const kinds = Credit.kindRewards(t.steps, [false, true, true], false)
+    const score = Credit.apply(Reward.score(Facts.fromTrajectory(t)), t.steps, Credit.progressOf(t.steps, needs), undefined, config, kinds)
+    expect(score.kinds).toEqual(kinds)
+    expect(Advantage.fromScore(score, t.steps).kinds).toEqual([{ reward: 1, pool: 0 }, { reward: 0, pool: 0 }, { reward: 1, pool: 0 }])
+    // without them the score carries none (the paper's reward and the other estimators read nothing new)
+    expect(Credit.apply(Reward.score(Facts.fromTrajectory(t)), t.steps, Credit.progressOf(t.steps, needs), undefined, config).kinds).toBeUndefined()
+  })
+})
+
+const rewardsAre = (rewards: ReturnType<typeof Credit.kindRewards>, expected: ReadonlyArray<number | undefined>) =>
+  expect(rewards.map((r) => (r === undefined ? undefined : r.reward))).toEqual(expected)

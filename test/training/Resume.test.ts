@@ -134,7 +134,7 @@ const expectSameRun = (got: Snapshot, want: Snapshot) => {
   expect(got.store.bodies).toStrictEqual(want.store.bodies)
 }
 
-const killLine = /^rl paraagent_attributed seed 1 \[[#-]+\] 1\/3 /
+const killLine = /^rl paraagent_attributed_stop seed 1 \[[#-]+\] 1\/3 /
 
 type Ran = Awaited<ReturnType<typeof spawnProgram>>
 
@@ -228,7 +228,7 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
     const csv = readFileSync(join(dirA, "rl-metrics.csv"), "utf8").trim().split("\n")
     expect(csv[0]).toMatch(/^seed,estimator,iteration,version,rAns,pass1,rounds,calls,/)
     expect(csv.slice(1).map((r) => r.split(",").slice(0, 3).join(","))).toStrictEqual(
-      [1, 2].flatMap((seed) => ["grpo", "paraagent_attributed"].flatMap((e) => [0, 1, 2].map((i) => `${seed},${e},${i}`)))
+      [1, 2].flatMap((seed) => ["grpo", "paraagent_attributed_stop"].flatMap((e) => [0, 1, 2].map((i) => `${seed},${e},${i}`)))
     )
     const command = `npx tsx programs/main.ts ${[...tiny, "--out", dirA].join(" ")}`
     expect((JSON.parse(readFileSync(join(dirA, "config.json"), "utf8")) as { command: string }).command).toBe(command)
@@ -239,21 +239,21 @@ describe("the pipeline: same seed, same bytes; killed during RL and resumed, the
 
   it("SIGKILL during RL, then --resume: A's table, summary and store, finished stages not redone", () => {
     const { killed, atKill, resumed } = runs
-    // the kill landed in RL: a checkpoint of seed 1's paraagent_attributed run, which is unfinished; the store intact
+    // the kill landed in RL: a checkpoint of seed 1's paraagent_attributed_stop run, which is unfinished; the store intact
     expect(killed.signal, killed.stderr).toBe("SIGKILL")
     expect(killed.line).toMatch(killLine)
     expect(atKill.integrity).toBe("ok")
     expect(atKill.finished.map((f) => f.split(" ")[0])).toStrictEqual(["rl/grpo/seed1", "sft/seed1"])
-    const checkpointed = atKill.checkpoints.filter((c) => c.startsWith("rl/paraagent_attributed/seed1@")).map((c) => Number(c.split(/[@ ]/)[1]))
+    const checkpointed = atKill.checkpoints.filter((c) => c.startsWith("rl/paraagent_attributed_stop/seed1@")).map((c) => Number(c.split(/[@ ]/)[1]))
     expect(checkpointed.length).toBeGreaterThan(0)
 
     expect(resumed.code, resumed.stderr).toBe(0)
     expectSameRun(runs.afterResume, runs.aBefore)
-    // seed 1's SFT and GRPO were not redone, its paraagent_attributed RL went on after the last checkpoint, seed 2 trained here
+    // seed 1's SFT and GRPO were not redone, its paraagent_attributed_stop RL went on after the last checkpoint, seed 2 trained here
     // (every run here passes --workers 1: a worker's stages draw no progress bars, and the bars are what is counted)
     const stderr = lines(resumed.stderr)
     expect(stderr.filter((l) => l.startsWith("rl grpo seed 1 "))).toStrictEqual([])
-    expect(stderr.find((l) => l.startsWith("rl paraagent_attributed seed 1 "))).toMatch(new RegExp(` ${Math.max(...checkpointed) + 1}/3 `))
+    expect(stderr.find((l) => l.startsWith("rl paraagent_attributed_stop seed 1 "))).toMatch(new RegExp(` ${Math.max(...checkpointed) + 1}/3 `))
     expect(sftRuns(resumed.stderr)).toBe(1)
     expect(sftRuns(runs.a.stderr)).toBe(2)
   })
