@@ -5,8 +5,9 @@
  * learning-validation prints (`Stats.pairedBootstrap`, seeds and tasks resampled, seeded). A model named in two files
  * for the same seed must have the same per-task outcomes there (a deterministic run repeated: the DAgger start of every
  * run of one seed); anything else is refused. `DAgger` is the start RL begins from. `<file>=<tag>` names that file's
- * RL models `<model>@<tag>` (a run of the same estimator under other settings, e.g. `--lambda-phase 0`).
- * Run: `npx tsx bench/pool-outcomes.ts <file>[=<tag>]... --pairs grpo-DAgger,paraagent_attributed-grpo [--json]`.
+ * RL models `<model>@<tag>` (a run of the same estimator under other settings, e.g. `--lambda-phase 0`); with
+ * `--tag-starts` a tag names its SFT and DAgger models too (runs whose starts differ: another feature schema).
+ * Run: `npx tsx bench/pool-outcomes.ts <file>[=<tag>]... --pairs grpo-DAgger,paraagent_attributed-grpo [--tag-starts] [--json]`.
  */
 import * as fs from "node:fs"
 import { Argument, Flag } from "effect/cli"
@@ -17,6 +18,7 @@ import * as Pipeline from "../src/training/Pipeline.ts"
 const flags = await BenchFlags.parse("pool-outcomes", "pooled paired Pass@1 differences over learning-validation --outcomes files", {
   files: Argument.String("file").pipe(Argument.withDescription("--outcomes files of bench/learning-validation.ts"), Argument.variadic({ min: 1 })),
   pairs: Flag.String("pairs").pipe(Flag.withDescription("comma-separated B-A model pairs (B − A), e.g. grpo-DAgger")),
+  tagStarts: Flag.Boolean("tag-starts").pipe(Flag.withDescription("a file's tag also names its SFT and DAgger models (runs whose starts differ)"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON line instead of the table"), Flag.withDefault(false))
 })
 
@@ -55,7 +57,7 @@ for (const argument of files) {
   tasks = o.tasks
   for (const [seed, models] of Object.entries(o.successes)) {
     for (const [name, rows] of Object.entries(models)) {
-      const model = tag === undefined || name === "SFT" || name === "DAgger" ? name : `${name}@${tag}`
+      const model = tag === undefined || (!flags.tagStarts && (name === "SFT" || name === "DAgger")) ? name : `${name}@${tag}`
       if (rows.length !== o.tasks.length) fail(`${file}: seed ${seed} ${model} has ${rows.length} tasks, the file ${o.tasks.length}`)
       const r = rows.map(mean)
       const bySeed = rates.get(model) ?? new Map<string, ReadonlyArray<number>>()

@@ -36,6 +36,17 @@ describe("bench/pool-outcomes.ts", () => {
     expect(vsCap).toMatchObject({ pair: "grpo@cap − grpo", seeds: ["1"], mean: -62.5 })
   })
 
+  it("with --tag-starts a tag names the file's DAgger start too: runs whose starts differ pool beside each other", async () => {
+    const otherStart = file("f1.json", { "1": { DAgger: [[0, 0], [0, 0], [0, 0], [1, 1]], grpo: [[0, 0], [0, 0], [1, 1], [1, 1]] } })
+    const refused = await spawnProgram("bench/pool-outcomes.ts", [seed1, `${otherStart}=features`, "--pairs", "grpo-DAgger"])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("seed 1 DAgger differs")
+    const r = await spawnProgram("bench/pool-outcomes.ts", [seed1, `${otherStart}=features`, "--tag-starts", "--pairs", "DAgger@features-DAgger,grpo@features-DAgger@features", "--json"])
+    expect(r.code, r.stderr).toBe(0)
+    const out = JSON.parse(r.stdout.trim().split("\n").at(-1) as string) as { paired: ReadonlyArray<{ pair: string; mean: number }> }
+    expect(out.paired).toMatchObject([{ pair: "DAgger@features − DAgger", mean: -12.5 }, { pair: "grpo@features − DAgger@features", mean: 25 }])
+  })
+
   it("refuses a model and seed whose outcomes differ between files, and a pair naming a model no file holds", async () => {
     const clash = await spawnProgram("bench/pool-outcomes.ts", [seed1, tagged, "--pairs", "grpo-DAgger"])
     expect(clash.code).not.toBe(0)
