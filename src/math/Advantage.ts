@@ -3,7 +3,7 @@
  * keyed by name so a trainer picks one by name. Flat Float64Array kernels; pure, no Effect import.
  */
 import type { Step, StepAdvantage, Trajectory } from "../domain/Trajectory.ts"
-import type { RewardConfig, TrajectoryScore } from "./Reward.ts"
+import type { PooledReward, RewardConfig, TrajectoryScore } from "./Reward.ts"
 import * as StepKind from "./StepKind.ts"
 
 /** The coefficients an estimator reads: λτ, λp, λs, ε and the tolerance below which a pool counts as constant. */
@@ -51,10 +51,7 @@ export interface RolloutRewards {
 }
 
 /** One attributable reward: its value and the key of the pool it is normalised in. */
-export interface ActionReward {
-  readonly reward: number
-  readonly pool: number
-}
+export type ActionReward = PooledReward
 
 /** The phase pool key of a phase kind: explore 0, execute 1. */
 export const phaseKindKey = (kind: "explore" | "execute"): number => (kind === "explore" ? 0 : 1)

@@ -4,7 +4,7 @@
  * can attribute to single actions (each call, each search, the plan bit). Pure: no Effect, no I/O.
  */
 import type { Step } from "../domain/Trajectory.ts"
-import type { CreditConfig, RewardConfig, TrajectoryScore } from "./Reward.ts"
+import type { CreditConfig, PooledReward, RewardConfig, TrajectoryScore } from "./Reward.ts"
 
 export type { CreditConfig } from "./Reward.ts"
 
@@ -142,7 +142,7 @@ export const kindRewards = (
   steps: ReadonlyArray<Pick<Step, "turn">>,
   completeBefore: ReadonlyArray<boolean>,
   forcedLast: boolean
-): ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined> =>
+): ReadonlyArray<PooledReward | undefined> =>
   steps.map((step, i) => {
     if (step.turn === undefined || (forcedLast && i === steps.length - 1)) return undefined
     return { reward: step.turn.answer === undefined && completeBefore[i] === true ? 0 : 1, pool: 0 }
@@ -180,7 +180,7 @@ export const apply = (
   progress: Progress,
   counts: AnswerCounts | undefined,
   config: Pick<RewardConfig, "step" | "credit">,
-  kinds?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
+  kinds?: ReadonlyArray<PooledReward | undefined>
 ): TrajectoryScore => {
   const c = config.credit
   const phases = score.phases.map((p) => {

@@ -347,6 +347,12 @@ export const answerReward = (verdict: VerdictFacts | undefined, config: RewardCo
   return truncate({ pattern, rAns: config.answer.table[pattern] }, truncated, config.answer.truncation)
 }
 
+/** One reward that can be attributed to a single decision, with the key of the pool it is normalised in. */
+export interface PooledReward {
+  readonly reward: number
+  readonly pool: number
+}
+
 /**
  * The rewards of one trajectory at the three levels; `stepPhase[i]` is the index in `phases` of step i's phase;
  * `masked`: unjudged under `answer.unjudged: "mask"`, so left out of the group's advantages.
@@ -358,11 +364,11 @@ export interface TrajectoryScore {
   readonly answer: AnswerReward
   readonly masked: boolean
   /** Per step, the attributable actions' rewards and pools (calls, then searches), when credit was assigned (src/math/Credit.ts). */
-  readonly actions?: ReadonlyArray<ReadonlyArray<{ readonly reward: number; readonly pool: number }>>
+  readonly actions?: ReadonlyArray<ReadonlyArray<PooledReward>>
   /** Per step, r_plan of its plan decision and its pool (the controller state), when credit was assigned. */
-  readonly plans?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
+  readonly plans?: ReadonlyArray<PooledReward | undefined>
   /** Per step, the reward of its kind decision and its pool (src/math/Credit.ts `kindRewards`), when given. */
-  readonly kinds?: ReadonlyArray<{ readonly reward: number; readonly pool: number } | undefined>
+  readonly kinds?: ReadonlyArray<PooledReward | undefined>
 }
 
 /** Scores a trajectory from its facts. The trajectory-level reward is R_ans. */
