@@ -36,6 +36,7 @@ const benches: ReadonlyArray<Bench> = [
   { name: "learning", args: [] },
   { name: "ceiling", args: [] },
   { name: "oracle-lookahead", args: [] },
+  { name: "set-scorer", args: [] },
   { name: "json-schema-validate", args: [], slow: true },
   { name: "tokenizer-hf", args: [], slow: true },
   { name: "toolbench-load", args: [], data: "toolenv2404/toolenv2404_filtered" },
