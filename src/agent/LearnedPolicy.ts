@@ -45,8 +45,17 @@ export interface Weights {
   readonly version: number
 }
 
+/**
+ * The output layer's bias at initialisation **[ours]**: −2.944, the logit of about 0.05. The output layer is scaled
+ * small (`SetScorer.init`), so every untrained logit sits near this bias: a kind or a one-of choice is unchanged (a
+ * shared shift leaves a softmax as it was), but each subset candidate starts at p ≈ 0.05 instead of ½ — the untrained
+ * policy's greedy turn takes its single most probable candidate rather than whichever half of them a seed's draw puts
+ * above ½ (one such draw called 855 tools a rollout; docs/training.md §2).
+ */
+export const initialOutputBias = -2.944
+
 /** The seeded initialisation: the "Backbone" of the ablation. */
-export const initial = (seed: number, scorer: ScorerKind = defaultScorer): Weights => ({ params: SetScorer.init(shapes[scorer], seed), version: 0 })
+export const initial = (seed: number, scorer: ScorerKind = defaultScorer): Weights => ({ params: SetScorer.init(shapes[scorer], seed, 0.1, initialOutputBias), version: 0 })
 
 /** Scores a batch of rows (rows × width features, with the rows' sets) to logits: the training-side forward pass, or onnxruntime. */
 export type Scorer = (weights: Weights, x: Float64Array, rows: number, sets: SetScorer.Sets | undefined) => Effect.Effect<Float64Array, PolicyError>

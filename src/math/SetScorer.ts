@@ -77,9 +77,10 @@ export const validateSets = (sets: Sets, rows: number): string | undefined => {
 
 /**
  * Seeded initialisation: the encoder's weights uniform in ±sqrt(6 / (in + out)) (Glorot), the head as `Mlp.init`
- * (its output layer scaled by `outputScale`, so an untrained network starts near uniform choices); biases 0.
+ * (its output layer scaled by `outputScale`, so every untrained logit starts near the output bias); biases 0 but the
+ * output layer's, which is `outputBias` (a prior: near it, a row scored as a Bernoulli has p ≈ σ(outputBias)).
  */
-export const init = (shape: Shape, seed: number, outputScale = 0.1): Params => {
+export const init = (shape: Shape, seed: number, outputScale = 0.1, outputBias = 0): Params => {
   const data = new Float64Array(size(shape))
   const enc = encoderSize(shape)
   if (shape.encoder.kind === "learned") {
@@ -88,6 +89,8 @@ export const init = (shape: Shape, seed: number, outputScale = 0.1): Params => {
     for (let i = 0; i < shape.encoder.width * shape.input; i++) data[i] = (2 * r.next() - 1) * bound
   }
   data.set(Mlp.init(headShape(shape), seed, outputScale).data, enc)
+  const output = Mlp.layers(headShape(shape)).at(-1) as Mlp.LayerView
+  data[enc + output.bias] = outputBias
   return { shape, data }
 }
 

@@ -209,6 +209,27 @@ describe("LearnedPolicy with the ONNX scorer", () => {
 })
 
 describe("LearnedPolicy greedy decoding", () => {
+  it.effect("the untrained policy rates every subset candidate near σ(initialOutputBias) ≈ 0.05, so its greedy subset turn takes one candidate", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const run = d.runs.find((r) => r.weights === initialWeights) as Run
+      let subsets = 0
+      for (const { space } of stepsOf(d, run)) {
+        const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
+        space.layout.kinds.forEach((slot, k) => {
+          if (slot.mode !== "subset" || slot.end === slot.start) return
+          subsets++
+          for (let r = slot.start; r < slot.end; r++) assert.isBelow(sigma(logits[r] as number), 0.15)
+          // the kind forced to this one: the most probable subset is a single candidate
+          const forced = Float64Array.from(logits)
+          space.layout.kinds.forEach((other, i) => (forced[other.row] = i === k ? 10 : -10))
+          assert.strictEqual(TurnDistribution.greedy(space.layout, forced).selected.length, 1)
+        })
+      }
+      assert.isAbove(subsets, 10)
+      assert.strictEqual(LearnedPolicy.initialOutputBias, -2.944)
+    }), 300_000)
+
   it.effect("answer threshold ½ is the most probable turn; below ½ only the answer's facts change (greedyAbove on the answer kind)", () =>
     Effect.gen(function*() {
       const d = yield* data

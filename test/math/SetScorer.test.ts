@@ -124,6 +124,24 @@ describe("SetScorer", () => {
     )
   })
 
+  it("init sets the output layer's bias to outputBias and every other bias to 0; small output weights keep each logit near it", () => {
+    for (const encoder of [{ kind: "learned", width: 4 }, { kind: "identity", from: 2, width: 3 }] as const) {
+      const shape: SetScorer.Shape = { input: 5, encoder, hidden: [6, 3] }
+      const params = SetScorer.init(shape, 11, 0.01, -2.5)
+      const views = Mlp.layers(SetScorer.headShape(shape))
+      const enc = SetScorer.encoderSize(shape)
+      views.forEach((l, i) => {
+        for (let o = 0; o < l.outputs; o++) expect(params.data[enc + l.bias + o]).toBe(i === views.length - 1 ? -2.5 : 0)
+      })
+      const r = rng(3)
+      const x = Float64Array.from({ length: 4 * 5 }, () => r.normal())
+      for (const z of SetScorer.logits(params, x, 4)) expect(Math.abs(z + 2.5)).toBeLessThan(0.1)
+      // without a bias the initialisation is what it was: the same weights, the output bias 0
+      const plain = SetScorer.init(shape, 11, 0.01)
+      params.data.forEach((v, i) => expect(plain.data[i]).toBe(i === enc + (views.at(-1) as Mlp.LayerView).bias ? 0 : v))
+    }
+  })
+
   it("refuses sets that do not fit the matrix, and shapes whose identity columns fall outside the row", () => {
     expect(SetScorer.validateSets({ members: [[0, 3]], reads: [0, 0] }, 2)).toMatch(/set 0 has row 3/)
     expect(SetScorer.validateSets({ members: [[0]], reads: [1, 0] }, 2)).toMatch(/row 0 reads set 1/)
