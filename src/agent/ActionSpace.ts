@@ -16,7 +16,7 @@ import * as Refs from "../protocol/Refs.ts"
 import { hash32, hash32Bytes } from "../math/Random.ts"
 import type { Choice, KindSlot, Layout } from "../math/TurnDistribution.ts"
 import { callCandidates } from "./actions/Calls.ts"
-import { contextFeatures } from "./actions/ContextFeatures.ts"
+import { contextFeatures, readinessFeatures } from "./actions/ContextFeatures.ts"
 import { answerRows, factCandidates, renderAnswer } from "./actions/Facts.ts"
 import { read } from "./actions/Reading.ts"
 import { searchCandidates } from "./actions/Searches.ts"
@@ -73,13 +73,14 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 6,
+  revision: 7,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
     "round / T_max", "last round", "controller Need", "controller May", "controller No", "controller Answer", "clauses covered", "clauses searched",
     "last step: a success", "last step: a transient failure", "last step: a hard failure", "last step searched", "last step called", "tools seen / 12",
-    "successes / 6", "a plan in force", "clauses / 4", "one action a round (ReAct, DFSDT)", "Explore-then-Execute", "first round or malformed last"
+    "successes / 6", "a plan in force", "clauses / 4", "one action a round (ReAct, DFSDT)", "Explore-then-Execute", "first round or malformed last",
+    "clauses with a likely answer among the facts", "clauses with a fact whose key meets them", "last step brought facts", "facts / the fact bound"
   ],
   search: [
     "clause searched (/2)", "clause succeeded", "clause attempted", "clause has a literal", "clause position", "a re-search", "after a success",
@@ -112,6 +113,7 @@ export const build = (context: SpaceContext, options: SpaceOptions = defaultSpac
   const { searches, features: searchFeatures } = searchCandidates(context, r)
   const { calls, features: callFeatures } = callCandidates(r, options)
   const { facts, features: factFeatures } = factCandidates(context, r, options)
+  readinessFeatures(ctx, r, facts, factFeatures, options.factsTotal)
   const clauses = r.clauses
 
   // --- layout: kind rows, the plan row, then candidate rows

@@ -167,6 +167,39 @@ describe("ActionSpace.build on real contexts", () => {
       assert.isAbove(displays, 0, "some observation holds a list")
     }))
 
+  it.effect("the readiness block (context columns 20–23) summarises the round's facts: clauses with a likely answer, with a key that meets them, new facts, how full the pool is", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const ctx = ActionSpace.featureSchema.rowTypes.length
+      const fact = ActionSpace.candidateOffset
+      let answered = 0
+      let fresh = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const clauses = Math.max(1, ActionSpace.clausesOf(context.request).length)
+        const slot = space.layout.kinds[space.kinds.indexOf("answer")] as TurnDistribution.KindSlot
+        const likely = new Set<number>()
+        const named = new Set<number>()
+        space.facts.forEach((f, i) => {
+          const row = (slot.start + i) * ActionSpace.width + fact
+          if ((f.clause ?? -1) < 0) return
+          if ((space.features[row + 20] as number) > 0 || (space.features[row + 21] as number) > 0) likely.add(f.clause as number)
+          if ((space.features[row + 13] as number) > 0) named.add(f.clause as number)
+        })
+        const last = context.history.at(-1)
+        const lastCalls = new Set((last?.observations ?? []).map((o) => o.callId as string))
+        const expected = [likely.size / clauses, named.size / clauses, space.facts.some((f) => lastCalls.has(f.callId)) ? 1 : 0, Math.min(1, space.facts.length / ActionSpace.defaultSpaceOptions.factsTotal)]
+        // every row carries the same context, the readiness block included
+        for (let row = 0; row < space.layout.rows; row++) {
+          expected.forEach((x, j) => assert.closeTo(space.features[row * ActionSpace.width + ctx + 20 + j] as number, x, 1e-12, `row ${row} column ${20 + j}`))
+        }
+        if ((expected[0] as number) > 0) answered++
+        if (expected[2] === 1) fresh++
+      }
+      assert.isAbove(answered, 0, "some round has a clause with a likely answer")
+      assert.isAbove(fresh, 0, "some round's last step brought facts")
+    }))
+
   it.effect("marks a call whose request literals no successful call carried yet (the request's other item is still to do)", () =>
     Effect.gen(function*() {
       const d = yield* data

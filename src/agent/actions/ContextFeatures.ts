@@ -4,6 +4,7 @@
  */
 import { transientErrorKinds } from "../../domain/Call.ts"
 import type { Reading } from "./Reading.ts"
+import type { FactCandidate } from "./Types.ts"
 import { clip01 } from "./Text.ts"
 import { contextWidth } from "./Types.ts"
 import type { SpaceContext } from "./Types.ts"
@@ -32,4 +33,34 @@ export const contextFeatures = (context: SpaceContext, r: Reading): Float64Array
   ctx[18] = context.paradigm === "ExploreThenExecute" ? 1 : 0
   ctx[19] = last === undefined ? 1 : last.turn === undefined ? 1 : 0
   return ctx
+}
+
+/**
+ * The **readiness** block of the context (columns 20–23), from the round's fact candidates: what the answer could say
+ * now — the share of clauses with a fact that looks like their answer (a counted item's display field, or the
+ * attribute asked: fact columns 20 and 21), the share with a fact whose key words meet the clause (column 13), whether
+ * the last step brought new facts, and how full the fact pool is. Written into `ctx` after the facts are enumerated.
+ */
+export const readinessFeatures = (
+  ctx: Float64Array,
+  r: Reading,
+  facts: ReadonlyArray<FactCandidate>,
+  features: ReadonlyArray<Float64Array>,
+  factsTotal: number
+): void => {
+  const n = Math.max(1, r.clauses.length)
+  const answered = new Set<number>()
+  const named = new Set<number>()
+  facts.forEach((fact, j) => {
+    const f = features[j] as Float64Array
+    const clause = fact.clause ?? -1
+    if (clause < 0) return
+    if ((f[20] as number) > 0 || (f[21] as number) > 0) answered.add(clause)
+    if ((f[13] as number) > 0) named.add(clause)
+  })
+  const lastCalls = new Set<string>((r.last?.observations ?? []).map((o) => o.callId))
+  ctx[20] = answered.size / n
+  ctx[21] = named.size / n
+  ctx[22] = facts.some((f) => lastCalls.has(f.callId)) ? 1 : 0
+  ctx[23] = clip01(facts.length / Math.max(1, factsTotal))
 }

@@ -66,5 +66,5 @@ export interface FactCandidate {
 }
 
 /** Width of the context block and of the candidate block of a feature row. */
-export const contextWidth = 20
+export const contextWidth = 24
 export const candidateWidth = 28
