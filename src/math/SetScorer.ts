@@ -94,16 +94,20 @@ export const init = (shape: Shape, seed: number, outputScale = 0.1, outputBias =
   return { shape, data }
 }
 
-/** The head's first layer, and the layers above it as an MLP of their own (absent when the head has no hidden layer). */
-const headParts = (params: Params): { readonly first: Mlp.LayerView; readonly data: Float64Array; readonly rest: Mlp.Params | undefined } => {
+/**
+ * The head's first layer, and the layers above it as an MLP of their own (absent when the head has no hidden layer),
+ * starting at `restAt` in the head's parameters.
+ */
+const headParts = (params: Params): { readonly first: Mlp.LayerView; readonly data: Float64Array; readonly rest: Mlp.Params | undefined; readonly restAt: number } => {
   const views = Mlp.layers(headShape(params.shape))
   const data = params.data.subarray(encoderSize(params.shape))
   const first = views[0] as Mlp.LayerView
-  const next = views[1]
+  const restAt = views[1]?.weights ?? data.length
   return {
     first,
     data,
-    rest: next === undefined ? undefined : { shape: { input: first.outputs, hidden: params.shape.hidden.slice(1) }, data: data.subarray(next.weights) }
+    rest: views[1] === undefined ? undefined : { shape: { input: first.outputs, hidden: params.shape.hidden.slice(1) }, data: data.subarray(restAt) },
+    restAt
   }
 }
 
@@ -245,14 +249,14 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
   const grad = into ?? new Float64Array(data.length)
   const enc = encoderSize(shape)
   const rows = trace.rows
-  const { first: l, data: d, rest } = headParts(params)
+  const { first: l, data: d, rest, restAt } = headParts(params)
   const out = l.outputs
   const headGrad = grad.subarray(enc)
   // the layers above the first, back to dLoss/d(first layer's output)
   let dFirst = dLogits
   if (rest !== undefined && trace.rest !== undefined) {
     dFirst = new Float64Array(rows * out)
-    Mlp.backward(rest, trace.rest, dLogits, headGrad.subarray((Mlp.layers(headShape(shape))[1] as Mlp.LayerView).weights), dFirst)
+    Mlp.backward(rest, trace.rest, dLogits, headGrad.subarray(restAt), dFirst)
   }
   // the first layer: its weights and bias, dLoss/dh of the row's own encoding, and per set the summed gradient of the
   // rows that read it (their shared term)
