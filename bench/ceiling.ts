@@ -1,17 +1,17 @@
 /**
  * The ceiling of the learned policy's action space, measured on the **validation** split: the student-space oracle
  * (`src/agent/StudentOracle.ts`, privileged) chooses among the learned policy's own candidates with the gold task,
- * under ParaAct, two rollout seeds per task. Prints its Pass@1 per level and where its failures fall: a gold tool no
+ * under ParaAct (`--paradigm` another), two rollout seeds per task. Prints its Pass@1 and rounds per level and where its failures fall: a gold tool no
  * search candidate retrieves, a gold call retrieved but with no matching filling, a gold call made without success,
  * a gold fact never among the fact candidates, or every fact stated and the judge still saying no.
- * Run: `npx tsx bench/ceiling.ts [--tasks 90] [--seeds 2] [--split validation]`.
+ * Run: `npx tsx bench/ceiling.ts [--tasks 90] [--seeds 2] [--split validation] [--paradigm ParaAct|ReAct|ExploreThenExecute|DFSDT]`.
  */
 import { Effect, Layer } from "effect"
 import { Flag } from "effect/cli"
 import * as BenchFlags from "./BenchFlags.ts"
 import * as App from "../layers/App.ts"
 import type { Task } from "../src/domain/Task.ts"
-import type { Trajectory } from "../src/domain/Trajectory.ts"
+import { Paradigm, type Trajectory } from "../src/domain/Trajectory.ts"
 import * as StudentOracle from "../src/agent/StudentOracle.ts"
 import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Scoring from "../src/eval/Scoring.ts"
@@ -28,7 +28,8 @@ const flags = await BenchFlags.parse("ceiling", "the student-space oracle's Pass
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 3, maximum: 3000 })), Flag.withDescription("tasks (levels round-robin)"), Flag.withDefault(90)),
   seeds: Flag.Int("seeds").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 8 })), Flag.withDescription("rollout seeds per task"), Flag.withDefault(2)),
   equivalents: Flag.Boolean("equivalents").pipe(Flag.withDescription("count an equivalent provider's tool (same operation, same entity type) as serving a gold call"), Flag.withDefault(true)),
-  split: Flag.Literals("split", ["validation", "train"]).pipe(Flag.withDescription("the split (never test: settings are chosen here)"), Flag.withDefault("validation"))
+  split: Flag.Literals("split", ["validation", "train"]).pipe(Flag.withDescription("the split (never test: settings are chosen here)"), Flag.withDefault("validation")),
+  paradigm: Flag.Literals("paradigm", Paradigm.literals).pipe(Flag.withDescription("the runtime's paradigm (ReAct and DFSDT: one action a round)"), Flag.withDefault("ParaAct"))
 })
 
 const options = Pipeline.defaults
@@ -71,19 +72,24 @@ const program = Effect.gen(function*() {
     )))
   )
   const t0 = Date.now()
-  const jobs = Array.from({ length: flags.seeds }, (_, s) => tasks.map((task) => ({ task, options: { paradigm: "ParaAct" as const, seed: hashParts(s, "ceiling", task.id) & 0x3fffffff } }))).flat()
+  const jobs = Array.from({ length: flags.seeds }, (_, s) => tasks.map((task) => ({ task, options: { paradigm: flags.paradigm, seed: hashParts(s, "ceiling", task.id) & 0x3fffffff } }))).flat()
   const out = yield* oracle.runAll(jobs, { concurrency: 8 })
   const scored = yield* Effect.forEach(out, (t, i) => Effect.map(Scoring.scoreGroup(jobs[i]!.task, [t]), (s) => s[0] as Trajectory))
-  const byLevel = new Map<string, [number, number]>()
+  const byLevel = new Map<string, [number, number, number]>()
   const causes = new Map<string, number>()
   let pass = 0
   let rounds = 0
+  const turns = { call: 0, calls: 0, search: 0, searches: 0 }
   scored.forEach((t, i) => {
+    for (const step of t.steps) {
+      if (step.observations.length > 0) (turns.call++, turns.calls += step.observations.length)
+      if (step.searches.length > 0) (turns.search++, turns.searches += step.searches.length)
+    }
     const task = jobs[i]!.task
     const o = Evaluation.outcomeOf(task, t)
     rounds += o.rounds
-    const cell = byLevel.get(task.level) ?? [0, 0]
-    byLevel.set(task.level, [cell[0] + (o.success ? 1 : 0), cell[1] + 1])
+    const cell = byLevel.get(task.level) ?? [0, 0, 0]
+    byLevel.set(task.level, [cell[0] + (o.success ? 1 : 0), cell[1] + 1, cell[2] + o.rounds])
     if (o.success) pass++
     else {
       const c = causeOf(task, t, oracleWorld)
@@ -91,10 +97,11 @@ const program = Effect.gen(function*() {
     }
   })
   const n = scored.length
-  const levels = [...byLevel].sort().map(([l, [a, b]]) => `${l} ${(100 * a / b).toFixed(1)}% (${a}/${b})`).join(", ")
+  const levels = [...byLevel].sort().map(([l, [a, b, r]]) => `${l} ${(100 * a / b).toFixed(1)}% (${a}/${b}, rounds ${(r / b).toFixed(2)})`).join(", ")
   const avg = [...byLevel.values()].reduce((s, [a, b]) => s + a / b, 0) / byLevel.size
-  console.log(`ceiling (student-space oracle), ${flags.split} split, ${tasks.length} tasks × ${flags.seeds} seeds, ParaAct:`)
-  console.log(`Pass@1 ${(100 * pass / n).toFixed(1)}% (${pass}/${n}); per level ${levels}; Avg over levels ${(100 * avg).toFixed(1)}%; rounds ${(rounds / n).toFixed(2)}`)
+  console.log(`ceiling (student-space oracle), ${flags.split} split, ${tasks.length} tasks × ${flags.seeds} seeds, ${flags.paradigm}:`)
+  console.log(`Pass@1 ${(100 * pass / n).toFixed(1)}% (${pass}/${n}); per level ${levels}; Avg over levels ${(100 * avg).toFixed(1)}%; rounds ${(rounds / n).toFixed(2)}; ` +
+    `calls a call turn ${(turns.calls / Math.max(1, turns.call)).toFixed(2)}, queries a search turn ${(turns.searches / Math.max(1, turns.search)).toFixed(2)}`)
   console.log("failures by first cause:")
   for (const [c, k] of [...causes].sort((a, b) => b[1] - a[1])) console.log(`  ${String(k).padStart(4)}  ${c}`)
   console.log(`(${((Date.now() - t0) / 1000).toFixed(1)} s for the rollouts and the judge)`)

@@ -136,6 +136,7 @@ const rows: ReadonlyArray<Row> = [
   ["bench/retrieval-tune.ts", ["--round", "3"], "--round"],
   ["bench/retrieval-slots.ts", ["--tasks", "0"], "--tasks"],
   ["bench/teacher-prompts.ts", ["5", "Foo"], "<paradigm>"],
+  ["bench/ceiling.ts", ["--paradigm", "Sequential"], "--paradigm"],
   ["studies/dense-feedback.ts", ["--onnx", "/nonexistent.onnx"], "--onnx"],
   ["studies/use-explore.ts", ["--packages", "/nonexistent/node_modules"], "--packages"],
   ["studies/use-explore.ts", ["--packages", dir, "--fields", "api,bogus"], "bogus"],
