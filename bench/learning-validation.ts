@@ -14,7 +14,7 @@
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
- * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--forced-answers kind|first]
+ * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
  * [--truncation score|cap:<x>] [--json]`. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
  */
@@ -79,6 +79,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
     Flag.withDefault("validation")
   ),
   answerThreshold: Flag.Finite("answer-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding states every answer fact above this probability (0.5: the most probable turn)"), Flag.withDefault(LearnedPolicy.evalAnswerThreshold)),
+  searchThreshold: Flag.Finite("search-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding searches every query of a search turn above this probability (0.5: the most probable turn)"), Flag.withDefault(0.5)),
+  callThreshold: Flag.Finite("call-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding makes every call of a call turn above this probability (0.5: the most probable turn)"), Flag.withDefault(0.5)),
   answerCover: Flag.Finite("answer-cover").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding also states each uncovered clause's best fact above this probability (negative: off)"), Flag.withDefault(LearnedPolicy.evalAnswerCover)),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
   truncation: Flag.String("truncation").pipe(
@@ -145,7 +147,7 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover })))
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover })))
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */
