@@ -73,6 +73,8 @@ const PipelineRecord = Schema.Struct({
   credit: Schema.optionalKey(Schema.Literals(["turn", "action"])),
   // absent in a run stored before the option existed: a truncated rollout's answer was scored like any other
   truncation: Schema.optionalKey(Schema.Union([Schema.Literal("score"), Schema.Struct({ cap: Schema.Finite })])),
+  // absent in a run stored before the option existed: RL sampled at temperature 1
+  rlTemperature: Schema.optionalKey(Schema.Finite),
   evalRollouts: Schema.optionalKey(Schema.Int),
   evalSampled: Schema.optionalKey(Schema.Int),
   concurrency: Schema.Int,
@@ -152,6 +154,7 @@ const command = Command.make(
       dynamicSampling: Pipeline.defaults.dynamicSampling,
       credit: Pipeline.defaults.credit,
       truncation: Pipeline.defaults.truncation,
+      rlTemperature: Pipeline.defaults.rlTemperature,
       evalRollouts: value(given.evalRollouts, Pipeline.defaults.evalRollouts),
       evalSampled: value(given.evalSampled, Pipeline.defaults.evalSampled),
       concurrency: value(given.concurrency, Pipeline.defaults.concurrency),
@@ -215,6 +218,7 @@ const command = Command.make(
         dynamicSampling: record.dynamicSampling ?? Pipeline.defaults.dynamicSampling,
         credit: record.credit ?? Pipeline.defaults.credit,
         truncation: record.truncation ?? "score",
+        rlTemperature: record.rlTemperature ?? 1,
         evalRollouts: record.evalRollouts ?? Pipeline.defaults.evalRollouts,
         evalSampled: record.evalSampled ?? Pipeline.defaults.evalSampled,
         progress: true

@@ -87,6 +87,11 @@ export interface LearnedPolicyOptions {
    * stated also states its most probable fact when its p is above this floor (undefined: off).
    */
   readonly answerCover?: number | undefined
+  /**
+   * Sampled decoding's temperature **[ours]**: turns are drawn from π(logits / T), and `logprob` and `rescore` are
+   * that distribution's (absent: 1). RL whose rollouts sample at T trains the same T (`PpoConfig.temperature`).
+   */
+  readonly temperature?: number
   readonly space?: ActionSpace.SpaceOptions
   readonly scorer?: Scorer
 }
@@ -163,10 +168,13 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
+  const temperature = options.temperature ?? 1
+  // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
+  const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)
   const act = Effect.fn("LearnedPolicy.act")(function*(context: PolicyContext) {
     const current = yield* Ref.get(weights)
     const space = spaceOf(context, spaceOptions)
-    const logits = yield* scorer(current, space.features, space.layout.rows, space.layout.sets)
+    const logits = distribution(yield* scorer(current, space.features, space.layout.rows, space.layout.sets))
     const choice = decoding === "greedy"
       ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover })
       : TurnDistribution.sample(space.layout, logits, uniformOf(context))
@@ -193,7 +201,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
       return yield* new PolicyError({ message: `step ${step.index}: the rebuilt action space (digest ${digest}) is not the recorded one (${decision.digest})` })
     }
     const current = yield* Ref.get(weights)
-    const logits = yield* scorer(current, space.features, space.layout.rows, space.layout.sets)
+    const logits = distribution(yield* scorer(current, space.features, space.layout.rows, space.layout.sets))
     return { logprob: TurnDistribution.logProb(space.layout, logits, choiceOf(decision)) }
   })
   return Policy.of({ name: options.name ?? "paraagent", privileged: false, act, rescore })

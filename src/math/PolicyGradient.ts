@@ -112,6 +112,25 @@ export interface PpoConfig {
    * factor's entropy over its maximum, bounded whatever the count). Absent: `sum`.
    */
   readonly entropy?: "sum" | "normalised"
+  /**
+   * The rollouts' sampling temperature T **[ours]**: the policy trained is π(logits / T) — the one the rollouts
+   * sampled from (`LearnedPolicyOptions.temperature`) — so each step's log-probabilities, KL and entropy are taken
+   * on logits / T and the gradient carries d(z / T)/dz = 1 / T. Below 1 the trained distribution is sharper, closer
+   * to the greedy decoding that evaluation uses. Absent: 1.
+   */
+  readonly temperature?: number
+}
+
+/** The logits of the distribution a config trains: `logits / config.temperature` (the same array at T = 1). */
+export const tempered = (config: Pick<PpoConfig, "temperature">, logits: Float64Array): Float64Array => {
+  const t = config.temperature ?? 1
+  return t === 1 ? logits : TurnDistribution.temper(logits, t)
+}
+
+/** The gradient wrt logits / T taken back to the logits, in place: d(z / T)/dz = 1 / T (nothing at T = 1). */
+const chainTemperature = (config: Pick<PpoConfig, "temperature">, d: Float64Array): void => {
+  const t = config.temperature ?? 1
+  if (t !== 1) for (let r = 0; r < d.length; r++) d[r] = (d[r] as number) / t
 }
 
 /** The entropy bonus a config names. */
@@ -230,7 +249,9 @@ export const ppoBatch = (input: {
   const { params, steps, config } = input
   if (steps.length === 0) return []
   const { x, offsets, rows, sets } = stack(steps, params.shape.input)
-  const { logits, trace } = SetScorer.forward(params, x, rows, sets)
+  const forward = SetScorer.forward(params, x, rows, sets)
+  const { trace } = forward
+  const logits = tempered(config, forward.logits)
   const d = new Float64Array(rows)
   const weight = 1 / steps.length
   const results = steps.map((s, i) => {
@@ -252,6 +273,7 @@ export const ppoBatch = (input: {
     }
     return result
   })
+  chainTemperature(config, d)
   SetScorer.backward(params, trace, d, input.grad)
   return results
 }
@@ -311,7 +333,9 @@ export const ppoFactorBatch = (input: {
   const { params, steps, config } = input
   if (steps.length === 0) return []
   const { x, offsets, rows, sets } = stack(steps, params.shape.input)
-  const { logits, trace } = SetScorer.forward(params, x, rows, sets)
+  const forward = SetScorer.forward(params, x, rows, sets)
+  const { trace } = forward
+  const logits = tempered(config, forward.logits)
   const d = new Float64Array(rows)
   const weight = 1 / steps.length
   const entropyFn = entropyOf(config)
@@ -351,6 +375,7 @@ export const ppoFactorBatch = (input: {
     }
     return result
   })
+  chainTemperature(config, d)
   SetScorer.backward(params, trace, d, input.grad)
   return results
 }
@@ -361,7 +386,7 @@ export const ppoFactorBatch = (input: {
  */
 export const factorStepLoss = (input: FactorSample & { readonly params: SetScorer.Params; readonly config: PpoConfig }): number => {
   const { params, config } = input
-  const logits = SetScorer.logits(params, input.x, input.layout.rows, input.layout.sets)
+  const logits = tempered(config, SetScorer.logits(params, input.x, input.layout.rows, input.layout.sets))
   const fs = TurnDistribution.factors(input.layout, logits, input.choice)
   let loss = 0
   let logprob = 0

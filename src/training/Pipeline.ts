@@ -101,8 +101,8 @@ const prepare = (runId: string, options: PipelineOptions) =>
     const oracleEquivalent = Option.isSome(world) ? StudentOracle.worldEquivalence(world.value.ops) : StudentOracle.sameToolOnly
     const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(oracleEquivalent).pipe(Layer.provide(base)))))
 
-    const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, decoding: "sample" | "greedy" = "sample") =>
-      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover })))))
+    const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, decoding: "sample" | "greedy" = "sample", temperature = 1) =>
+      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, temperature, answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover })))))
 
     /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
     const demonstrations = (progress: boolean) => Effect.gen(function*() {
@@ -155,8 +155,10 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
   const backbone = LearnedPolicy.initial(seed)
   const cell = yield* Ref.make(backbone)
   const rollout = yield* learnedRollout(cell)
+  // RL samples at its own temperature (SFT does not roll out; DAgger keeps `rollout`, at 1)
+  const rlRollout = yield* learnedRollout(cell, "sample", options.rlTemperature)
   const trainer = yield* Trainer.make.pipe(
-    Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rollout), Layer.succeed(Trainer.WeightsCell, cell)))
+    Effect.provide(Layer.mergeAll(base, Layer.succeed(Rollout.Rollout, rlRollout), Layer.succeed(Trainer.WeightsCell, cell)))
   )
 
   // --- SFT from the Backbone (a stored checkpoint is read back)
@@ -226,6 +228,7 @@ export const runSeed = Effect.fn("Pipeline.runSeed")(function*(runId: string, op
       dynamicSampling: options.dynamicSampling,
       credit: options.credit,
       reward: { ...Trainer.defaultRl.reward, answer: { ...Trainer.defaultRl.reward.answer, truncation: options.truncation } },
+      ppo: { ...Trainer.defaultRl.ppo, temperature: options.rlTemperature },
       iterations: options.rlIterations,
       tasksPerIteration: options.rlTasksPerIteration,
       group: options.group,

@@ -46,6 +46,12 @@ export interface PipelineOptions {
    */
   readonly truncation: Reward.TruncationPolicy
   /**
+   * RL's sampling temperature **[ours]**: RL's rollouts draw their turns from π(logits / T) and PPO trains that
+   * distribution (`LearnedPolicyOptions.temperature`, `PpoConfig.temperature`); DAgger's rollouts and the evaluation
+   * are untouched. Below 1, what RL optimises is closer to the greedy decoding it is evaluated with.
+   */
+  readonly rlTemperature: number
+  /**
    * Held-out evaluation: greedy rollouts per task (each its own environment seed: the faults differ), the table's
    * numbers; and sampled rollouts per task of the four ablation rows, reported beside them.
    */
@@ -76,6 +82,8 @@ export const defaults: PipelineOptions = {
   dynamicSampling: Trainer.defaultRl.dynamicSampling,
   credit: Trainer.defaultRl.credit,
   truncation: Trainer.defaultRl.reward.answer.truncation,
+  // chosen on the validation split among 1 / 0.7 / 0.5 (docs/training.md §8)
+  rlTemperature: 0.5,
   evalRollouts: 2,
   evalSampled: 1,
   concurrency: 8,

@@ -401,7 +401,7 @@ export const make = Effect.gen(function*() {
         for (const trajectory of group) {
           const task = byId.get(trajectory.taskId) as Task
           for (const step of trajectory.steps) {
-            const sample = yield* sampleOf(trajectory, step, task.request, reference, options.credit === "action" ? weights : undefined)
+            const sample = yield* sampleOf(trajectory, step, task.request, reference, options.credit === "action" ? weights : undefined, options.ppo)
             if (sample !== undefined) samples.push(sample)
           }
         }
@@ -445,9 +445,17 @@ export const make = Effect.gen(function*() {
   /**
    * A recorded step as a sample: its space rebuilt (and checked against the recorded digest). With `behaviourWeights`
    * (per-action credit) also each factor's behaviour log-probability under the weights that acted — their sum must
-   * be the recorded log-probability — and each factor's advantage ({@link factorAdvantages}).
+   * be the recorded log-probability — and each factor's advantage ({@link factorAdvantages}). Both, and the
+   * reference's log-probability, are of the distribution PPO trains (`ppo.temperature`: logits / T).
    */
-  const sampleOf = (trajectory: Trajectory, step: Step, request: string, reference: LearnedPolicy.Weights | undefined, behaviourWeights: LearnedPolicy.Weights | undefined) =>
+  const sampleOf = (
+    trajectory: Trajectory,
+    step: Step,
+    request: string,
+    reference: LearnedPolicy.Weights | undefined,
+    behaviourWeights: LearnedPolicy.Weights | undefined,
+    ppo: Pick<PolicyGradient.PpoConfig, "temperature">
+  ) =>
     Effect.gen(function*() {
       const decision = step.decision
       if (decision === undefined || step.logprob === undefined) return undefined
@@ -458,13 +466,13 @@ export const make = Effect.gen(function*() {
       const choice = LearnedPolicy.choiceOf(decision)
       let factors: { readonly behaviour: Float64Array; readonly advantages: Float64Array } | undefined
       if (behaviourWeights !== undefined) {
-        const fs = TurnDistribution.factors(space.layout, SetScorer.logits(behaviourWeights.params, space.features, space.layout.rows, space.layout.sets), choice)
+        const fs = TurnDistribution.factors(space.layout, PolicyGradient.tempered(ppo, SetScorer.logits(behaviourWeights.params, space.features, space.layout.rows, space.layout.sets)), choice)
         const behaviour = Float64Array.from(fs, (f) => f.logprob)
         const total = behaviour.reduce((a, b) => a + b, 0)
         if (!(Math.abs(total - step.logprob) <= 1e-6 * (1 + Math.abs(step.logprob)))) {
           return yield* new TrainerError({
             stage: "rl",
-            message: `${trajectory.id} step ${step.index}: the acting weights give log-probability ${total}, the step recorded ${step.logprob} (the step was not rolled out with this iteration's weights)`
+            message: `${trajectory.id} step ${step.index}: the acting weights give log-probability ${total} at temperature ${ppo.temperature ?? 1}, the step recorded ${step.logprob} (the step was not rolled out with this iteration's weights, or its policy sampled at another temperature than ppo.temperature)`
           })
         }
         factors = { behaviour, advantages: factorAdvantages(fs, step) }
@@ -477,7 +485,7 @@ export const make = Effect.gen(function*() {
         advantage: step.advantage?.combined ?? 0,
         ...(factors !== undefined ? { factors } : {}),
         ...(reference !== undefined
-          ? { reference: TurnDistribution.logProb(space.layout, SetScorer.logits(reference.params, space.features, space.layout.rows, space.layout.sets), choice) }
+          ? { reference: TurnDistribution.logProb(space.layout, PolicyGradient.tempered(ppo, SetScorer.logits(reference.params, space.features, space.layout.rows, space.layout.sets)), choice) }
           : {})
       }
       return sample

@@ -126,6 +126,39 @@ describe("LearnedPolicy log-probabilities", () => {
       console.log(`log-prob exactness: ${steps} steps, max |recorded − rescored| = ${maxDelta.toExponential(2)}; ${handChecked} checked by hand`)
     }))
 
+  it.effect("sampling at a temperature records π(logits / T)'s log-prob, rescore gives it back, and T = 1 is the untempered policy", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const temperature = 0.5
+      // the seeded initialisation: near-even kinds, so rollouts run several rounds
+      const cell = yield* Ref.make(initialWeights)
+      const tasks = d.tasks
+      const tempered = yield* rollouts(tasks, 900).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell, { temperature }))))
+      const policy = LearnedPolicy.make(cell, { temperature })
+      let steps = 0
+      let differs = 0
+      for (const [t, trajectory] of tempered.entries()) {
+        for (const step of trajectory.steps) {
+          const context = contextOf(trajectory, step.index, tasks[t] as Task)
+          const space = ActionSpace.build(context)
+          const z = SetScorer.logits(initialWeights.params, space.features, space.layout.rows, space.layout.sets)
+          const choice = LearnedPolicy.choiceOf(step.decision!)
+          const atT = TurnDistribution.logProb(space.layout, TurnDistribution.temper(z, temperature), choice)
+          assert.isAtMost(Math.abs(atT - step.logprob!), 1e-9, `step ${step.index}: recorded ${step.logprob}, π(z / T) gives ${atT}`)
+          assert.isAtMost(Math.abs((yield* policy.rescore!(context, step)).logprob - atT), 1e-9)
+          if (Math.abs(TurnDistribution.logProb(space.layout, z, choice) - atT) > 1e-6) differs++
+          steps++
+        }
+      }
+      assert.isAbove(steps, 10)
+      assert.isAbove(differs, steps / 2, "the tempered log-prob is another distribution's")
+      // T = 1 is the policy without a temperature: the same turns with the same log-probabilities
+      const one = yield* rollouts(tasks, 900).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell, { temperature: 1 }))))
+      const none = yield* rollouts(tasks, 900).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell))))
+      assert.deepStrictEqual(one.map((t) => t.steps.map((s) => [s.text, s.logprob])), none.map((t) => t.steps.map((s) => [s.text, s.logprob])))
+      assert.notDeepEqual(none.map((t) => t.steps.map((s) => s.logprob)), tempered.map((t) => t.steps.map((s) => s.logprob)))
+    }))
+
   it.effect("new weights change rescore (not the recorded behaviour log-prob); a tampered context is a PolicyError", () =>
     Effect.gen(function*() {
       const d = yield* data

@@ -277,7 +277,7 @@ describe("A two-armed bandit learned with GRPO advantages and PPO-clip", () => {
 describe("batched losses (one stacked pass) against the per-step loop", () => {
   it("ppoBatch and sftBatch give the per-step losses and the same summed gradient", () => {
     fc.assert(
-      fc.property(fc.array(caseArb(3), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1000 }), (cases, seed) => {
+      fc.property(fc.array(caseArb(3), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(1, 0.5, 2), (cases, seed, temperature) => {
         const width = 6
         const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [5] }, seed, 1)
         const r = rng(seed + 1)
@@ -294,9 +294,10 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
           }
           return { x, layout: { ...c.layout, sets }, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
         })
-        const config = { ...PG.defaultPpo, klCoef: 0.1 }
+        // ppoBatch trains π(logits / T) from its config; stepLoss takes T as its own input
+        const config = { ...PG.defaultPpo, klCoef: 0.1, temperature }
         const loopGrad = new Float64Array(params.data.length)
-        const loop = steps.map((s) => PG.stepLoss({ ...s, params, config, grad: loopGrad, weight: 1 / steps.length }))
+        const loop = steps.map((s) => PG.stepLoss({ ...s, params, config, grad: loopGrad, weight: 1 / steps.length, temperature }))
         const batchGrad = new Float64Array(params.data.length)
         const batch = PG.ppoBatch({ params, steps, config, grad: batchGrad })
         batch.forEach((b, i) => expect(b.loss).toBeCloseTo((loop[i] as PG.StepLossResult).loss, 10))
@@ -314,15 +315,21 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
 
 describe("ppoFactorBatch (per-factor credit)", () => {
   /** Random steps with per-factor behaviour (offsets within or beyond the clip) and advantages. */
-  const stepsArb = fc.tuple(fc.array(caseArb(2), { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 10_000 }), fc.constantFrom<"sum" | "normalised">("sum", "normalised"))
+  const stepsArb = fc.tuple(
+    fc.array(caseArb(2), { minLength: 1, maxLength: 4 }),
+    fc.integer({ min: 0, max: 10_000 }),
+    fc.constantFrom<"sum" | "normalised">("sum", "normalised"),
+    fc.constantFrom(1, 0.5, 1.5)
+  )
 
-  const build = (cases: ReadonlyArray<{ readonly layout: Layout }>, seed: number, width: number, params: SetScorer.Params, offsets: ReadonlyArray<number>) => {
+  const build = (cases: ReadonlyArray<{ readonly layout: Layout }>, seed: number, width: number, params: SetScorer.Params, offsets: ReadonlyArray<number>, temperature = 1) => {
     const r = rng(seed + 7)
     return cases.map((c) => {
       const options = choices(c.layout)
       const choice = options[r.int(options.length)] as Choice
       const x = Float64Array.from({ length: c.layout.rows * width }, () => 2 * r.next() - 1)
-      const fs = TD.factors(c.layout, SetScorer.logits(params, x, c.layout.rows), choice)
+      // the behaviour is the tempered distribution's (what a rollout at T recorded)
+      const fs = TD.factors(c.layout, TD.temper(SetScorer.logits(params, x, c.layout.rows), temperature), choice)
       // |A| ≥ 0.05 and log-ratios away from ±clip: each factor stays on one side of its clip under small perturbations
       const advantages = Float64Array.from(fs, () => (r.next() < 0.5 ? -1 : 1) * (0.05 + r.next()))
       const behaviour = Float64Array.from(fs, (f) => f.logprob - (offsets[r.int(offsets.length)] as number))
@@ -333,11 +340,11 @@ describe("ppoFactorBatch (per-factor credit)", () => {
 
   it("the batch equals the per-step reference loss, and its gradient matches finite differences of it", () => {
     fc.assert(
-      fc.property(stepsArb, ([cases, seed, entropy]) => {
+      fc.property(stepsArb, ([cases, seed, entropy, temperature]) => {
         const width = 4
         const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [3] }, seed, 1)
-        const steps = build(cases, seed, width, params, [-0.5, -0.05, 0.05, 0.5])
-        const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.2, entropyCoef: 0.05, entropy }
+        const steps = build(cases, seed, width, params, [-0.5, -0.05, 0.05, 0.5], temperature)
+        const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.2, entropyCoef: 0.05, entropy, temperature }
         const grad = new Float64Array(params.data.length)
         const out = PG.ppoFactorBatch({ params, steps, config, grad })
         out.forEach((o, i) => expect(o.loss).toBeCloseTo(PG.factorStepLoss({ ...(steps[i] as PG.FactorSample), params, config }), 10))
@@ -354,12 +361,12 @@ describe("ppoFactorBatch (per-factor credit)", () => {
 
   it("with one advantage on every factor and no factor clipped, it has ppoBatch's gradient (the turn-level loss)", () => {
     fc.assert(
-      fc.property(stepsArb, ([cases, seed, entropy]) => {
+      fc.property(stepsArb, ([cases, seed, entropy, temperature]) => {
         const width = 4
         const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [3] }, seed, 1)
         // behaviour = the current policy: every ratio is 1, nothing is clipped
-        const steps = build(cases, seed, width, params, [0]).map((s, i) => ({ ...s, advantages: s.advantages.map(() => (i % 2 === 0 ? 0.7 : -0.4)) }))
-        const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.2, entropyCoef: 0.05, entropy }
+        const steps = build(cases, seed, width, params, [0], temperature).map((s, i) => ({ ...s, advantages: s.advantages.map(() => (i % 2 === 0 ? 0.7 : -0.4)) }))
+        const config: PG.PpoConfig = { ...PG.defaultPpo, klCoef: 0.2, entropyCoef: 0.05, entropy, temperature }
         const factorGrad = new Float64Array(params.data.length)
         const factor = PG.ppoFactorBatch({ params, steps, config, grad: factorGrad })
         const turnGrad = new Float64Array(params.data.length)

@@ -138,6 +138,36 @@ describe("Trainer.rl", () => {
       }).pipe(Effect.provide(trainerLayer)))
   }
 
+  /** A trainer whose rollouts sample at `temperature` (built here: a provided layer would be memoised across the two). */
+  const trainerAt = (temperature: number) =>
+    Trainer.make.pipe(Effect.provide(Layer.mergeAll(appLayer(LearnedPolicy.layer(cell, { temperature })), Layer.succeed(Trainer.WeightsCell, cell))))
+  it.effect("a sampling temperature: RL over a policy sampling at T = 0.5 trains π(logits / T); a policy at another T is refused", () =>
+    Effect.gen(function*() {
+      const tasks = yield* sampleTasks("train", 8)
+      const options = {
+        estimator: "paraagent_attributed_stop",
+        iterations: 1,
+        tasksPerIteration: 4,
+        group: 2,
+        concurrency: 2,
+        credit: "action" as const,
+        dynamicSampling: { filter: "off" as const, rounds: 1 },
+        ppo: { ...Trainer.defaultRl.ppo, epochs: 1, temperature: 0.5 }
+      }
+      yield* Ref.set(cell, start)
+      const report = yield* (yield* trainerAt(0.5)).rl(tasks, options)
+      assert.strictEqual(report.metrics.length, 1)
+      assert.isAbove(report.metrics[0]!.steps, 0)
+      for (const [field, value] of Object.entries(report.metrics[0]!)) assert.isTrue(Number.isFinite(value), `${field} is ${value}`)
+      assert.strictEqual((yield* Ref.get(cell)).version, start.version + 1)
+      // rollouts sampled at 1 while PPO trains T = 0.5: the behaviour check names the temperature
+      yield* Ref.set(cell, start)
+      const refused = yield* Effect.flip((yield* trainerAt(1)).rl(tasks, options))
+      assert.instanceOf(refused, Trainer.TrainerError)
+      assert.include(refused.message, "temperature 0.5")
+      assert.strictEqual((yield* Ref.get(cell)).version, start.version)
+    }).pipe(Effect.provide(trainerLayer)))
+
   it.effect("an unknown estimator, or no tasks, is a typed TrainerError before anything runs", () =>
     Effect.gen(function*() {
       yield* Ref.set(cell, start)
