@@ -355,6 +355,10 @@ export const make = Effect.gen(function*() {
       return yield* new TrainerError({ stage: "rl", message: `dynamicSampling.rounds is ${options.dynamicSampling.rounds}; expected an integer ≥ 1` })
     }
     if (tasks.length === 0) return yield* new TrainerError({ stage: "rl", message: "no training tasks" })
+    const temperature = options.ppo.temperature ?? 1
+    if (!(Number.isFinite(temperature) && temperature > 0)) {
+      return yield* new TrainerError({ stage: "rl", message: `ppo.temperature is ${temperature}; expected a finite number > 0 (1: the policy's own distribution)` })
+    }
     const byId = new Map(tasks.map((t) => [t.id as string, t]))
     const reference = given.reference
     const checkpointer = given.checkpointer

@@ -155,7 +155,7 @@ describe("LearnedPolicy log-probabilities", () => {
       // T = 1 is the policy without a temperature: the same turns with the same log-probabilities
       const one = yield* rollouts(tasks, 900).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell, { temperature: 1 }))))
       const none = yield* rollouts(tasks, 900).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell))))
-      assert.deepStrictEqual(one.map((t) => t.steps.map((s) => [s.text, s.logprob])), none.map((t) => t.steps.map((s) => [s.text, s.logprob])))
+      assert.deepStrictEqual(one.map((t) => t.steps.map((s) => [s.raw, s.logprob])), none.map((t) => t.steps.map((s) => [s.raw, s.logprob])))
       assert.notDeepEqual(none.map((t) => t.steps.map((s) => s.logprob)), tempered.map((t) => t.steps.map((s) => s.logprob)))
     }))
 

@@ -168,7 +168,7 @@ describe("Trainer.rl", () => {
       assert.strictEqual((yield* Ref.get(cell)).version, start.version)
     }).pipe(Effect.provide(trainerLayer)))
 
-  it.effect("an unknown estimator, or no tasks, is a typed TrainerError before anything runs", () =>
+  it.effect("an unknown estimator, no tasks, or a temperature that is not > 0 is a typed TrainerError before anything runs", () =>
     Effect.gen(function*() {
       yield* Ref.set(cell, start)
       const trainer = yield* Trainer.Trainer
@@ -180,6 +180,8 @@ describe("Trainer.rl", () => {
       assert.include(unknown.message, "grpo")
       const empty = yield* Effect.flip(trainer.rl([], { estimator: "grpo", iterations: 1 }))
       assert.strictEqual(empty._tag, "TrainerError")
+      const frozen = yield* Effect.flip(trainer.rl(tasks, { estimator: "grpo", iterations: 1, ppo: { ...Trainer.defaultRl.ppo, temperature: 0 } }))
+      assert.include(frozen.message, "ppo.temperature is 0")
       // nothing ran: the weights are untouched
       assert.strictEqual((yield* Ref.get(cell)).version, start.version)
     }).pipe(Effect.provide(trainerLayer)))
