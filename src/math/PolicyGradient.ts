@@ -169,8 +169,9 @@ export interface StepLossResult {
 /**
  * One step's PPO loss, ppoClip + klCoef·k3 − entropyCoef·H, and its gradient wrt the network's parameters, `weight` ×
  * the gradient added into `grad` (weight 1/N averages a batch of N). `behaviour` is the log-probability the
- * sampling policy gave the choice and `reference` that of the KL anchor, both at `temperature` (default 1): the
- * current policy is evaluated on logits / temperature, so the ratio compares the distribution that was sampled.
+ * sampling policy gave the choice and `reference` that of the KL anchor, both at `temperature` (default: the config's,
+ * else 1): the current policy is evaluated on logits / temperature, so the ratio compares the distribution that was
+ * sampled.
  */
 export const stepLoss = (input: RecordedStep & {
   readonly params: SetScorer.Params
@@ -183,7 +184,7 @@ export const stepLoss = (input: RecordedStep & {
   readonly temperature?: number
 }): StepLossResult => {
   const { params, layout, choice, config } = input
-  const temperature = input.temperature ?? 1
+  const temperature = input.temperature ?? config.temperature ?? 1
   const forward = SetScorer.forward(params, input.x, layout.rows, layout.sets)
   const logits = temperature === 1 ? forward.logits : TurnDistribution.temper(forward.logits, temperature)
   const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, choice)

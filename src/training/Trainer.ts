@@ -405,7 +405,7 @@ export const make = Effect.gen(function*() {
         for (const trajectory of group) {
           const task = byId.get(trajectory.taskId) as Task
           for (const step of trajectory.steps) {
-            const sample = yield* sampleOf(trajectory, step, task.request, reference, options.credit === "action" ? weights : undefined, options.ppo)
+            const sample = yield* sampleOf(trajectory, step, task.request, reference, weights, options.credit === "action", options.ppo)
             if (sample !== undefined) samples.push(sample)
           }
         }
@@ -447,9 +447,9 @@ export const make = Effect.gen(function*() {
   })
 
   /**
-   * A recorded step as a sample: its space rebuilt (and checked against the recorded digest). With `behaviourWeights`
-   * (per-action credit) also each factor's behaviour log-probability under the weights that acted — their sum must
-   * be the recorded log-probability — and each factor's advantage ({@link factorAdvantages}). Both, and the
+   * A recorded step as a sample: its space rebuilt (and checked against the recorded digest), each factor's behaviour
+   * log-probability under the weights that acted checked to sum to the recorded log-probability, and with `factored`
+   * (per-action credit) those factors and each factor's advantage ({@link factorAdvantages}). They, and the
    * reference's log-probability, are of the distribution PPO trains (`ppo.temperature`: logits / T).
    */
   const sampleOf = (
@@ -457,7 +457,8 @@ export const make = Effect.gen(function*() {
     step: Step,
     request: string,
     reference: LearnedPolicy.Weights | undefined,
-    behaviourWeights: LearnedPolicy.Weights | undefined,
+    behaviourWeights: LearnedPolicy.Weights,
+    factored: boolean,
     ppo: Pick<PolicyGradient.PpoConfig, "temperature">
   ) =>
     Effect.gen(function*() {
@@ -468,19 +469,18 @@ export const make = Effect.gen(function*() {
         return yield* new TrainerError({ stage: "rl", message: `${trajectory.id} step ${step.index}: the rebuilt action space differs from the recorded one` })
       }
       const choice = LearnedPolicy.choiceOf(decision)
-      let factors: { readonly behaviour: Float64Array; readonly advantages: Float64Array } | undefined
-      if (behaviourWeights !== undefined) {
-        const fs = TurnDistribution.factors(space.layout, PolicyGradient.tempered(ppo, SetScorer.logits(behaviourWeights.params, space.features, space.layout.rows, space.layout.sets)), choice)
-        const behaviour = Float64Array.from(fs, (f) => f.logprob)
-        const total = behaviour.reduce((a, b) => a + b, 0)
-        if (!(Math.abs(total - step.logprob) <= 1e-6 * (1 + Math.abs(step.logprob)))) {
-          return yield* new TrainerError({
-            stage: "rl",
-            message: `${trajectory.id} step ${step.index}: the acting weights give log-probability ${total} at temperature ${ppo.temperature ?? 1}, the step recorded ${step.logprob} (the step was not rolled out with this iteration's weights, or its policy sampled at another temperature than ppo.temperature)`
-          })
-        }
-        factors = { behaviour, advantages: factorAdvantages(fs, step) }
+      // the behaviour check, under either credit: the factors of the weights that acted, at PPO's temperature, must sum
+      // to the recorded log-probability (a policy that sampled at another temperature is refused)
+      const fs = TurnDistribution.factors(space.layout, PolicyGradient.tempered(ppo, SetScorer.logits(behaviourWeights.params, space.features, space.layout.rows, space.layout.sets)), choice)
+      const behaviour = Float64Array.from(fs, (f) => f.logprob)
+      const total = behaviour.reduce((a, b) => a + b, 0)
+      if (!(Math.abs(total - step.logprob) <= 1e-6 * (1 + Math.abs(step.logprob)))) {
+        return yield* new TrainerError({
+          stage: "rl",
+          message: `${trajectory.id} step ${step.index}: the acting weights give log-probability ${total} at temperature ${ppo.temperature ?? 1}, the step recorded ${step.logprob} (the step was not rolled out with this iteration's weights, or its policy sampled at another temperature than ppo.temperature)`
+        })
       }
+      const factors = factored ? { behaviour, advantages: factorAdvantages(fs, step) } : undefined
       const sample: Sample = {
         x: space.features,
         layout: space.layout,

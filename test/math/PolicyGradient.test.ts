@@ -294,10 +294,11 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
           }
           return { x, layout: { ...c.layout, sets }, choice, behaviour: -1 - r.next(), advantage: 2 * r.next() - 1, reference: -1.5 }
         })
-        // ppoBatch trains π(logits / T) from its config; stepLoss takes T as its own input
+        // ppoBatch trains π(logits / T) from its config
         const config = { ...PG.defaultPpo, klCoef: 0.1, temperature }
         const loopGrad = new Float64Array(params.data.length)
-        const loop = steps.map((s) => PG.stepLoss({ ...s, params, config, grad: loopGrad, weight: 1 / steps.length, temperature }))
+        // stepLoss reads T from its config too (an explicit `temperature` input would override it)
+        const loop = steps.map((s) => PG.stepLoss({ ...s, params, config, grad: loopGrad, weight: 1 / steps.length }))
         const batchGrad = new Float64Array(params.data.length)
         const batch = PG.ppoBatch({ params, steps, config, grad: batchGrad })
         batch.forEach((b, i) => expect(b.loss).toBeCloseTo((loop[i] as PG.StepLossResult).loss, 10))

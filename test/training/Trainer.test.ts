@@ -141,7 +141,7 @@ describe("Trainer.rl", () => {
   /** A trainer whose rollouts sample at `temperature` (built here: a provided layer would be memoised across the two). */
   const trainerAt = (temperature: number) =>
     Trainer.make.pipe(Effect.provide(Layer.mergeAll(appLayer(LearnedPolicy.layer(cell, { temperature })), Layer.succeed(Trainer.WeightsCell, cell))))
-  it.effect("a sampling temperature: RL over a policy sampling at T = 0.5 trains π(logits / T); a policy at another T is refused", () =>
+  it.effect("a sampling temperature: RL over a policy sampling at T = 0.5 trains π(logits / T); a policy at another T is refused (either credit)", () =>
     Effect.gen(function*() {
       const tasks = yield* sampleTasks("train", 8)
       const options = {
@@ -162,9 +162,11 @@ describe("Trainer.rl", () => {
       assert.strictEqual((yield* Ref.get(cell)).version, start.version + 1)
       // rollouts sampled at 1 while PPO trains T = 0.5: the behaviour check names the temperature
       yield* Ref.set(cell, start)
-      const refused = yield* Effect.flip((yield* trainerAt(1)).rl(tasks, options))
-      assert.instanceOf(refused, Trainer.TrainerError)
-      assert.include(refused.message, "temperature 0.5")
+      for (const credit of ["action", "turn"] as const) {
+        const refused = yield* Effect.flip((yield* trainerAt(1)).rl(tasks, { ...options, credit }))
+        assert.instanceOf(refused, Trainer.TrainerError)
+        assert.include(refused.message, "temperature 0.5", credit)
+      }
       assert.strictEqual((yield* Ref.get(cell)).version, start.version)
     }).pipe(Effect.provide(trainerLayer)))
 
