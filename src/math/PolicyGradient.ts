@@ -169,9 +169,8 @@ export interface StepLossResult {
 /**
  * One step's PPO loss, ppoClip + klCoef·k3 − entropyCoef·H, and its gradient wrt the network's parameters, `weight` ×
  * the gradient added into `grad` (weight 1/N averages a batch of N). `behaviour` is the log-probability the
- * sampling policy gave the choice and `reference` that of the KL anchor, both at `temperature` (default: the config's,
- * else 1): the current policy is evaluated on logits / temperature, so the ratio compares the distribution that was
- * sampled.
+ * sampling policy gave the choice and `reference` that of the KL anchor, both at the config's temperature T (absent:
+ * 1): the current policy is evaluated on logits / T, so the ratio compares the distribution that was sampled.
  */
 export const stepLoss = (input: RecordedStep & {
   readonly params: SetScorer.Params
@@ -181,19 +180,17 @@ export const stepLoss = (input: RecordedStep & {
   readonly config: PpoConfig
   readonly grad: Float64Array
   readonly weight?: number
-  readonly temperature?: number
 }): StepLossResult => {
   const { params, layout, choice, config } = input
-  const temperature = input.temperature ?? config.temperature ?? 1
   const forward = SetScorer.forward(params, input.x, layout.rows, layout.sets)
-  const logits = temperature === 1 ? forward.logits : TurnDistribution.temper(forward.logits, temperature)
+  const logits = tempered(config, forward.logits)
   const { logprob, dLogits } = TurnDistribution.logProbGrad(layout, logits, choice)
   const ppo = ppoClip({ logprob, behaviour: input.behaviour, advantage: input.advantage, clip: config.clip })
   const kl = input.reference === undefined ? { kl: 0, dLogprob: 0 } : klK3({ logprob, reference: input.reference })
   const h = entropyOf(config)(layout, logits)
   const dLogprob = ppo.dLogprob + config.klCoef * kl.dLogprob
   // d(z / T)/dz = 1 / T
-  const scale = (input.weight ?? 1) / temperature
+  const scale = (input.weight ?? 1) / (config.temperature ?? 1)
   const d = new Float64Array(layout.rows)
   for (let r = 0; r < d.length; r++) {
     d[r] = scale * (dLogprob * (dLogits[r] as number) - config.entropyCoef * (h.dLogits[r] as number))

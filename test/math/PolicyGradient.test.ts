@@ -176,9 +176,9 @@ describe("stepLoss and sftStepLoss", () => {
         const reference = lp + referenceShift
         const weight = 0.25
         const loss = (data: Float64Array) =>
-          weight * PG.stepLoss({ params: { ...params, data }, x, layout, choice, behaviour, advantage, reference, config, grad: new Float64Array(data.length), temperature }).loss
+          weight * PG.stepLoss({ params: { ...params, data }, x, layout, choice, behaviour, advantage, reference, config: { ...config, temperature }, grad: new Float64Array(data.length) }).loss
         const grad = Float64Array.from({ length: params.data.length }, () => 1)
-        const out = PG.stepLoss({ params, x, layout, choice, behaviour, advantage, reference, config, grad, weight, temperature })
+        const out = PG.stepLoss({ params, x, layout, choice, behaviour, advantage, reference, config: { ...config, temperature }, grad, weight })
         expect(out.logprob).toBeCloseTo(lp, 12)
         expect(out.ratio).toBeCloseTo(Math.exp(offset), 12)
         expect(out.clipped).toBe(Math.abs(offset) > 0.2 && Math.sign(offset) === Math.sign(advantage))
@@ -297,7 +297,7 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
         // ppoBatch trains π(logits / T) from its config
         const config = { ...PG.defaultPpo, klCoef: 0.1, temperature }
         const loopGrad = new Float64Array(params.data.length)
-        // stepLoss reads T from its config too (an explicit `temperature` input would override it)
+        // stepLoss reads T from the same config
         const loop = steps.map((s) => PG.stepLoss({ ...s, params, config, grad: loopGrad, weight: 1 / steps.length }))
         const batchGrad = new Float64Array(params.data.length)
         const batch = PG.ppoBatch({ params, steps, config, grad: batchGrad })

@@ -3,6 +3,7 @@
  * brought, tools seen, successes, plan, paradigm. Pure.
  */
 import { transientErrorKinds } from "../../domain/Call.ts"
+import { factColumn } from "./Facts.ts"
 import type { Reading } from "./Reading.ts"
 import type { FactCandidate } from "./Types.ts"
 import { clip01 } from "./Text.ts"
@@ -38,7 +39,7 @@ export const contextFeatures = (context: SpaceContext, r: Reading): Float64Array
 /**
  * The **readiness** block of the context (columns 20–23), from the round's fact candidates: what the answer could say
  * now — the share of clauses with a fact that looks like their answer (a counted item's display field, or the
- * attribute asked: fact columns 20 and 21), the share with a fact whose key words meet the clause (column 13), whether
+ * attribute asked: `factColumn`), the share with a fact whose key words meet the clause, whether
  * the last step brought new facts, and how full the fact pool is. Written into `ctx` after the facts are enumerated.
  */
 export const readinessFeatures = (
@@ -55,8 +56,8 @@ export const readinessFeatures = (
     const f = features[j] as Float64Array
     const clause = fact.clause ?? -1
     if (clause < 0) return
-    if ((f[20] as number) > 0 || (f[21] as number) > 0) answered.add(clause)
-    if ((f[13] as number) > 0) named.add(clause)
+    if ((f[factColumn.countedDisplay] as number) > 0 || (f[factColumn.attributeAsked] as number) > 0) answered.add(clause)
+    if ((f[factColumn.ownKeyCoversClause] as number) > 0) named.add(clause)
   })
   const lastCalls = new Set<string>((r.last?.observations ?? []).map((o) => o.callId))
   ctx[20] = answered.size / n

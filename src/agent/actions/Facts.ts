@@ -9,6 +9,12 @@ import { bestClause, clip01, cover, idLike, keyWordsOf, leaves, nameLike, render
 import { candidateWidth } from "./Types.ts"
 import type { FactCandidate, SpaceContext, SpaceOptions } from "./Types.ts"
 
+/**
+ * The fact columns other blocks read (`readinessFeatures`): the share of the clause's words its own key covers, a
+ * counted item's display field, and the attribute a one-thing clause asks.
+ */
+export const factColumn = { ownKeyCoversClause: 13, countedDisplay: 20, attributeAsked: 21 } as const
+
 /** The fact candidates of a round and their features. */
 export const factCandidates = (context: SpaceContext, r: Reading, options: SpaceOptions): { readonly facts: ReadonlyArray<FactCandidate>; readonly features: ReadonlyArray<Float64Array> } => {
   const { clauses, clauseTokens, requestTokens, seen, outputs } = r
@@ -67,7 +73,7 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[10] = seen.consumed.has(out.id) ? 1 : 0
       f[11] = clip01(value.length / 60)
       f[12] = taken / options.factsPerCall
-      f[13] = leafCover[li] as number
+      f[factColumn.ownKeyCoversClause] = leafCover[li] as number
       f[14] = leafTokens.size > 0 && cover(leafTokens, cTokens) === 1 ? 1 : 0
       f[15] = bestCover > 0 && leafCover[li] === bestCover ? 1 : 0
       f[16] = typeof leaf.value === "boolean" ? 1 : 0
@@ -75,8 +81,8 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[18] = leafTokens.size > 0 && cover(leafTokens, requestTokens) === 1 ? 1 : 0
       // a list question is answered by its items' names, a question about one thing by the attribute it names
       f[19] = count > 1 ? 1 : 0
-      f[20] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
-      f[21] = count <= 1 && f[15] === 1 && f[13] > 0 ? 1 : 0
+      f[factColumn.countedDisplay] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
+      f[factColumn.attributeAsked] = count <= 1 && f[15] === 1 && (f[factColumn.ownKeyCoversClause] as number) > 0 ? 1 : 0
       f[22] = display.has(li) ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value, clause })
       factFeatures.push(f)
