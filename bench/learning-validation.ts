@@ -82,6 +82,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   answerThreshold: Flag.Finite("answer-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding states every answer fact above this probability (0.5: the most probable turn)"), Flag.withDefault(LearnedPolicy.evalAnswerThreshold)),
   searchThreshold: Flag.Finite("search-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding searches every query of a search turn above this probability (0.5: the most probable turn)"), Flag.withDefault(0.5)),
   callThreshold: Flag.Finite("call-threshold").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.01, maximum: 0.99 })), Flag.withDescription("greedy decoding makes every call of a call turn above this probability (0.5: the most probable turn)"), Flag.withDefault(0.5)),
+  answerQuota: Flag.Finite("answer-quota").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding also fills each clause's quota of values (the items it counts times the attributes it names) with its most probable facts above this probability (negative: off)"), Flag.withDefault(LearnedPolicy.evalAnswerQuota)),
   answerCover: Flag.Finite("answer-cover").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding also states each uncovered clause's best fact above this probability (negative: off)"), Flag.withDefault(LearnedPolicy.evalAnswerCover)),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
   truncation: Flag.String("truncation").pipe(
@@ -148,7 +149,7 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover })))
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota })))
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */

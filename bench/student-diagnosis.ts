@@ -67,6 +67,10 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
     Flag.withDescription("also roll the student out greedily (answers above the evaluation's threshold) with every uncovered clause's best fact added above these floors (comma-separated, in [0, 1)), paired against no cover"),
     Flag.withDefault("")
   ),
+  quotas: Flag.String("answer-quotas").pipe(
+    Flag.withDescription("also roll the student out greedily (answers above the evaluation's threshold with its clause cover) with every clause's quota of values filled above these floors (comma-separated, in [0, 1)), paired against the cover alone"),
+    Flag.withDefault("")
+  ),
   forced: Flag.String("forced-thresholds").pipe(Flag.withDescription("teacher-forced answer-fact numbers at these thresholds (comma-separated)"), Flag.withDefault("0.5,0.4,0.3,0.25,0.2,0.15,0.1")),
   outcomesFile: Flag.String("outcomes").pipe(Flag.withDescription("write per-task success rates of each evaluated variant here (JSON)"), Flag.optional),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
@@ -308,12 +312,13 @@ const program = Effect.gen(function*() {
   /** The fact rows stating a gold fact (the oracle's answer rule, whatever the oracle would do this round). */
   const goldFactsOf = (space: ActionSpace.Space, context: PolicyContext, task: Task): ReadonlyArray<number> => StudentOracle.goldFacts(space, context, task, world2).rows
   // answers whose facts differ from the gold facts on offer: what the student stated and what it should have
+  const showExamples = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, limit: number, failedOnly: boolean) => {
   let shown = 0
-  for (let i = 0; i < s.length && shown < flags.examples; i++) {
-    for (const t of s[i] ?? []) {
+  for (let i = 0; i < groups.length && shown < limit; i++) {
+    for (const t of groups[i] ?? []) {
       const task = byId.get(t.taskId) as Task
       const index = t.steps.findIndex((st) => st.turn?.answer !== undefined)
-      if (index < 0 || shown >= flags.examples) continue
+      if (index < 0 || shown >= limit || (failedOnly && Evaluation.outcomeOf(task, t).success)) continue
       const context = LearnedPolicy.contextAt(t, index, task.request, maxRounds, world2.lookup)
       const space = ActionSpace.build({ ...context })
       const gold = goldFactsOf(space, context, task)
@@ -326,6 +331,8 @@ const program = Effect.gen(function*() {
       console.log(`--- ${task.level} "${task.request}"\n  stated: ${chosen.map(show).join(" | ")}\n  gold:   ${gold.map(show).join(" | ")}\n  ${space.facts.length} facts; clauses: ${space.clauses.map((c, k) => `[c${k}] ${c}`).join(" ")}`)
     }
   }
+  }
+  showExamples(s, flags.examples, false)
 
   // the answer's facts at a lower probability threshold: teacher-forced on the validation labels, then rolled out
   const forcedAt = (threshold: number) => {
@@ -400,6 +407,31 @@ const program = Effect.gen(function*() {
       const rOk = ok(yield* at(cover))
       console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover above ${cover}: ${share(rOk)}, vs no cover ${versus(rOk, baseOk)}`)
       record(`cover-${cover}`, rOk)
+    }
+  }
+
+  const quotas = flags.quotas.split(",").map((p) => p.trim()).filter((p) => p !== "").map(Number)
+  if (quotas.length > 0) {
+    const at = (quota: number | undefined) => greedyWith({ answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, answerQuota: quota })
+    /** Facts stated an answer (the parts of the answers' texts). */
+    const factsPer = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => {
+      const answers = rs.flat().map((t) => t.answer).filter((a): a is string => a !== undefined && a.startsWith("Here is"))
+      return (answers.reduce((a, t) => a + t.split("; ").length, 0) / Math.max(1, answers.length)).toFixed(2)
+    }
+    const baseRs = yield* at(undefined)
+    const baseOk = ok(baseRs)
+    console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover above ${LearnedPolicy.evalAnswerCover}, no quota: ${share(baseOk)}; ${factsPer(baseRs)} facts an answer`)
+    record("quota-none", baseOk)
+    for (const quota of quotas) {
+      if (!(quota >= 0 && quota < 1)) {
+        console.error(`bench/student-diagnosis: --answer-quotas wants floors in [0, 1), got ${quota}`)
+        process.exit(1)
+      }
+      const rs = yield* at(quota)
+      const rOk = ok(rs)
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover, quota above ${quota}: ${share(rOk)}, vs no quota ${versus(rOk, baseOk)}; ${factsPer(rs)} facts an answer`)
+      record(`quota-${quota}`, rOk)
+      if (quota === quotas[0]) showExamples(rs, flags.examples, true)
     }
   }
 

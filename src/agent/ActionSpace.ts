@@ -26,10 +26,10 @@ import type { CallCandidate, FactCandidate, Kind, SearchCandidate, SpaceContext,
 
 export type { CallCandidate, FactCandidate, FillSource, Kind, SearchCandidate, SpaceContext, SpaceOptions } from "./actions/Types.ts"
 export { defaultSpaceOptions } from "./actions/Types.ts"
-export { clauseQueries, clausesOf, literalsOf } from "./actions/Request.ts"
+export { attributesAsked, clauseQueries, clausesOf, headPhrase, literalsOf, requestedValues } from "./actions/Request.ts"
 export type { Literal } from "./actions/Request.ts"
 export { resolvePreview } from "./actions/Calls.ts"
-export { renderAnswer } from "./actions/Facts.ts"
+export { headWords, renderAnswer } from "./actions/Facts.ts"
 
 /** A round's action space. */
 export interface Space {
@@ -73,7 +73,7 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 7,
+  revision: 8,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
@@ -97,7 +97,8 @@ export const featureSchema = {
     "key path covers the clause", "key path covers the request", "id-like key", "name-like key", "number", "item index (/4)", "within the count asked",
     "depth (/5)", "echo of the request", "in a list", "output consumed by a $ref", "length (/60)", "rank among the call's facts", "own key covers the clause",
     "own key inside the clause", "best key of the call", "yes/no", "clause covered by the key", "own key inside the request", "clause asks a list",
-    "a counted item's display field", "the attribute asked", "display field"
+    "a counted item's display field", "the attribute asked", "display field",
+    "clause's head named by the key path", "own key inside the clause's head", "best head key of the call"
   ],
   options: defaultSpaceOptions
 } as const

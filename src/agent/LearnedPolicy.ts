@@ -15,6 +15,7 @@ import * as ParaAct from "../protocol/ParaAct.ts"
 import * as ActionSpace from "./ActionSpace.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
+import { requestedValues } from "./actions/Request.ts"
 
 /** The scoring networks the policy can use: `set` learns its set encoder, `mlp` pools the rows' candidate blocks as they are (fixed summaries). */
 export type ScorerKind = "set" | "mlp"
@@ -88,6 +89,12 @@ export interface LearnedPolicyOptions {
    */
   readonly answerCover?: number | undefined
   /**
+   * Greedy decoding's clause quota for the answer **[ours]**: every request clause states at least as many facts as it
+   * asks values (`Request.requestedValues`: the items it counts times the attributes it names), its most probable ones
+   * with p above this floor (undefined: off). It contains the clause cover (a quota of one).
+   */
+  readonly answerQuota?: number | undefined
+  /**
    * Sampled decoding's temperature **[ours]**: turns are drawn from π(logits / T), and `logprob` and `rescore` are
    * that distribution's (absent: 1). RL whose rollouts sample at T trains the same T (`PpoConfig.temperature`).
    */
@@ -111,6 +118,13 @@ export const evalAnswerThreshold = 0.15
  */
 export const evalAnswerCover = 0
 
+/**
+ * The clause-quota floor of the pipeline's greedy evaluation **[ours]**: after the threshold and the cover, each clause
+ * states as many distinct values as it asks (0: whatever their probability). Chosen on the validation split
+ * (docs/training.md §6, "What a clause asks for").
+ */
+export const evalAnswerQuota = 0
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined
@@ -118,6 +132,8 @@ export interface GreedyThresholds {
   readonly call?: number | undefined
   /** The answer's clause-cover floor (undefined: off): see {@link LearnedPolicyOptions.answerCover}. */
   readonly cover?: number | undefined
+  /** The answer's clause-quota floor (undefined: off): see {@link LearnedPolicyOptions.answerQuota}. */
+  readonly quota?: number | undefined
 }
 
 /**
@@ -129,7 +145,9 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
   const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
   const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
-  return kind === "answer" && thresholds.cover !== undefined ? coverClauses(space, logits, chosen, thresholds.cover) : chosen
+  if (kind !== "answer") return chosen
+  const covered = thresholds.cover !== undefined ? coverClauses(space, logits, chosen, thresholds.cover) : chosen
+  return thresholds.quota !== undefined ? quotaClauses(space, logits, covered, thresholds.quota) : covered
 }
 
 /**
@@ -149,6 +167,38 @@ export const coverClauses = (space: ActionSpace.Space, logits: Float64Array, cho
   })
   const cut = floor <= 0 ? -Infinity : Math.log(floor / (1 - floor))
   const added = [...best.values()].filter((r) => (logits[r] as number) > cut)
+  return added.length === 0 ? choice : { ...choice, selected: [...choice.selected, ...added].sort((a, b) => a - b) }
+}
+
+/**
+ * An answer's facts with each clause's quota filled **[ours]**: a clause that asks n values (`Request.requestedValues`:
+ * the items it counts times the attributes it names) and states fewer distinct values also states its most probable
+ * facts of values not yet stated, up to n, when their p is above `floor`. A clause asking for "the rating and street
+ * address" or "the first three domains" is not answered by one fact, nor by one value twice.
+ */
+export const quotaClauses = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, floor: number): TurnDistribution.Choice => {
+  const slot = space.layout.kinds[choice.kind] as TurnDistribution.KindSlot
+  if (slot.mode !== "subset") return choice
+  const valueOf = (r: number) => space.facts[r - slot.start]?.value ?? ""
+  const stated = new Set(choice.selected)
+  const byClause = new Map<number, Array<number>>()
+  space.facts.forEach((f, i) => {
+    if (f.clause === undefined || f.clause < 0) return
+    byClause.set(f.clause, [...(byClause.get(f.clause) ?? []), slot.start + i])
+  })
+  const cut = floor <= 0 ? -Infinity : Math.log(floor / (1 - floor))
+  const added: Array<number> = []
+  for (const [clause, rows] of byClause) {
+    const values = new Set(rows.filter((r) => stated.has(r)).map(valueOf))
+    const want = requestedValues(space.clauses[clause] ?? "")
+    const open = rows.filter((r) => !stated.has(r) && (logits[r] as number) > cut).sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b)
+    for (const r of open) {
+      if (values.size >= want) break
+      if (values.has(valueOf(r))) continue
+      values.add(valueOf(r))
+      added.push(r)
+    }
+  }
   return added.length === 0 ? choice : { ...choice, selected: [...choice.selected, ...added].sort((a, b) => a - b) }
 }
 
@@ -176,7 +226,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
     const space = spaceOf(context, spaceOptions)
     const logits = distribution(yield* scorer(current, space.features, space.layout.rows, space.layout.sets))
     const choice = decoding === "greedy"
-      ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover })
+      ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota })
       : TurnDistribution.sample(space.layout, logits, uniformOf(context))
     const logprob = TurnDistribution.logProb(space.layout, logits, choice)
     const turn = ActionSpace.toTurn(space, choice)

@@ -5,6 +5,7 @@ import type { Task } from "../../src/domain/Task.ts"
 import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
 import type { Turn } from "../../src/domain/Turn.ts"
 import * as ActionSpace from "../../src/agent/ActionSpace.ts"
+import { cover, keyWordsOf, tokens } from "../../src/agent/actions/Text.ts"
 import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
 import { Policy } from "../../src/agent/Policy.ts"
 import type { PolicyContext } from "../../src/agent/Policy.ts"
@@ -68,6 +69,35 @@ describe("clausesOf / literalsOf", () => {
     assert.isTrue(literals[2]!.label.has("item"))
     // a quoted value's digits are not read again as numbers
     assert.deepStrictEqual(ActionSpace.literalsOf(["Get \"Model 3 X\" and 7."]).map((l) => l.value), ["Model 3 X", "7"])
+  })
+  it("counts the values a clause asks for: its items times the attributes it names, not a range's or another request's \"and\"", () => {
+    const asked = (clause: string) => [ActionSpace.attributesAsked(clause), ActionSpace.requestedValues(clause)]
+    assert.deepStrictEqual(asked("What is the position of the player \"Yasmin Bhatt\"?"), [1, 1])
+    assert.deepStrictEqual(asked("find the wins this season and league of the first of the teams with home city \"Fort Halmere\"."), [2, 2])
+    assert.deepStrictEqual(asked("what are the rating (out of 5) and street address of the restaurant \"Bluly Brasserie\"?"), [2, 2])
+    assert.deepStrictEqual(asked("what are the rating, address and phone of the hotel \"Y\"?"), [3, 3])
+    // a range's "and", and "and" inside quotes or parentheses, join no attribute
+    assert.deepStrictEqual(asked("what were the average and the highest response time (ms) of the first of the monitors with interval (s) \"30\" between 2024-04-01 and 2024-04-14?"), [2, 2])
+    assert.deepStrictEqual(asked("Find the rating of the film \"Pride and Prejudice\" (drama and romance)."), [1, 1])
+    // an "and" that opens another request
+    assert.deepStrictEqual(asked("Look up the recipe \"Crispy Salmon Noodles\" and give me its cuisine."), [1, 1])
+    assert.deepStrictEqual(asked("please book a table for the restaurant \"X\" (party size 4) and give me the reservation id and the status."), [2, 2])
+    // a list: the items it counts
+    assert.deepStrictEqual(asked("List the first three domains with registrar \"Hover\"."), [1, 3])
+    assert.deepStrictEqual(asked("list the top 5 video games by price."), [1, 5])
+  })
+
+  it("reads a clause's head: what it asks for, before the \"of\" that opens the thing it is asked of", () => {
+    assert.strictEqual(ActionSpace.headPhrase("Find the number of posts and trending rank of the hashtag \"#x\"."), "Find the number of posts and trending rank")
+    assert.strictEqual(ActionSpace.headPhrase("Name all the domains hosted there of the IP address with the highest threat score (0-100)."), "Name all the domains hosted there")
+    assert.strictEqual(ActionSpace.headPhrase("Tell me the critic score (0-100) and developer of the first of the video games with genre \"MOBA\"."), "Tell me the critic score and developer")
+    // no "of" that opens a new phrase: the clause is its own head (without quotes and closing punctuation)
+    assert.strictEqual(ActionSpace.headPhrase("List the first three domains with registrar \"Hover\"."), "List the first three domains with registrar")
+    assert.strictEqual(ActionSpace.headPhrase("What is the number of ratings?"), "What is the number of ratings")
+    // its words name attributes: not the words that count, ask or number
+    assert.deepStrictEqual([...ActionSpace.headWords("Find the number of posts and trending rank of the hashtag \"#x\".")], ["number", "post", "trend", "rank"])
+    assert.deepStrictEqual([...ActionSpace.headWords("List the first three domains with registrar \"Hover\".")], ["domain", "registrar"])
+    assert.deepStrictEqual([...ActionSpace.headWords("What is the threat score (0-100) of the IP address with the highest threat score (0-100)?")], ["threat", "score"])
   })
 })
 
@@ -165,6 +195,35 @@ describe("ActionSpace.build on real contexts", () => {
       }
       assert.isAbove(booleans, 0, "some observation holds a yes/no value")
       assert.isAbove(displays, 0, "some observation holds a list")
+    }))
+
+  it.effect("the head columns (fact columns 23–25) read the clause's head against the fact's key path, its own key, and its call's other keys", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const offset = ActionSpace.candidateOffset
+      let named = 0
+      let best = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const slot = space.layout.kinds[space.kinds.indexOf("answer")] as TurnDistribution.KindSlot
+        const column = (i: number, j: number) => space.features[(slot.start + i) * ActionSpace.width + offset + j] as number
+        space.facts.forEach((f, i) => {
+          const head = (f.clause ?? -1) >= 0 ? ActionSpace.headWords(space.clauses[f.clause as number] as string) : new Set<string>()
+          const pathWords = tokens(f.path.filter((p) => typeof p === "string").join(" "))
+          assert.closeTo(column(i, 23), cover(head, pathWords), 1e-12, f.label)
+          assert.closeTo(column(i, 24), cover(keyWordsOf(f.path), head), 1e-12, f.label)
+          if (column(i, 24) > 0) named++
+          if (column(i, 25) === 1) {
+            best++
+            assert.isAbove(column(i, 24), 0)
+            space.facts.forEach((g, j) => {
+              if (g.callId === f.callId) assert.isAtMost(column(j, 24), column(i, 24), `${g.label} against ${f.label}`)
+            })
+          } else assert.strictEqual(column(i, 25), 0)
+        })
+      }
+      assert.isAbove(named, 0, "some fact's key names its clause's head")
+      assert.isAbove(best, 0)
     }))
 
   it.effect("the readiness block (context columns 20–23) summarises the round's facts: clauses with a likely answer, with a key that meets them, new facts, how full the pool is", () =>

@@ -334,4 +334,55 @@ describe("LearnedPolicy greedy decoding", () => {
       }
       assert.isAbove(added, 0)
     }), 300_000)
+  it.effect("the clause quota fills each clause up to the values it asks with its most probable facts of new values above the floor, on top of the cover", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let added = 0
+      let filled = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const answerK = space.kinds.indexOf("answer")
+          const slot = space.layout.kinds[answerK] as TurnDistribution.KindSlot
+          if (slot.mode !== "subset") continue
+          for (const shift of [0, -3]) {
+            const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets).map((z) => z + shift)
+            space.layout.kinds.forEach((k, i) => (logits[k.row] = i === answerK ? 10 : -10))
+            const covered = LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: 0 })
+            for (const floor of [0, 0.1]) {
+              const cut = floor === 0 ? -Infinity : Math.log(floor / (1 - floor))
+              const quota = LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: 0, quota: floor })
+              for (const r of covered.selected) assert.include(quota.selected, r)
+              assert.deepStrictEqual([...quota.selected].sort((a, b) => a - b), quota.selected)
+              const extra = quota.selected.filter((r) => !covered.selected.includes(r))
+              added += extra.length
+              const fact = (r: number) => space.facts[r - slot.start] as ActionSpace.FactCandidate
+              assert.isTrue(extra.every((r) => (fact(r).clause ?? -1) >= 0 && (logits[r] as number) > cut))
+              for (let c = 0; c < space.clauses.length; c++) {
+                const rows = space.facts.flatMap((f, i) => ((f.clause ?? -1) === c ? [slot.start + i] : []))
+                const want = ActionSpace.requestedValues(space.clauses[c] as string)
+                const before = new Set(rows.filter((r) => covered.selected.includes(r)).map((r) => fact(r).value))
+                const mine = extra.filter((r) => fact(r).clause === c)
+                const after = new Set([...before, ...mine.map((r) => fact(r).value)])
+                // only new values, one row each, never past the quota
+                assert.strictEqual(after.size, before.size + mine.length, `clause ${c}`)
+                if (before.size >= want) assert.lengthOf(mine, 0)
+                else assert.isAtMost(after.size, want)
+                // the most probable: no row left out above the floor with a new value outranks an added one, and the
+                // quota stops short only when no such row remains
+                const left = rows.filter((r) => !quota.selected.includes(r) && !after.has(fact(r).value) && (logits[r] as number) > cut)
+                const lowest = Math.min(...mine.map((r) => logits[r] as number))
+                for (const r of left) assert.isAtMost(logits[r] as number, lowest)
+                if (after.size < want) assert.lengthOf(left, 0)
+                if (mine.length > 0 && after.size === want) filled++
+              }
+            }
+            // another kind is not touched by the quota
+            space.layout.kinds.forEach((k, i) => (logits[k.row] = i === 0 ? 10 : -10))
+            if (space.kinds[0] !== "answer") assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, { quota: 0 }), TurnDistribution.greedy(space.layout, logits))
+          }
+        }
+      }
+      assert.isAbove(added, 0)
+      assert.isAbove(filled, 0)
+    }), 300_000)
 })

@@ -4,7 +4,7 @@
  */
 import type { CallId } from "../../domain/Ids.ts"
 import type { Reading } from "./Reading.ts"
-import { requestedCount } from "./Request.ts"
+import { headPhrase, requestedCount } from "./Request.ts"
 import { bestClause, clip01, cover, idLike, keyWordsOf, leaves, nameLike, renderLabel, tokens } from "./Text.ts"
 import { candidateWidth } from "./Types.ts"
 import type { FactCandidate, SpaceContext, SpaceOptions } from "./Types.ts"
@@ -15,9 +15,23 @@ import type { FactCandidate, SpaceContext, SpaceOptions } from "./Types.ts"
  */
 export const factColumn = { ownKeyCoversClause: 13, countedDisplay: 20, attributeAsked: 21 } as const
 
+/** Words that say how many, which, or ask: no attribute is named by them. */
+const askingWords: ReadonlySet<string> = new Set([
+  "first", "top", "latest", "last", "all", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "list", "name",
+  "tell", "find", "give", "show", "get", "look", "up", "which", "what", "me", "its", "need", "want", "current"
+].flatMap((w) => [...tokens(w)]))
+
+/**
+ * A clause's head words: the content words of what it asks for (`Request.headPhrase`: "the number of posts and
+ * trending rank", not "the hashtag" it is asked of), without the words that only count, ask or number.
+ */
+export const headWords = (clause: string): ReadonlySet<string> =>
+  new Set([...tokens(headPhrase(clause))].filter((w) => !askingWords.has(w) && !/^\d+$/.test(w)))
+
 /** The fact candidates of a round and their features. */
 export const factCandidates = (context: SpaceContext, r: Reading, options: SpaceOptions): { readonly facts: ReadonlyArray<FactCandidate>; readonly features: ReadonlyArray<Float64Array> } => {
   const { clauses, clauseTokens, requestTokens, seen, outputs } = r
+  const headTokens = clauses.map(headWords)
   const facts: Array<FactCandidate> = []
   const factFeatures: Array<Float64Array> = []
   for (const out of outputs) {
@@ -32,6 +46,10 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     // how well the best leaf of this call names what its clause asks (a leaf matching as well is a likely answer)
     const leafCover = all.map((leaf) => cover(keyWordsOf(leaf.path), cTokens))
     const bestCover = Math.max(0, ...leafCover)
+    // how much of the clause's head a leaf's own key names, and the best of the call's leaves
+    const hTokens = clause >= 0 ? (headTokens[clause] as ReadonlySet<string>) : new Set<string>()
+    const headCover = all.map((leaf) => cover(keyWordsOf(leaf.path), hTokens))
+    const bestHead = Math.max(0, ...headCover)
     // each list item's display field: its first string leaf that is not an id (a name, a title, a post's text)
     const display = new Set<number>()
     const itemsSeen = new Set<string>()
@@ -84,6 +102,9 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[factColumn.countedDisplay] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
       f[factColumn.attributeAsked] = count <= 1 && f[15] === 1 && (f[factColumn.ownKeyCoversClause] as number) > 0 ? 1 : 0
       f[22] = display.has(li) ? 1 : 0
+      f[23] = cover(hTokens, keyTokens)
+      f[24] = headCover[li] as number
+      f[25] = bestHead > 0 && headCover[li] === bestHead ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value, clause })
       factFeatures.push(f)
       taken++

@@ -145,3 +145,48 @@ export const requestedCount = (clause: string): number => {
   const word = m[1] as string
   return numberWords[word] ?? Number(word)
 }
+
+/** Words that open another request after "and" ("look up X and give me its Y"): not a second attribute. */
+const requestOpeners = /^(give|tell|find|show|list|name|get|send|return|compute|calculate|convert|look|check|fetch|provide|let|please|what|which|who|how|i)\b/
+
+/**
+ * How many attributes a clause names: 1, plus each "and" that joins another attribute ("the rating and street address
+ * of …" 2), plus the list commas before it ("the rating, address and phone" 3). Quoted values and parentheses are not
+ * read; an "and" of a range ("between 2024-04-01 and 2024-04-14") or one that opens another request ("look up X and
+ * give me its cuisine") joins no attribute.
+ */
+export const attributesAsked = (clause: string): number => {
+  const bare = clause
+    .replace(/"[^"]*"/g, " v ")
+    .replace(/\((?:[^()]|\([^()]*\))*\)/g, " ")
+    .toLowerCase()
+  const parts = bare.split(/\s+and\s+/)
+  let n = 1
+  for (let i = 1; i < parts.length; i++) {
+    const before = parts[i - 1] as string
+    const after = (parts[i] as string).trim()
+    if (/\b(between|from)\s+\S+\s*$/.test(before) || requestOpeners.test(after)) continue
+    const tail = before.slice(before.lastIndexOf(" the ") + 1)
+    n += 1 + (tail.match(/,/g)?.length ?? 0)
+  }
+  return n
+}
+
+/** How many values a clause asks for: the items it counts times the attributes it names of each. */
+export const requestedValues = (clause: string): number => requestedCount(clause) * attributesAsked(clause)
+
+/**
+ * The head of a clause: what it asks for, before the "of" that opens the thing it is asked of ("find the number of
+ * posts and trending rank | of the hashtag …" → "find the number of posts and trending rank"; "name all the domains
+ * hosted there | of the IP address …"). Quoted values and parentheses are dropped; a clause with no such "of" is its own head.
+ */
+export const headPhrase = (clause: string): string => {
+  const bare = clauseQueries(clause).bare.replace(/\s*\((?:[^()]|\([^()]*\))*\)/g, "")
+  const pieces = bare.split(/\s+of\s+/i)
+  let head = pieces[0] ?? ""
+  for (const piece of pieces.slice(1)) {
+    if (/^(the|a|an|this|that|its|their|each|every)\s/i.test(piece)) break
+    head += ` of ${piece}`
+  }
+  return head
+}
