@@ -13,6 +13,7 @@ import * as App from "../layers/App.ts"
 import * as PipelineWorkers from "../layers/PipelineWorkers.ts"
 import * as PolicyScorerOnnx from "../layers/onnx/PolicyScorerOnnx.ts"
 import * as RunStoreSqlite from "../layers/storage/RunStoreSqlite.ts"
+import * as ActionSpace from "../src/agent/ActionSpace.ts"
 import { ConfigError } from "../src/domain/Errors.ts"
 import { Level } from "../src/domain/Task.ts"
 import { Paradigm } from "../src/domain/Trajectory.ts"
@@ -203,9 +204,20 @@ const command = Command.make(
           if (value === undefined || JSON.stringify(value) === JSON.stringify(stored)) continue
           return yield* new ConfigError({ field: flag, value: JSON.stringify(value), message: `${flag} ${JSON.stringify(value)} conflicts with the resumed run's ${JSON.stringify(stored)}: --resume continues the run as it was started (drop ${flag}, or start a new run with --out)` })
         }
+        // its checkpoints read the action space's columns as they meant when the run started
+        const schema = (existing.config as { featureSchema?: unknown }).featureSchema
+        if (schema !== ActionSpace.featureSchemaHash) {
+          return yield* new ConfigError({
+            field: "--resume",
+            value: dir,
+            message: schema === undefined
+              ? `--resume ${dir}: the run records no action-space feature schema (it was started before runs recorded one), and its checkpoints may read this action space's columns (${ActionSpace.featureSchemaHash}) with another meaning: start a new run with --out`
+              : `--resume ${dir}: the run's checkpoints were trained on action-space features ${String(schema)}, this action space's are ${ActionSpace.featureSchemaHash} (another version of src/agent/actions): start a new run with --out`
+          })
+        }
       } else {
-        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, command: commandLine })))
-        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, command: commandLine, store: "run.sqlite" })
+        yield* store.createRun(runId, JSON.parse(JSON.stringify({ pipeline: fresh, ...provenance, featureSchema: ActionSpace.featureSchemaHash, command: commandLine })))
+        yield* folder.writeJson("config.json", { pipeline: fresh, ...provenance, featureSchema: ActionSpace.featureSchemaHash, command: commandLine, store: "run.sqlite" })
       }
       // announced before any work (after a resumed run's settings are checked, so a refusal is the one line), so a
       // person can watch it fill: config.json and run.sqlite now, the tables and report at the end

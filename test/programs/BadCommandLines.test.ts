@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as RunStoreSqlite from "../../layers/storage/RunStoreSqlite.ts"
+import * as ActionSpace from "../../src/agent/ActionSpace.ts"
 import * as Pipeline from "../../src/training/Pipeline.ts"
 import { RunStore } from "../../src/training/RunStore.ts"
 import { spawnProgram } from "../support/Spawn.ts"
@@ -34,8 +35,18 @@ mkdirSync(resumable)
 const { progress: _, ...record } = { ...Pipeline.defaults, worldSeed: 7, worldSize: 50_011 }
 await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
   const store = Context.get(yield* Layer.build(RunStoreSqlite.layer(join(resumable, "run.sqlite"))), RunStore)
-  yield* store.createRun("pipeline", JSON.parse(JSON.stringify({ pipeline: record })))
+  yield* store.createRun("pipeline", JSON.parse(JSON.stringify({ pipeline: record, featureSchema: ActionSpace.featureSchemaHash })))
 })))
+// the same run started by another version of the action space, and one that records no feature schema
+const staleRun = join(dir, "stale-run")
+const unrecordedRun = join(dir, "unrecorded-run")
+for (const [folder, schema] of [[staleRun, "0badcafe"], [unrecordedRun, undefined]] as const) {
+  mkdirSync(folder)
+  await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+    const store = Context.get(yield* Layer.build(RunStoreSqlite.layer(join(folder, "run.sqlite"))), RunStore)
+    yield* store.createRun("pipeline", JSON.parse(JSON.stringify({ pipeline: record, featureSchema: schema })))
+  })))
+}
 // the same run in a folder made read-only
 const readOnlyRun = join(dir, "read-only-run")
 mkdirSync(readOnlyRun)
@@ -82,6 +93,8 @@ const rows: ReadonlyArray<Row> = [
   [main, ["--resume", resumable, "--tasks", "5"], "--tasks"],
   [main, ["--resume", resumable, "--out", join(dir, "elsewhere")], "--out"],
   [main, ["--resume", readOnlyRun], readOnlyRun],
+  [main, ["--resume", staleRun], "0badcafe"],
+  [main, ["--resume", unrecordedRun], "records no action-space feature schema"],
   [compare, ["--levels", "I1,,I2"], "--levels"],
   [compare, ["--paradigms", "ParaAct,"], "--paradigms"],
   [compare, ["--out", join(readOnly, "run")], "--out"],
