@@ -313,24 +313,24 @@ const program = Effect.gen(function*() {
   const goldFactsOf = (space: ActionSpace.Space, context: PolicyContext, task: Task): ReadonlyArray<number> => StudentOracle.goldFacts(space, context, task, world2).rows
   // answers whose facts differ from the gold facts on offer: what the student stated and what it should have
   const showExamples = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, limit: number, failedOnly: boolean) => {
-  let shown = 0
-  for (let i = 0; i < groups.length && shown < limit; i++) {
-    for (const t of groups[i] ?? []) {
-      const task = byId.get(t.taskId) as Task
-      const index = t.steps.findIndex((st) => st.turn?.answer !== undefined)
-      if (index < 0 || shown >= limit || (failedOnly && Evaluation.outcomeOf(task, t).success)) continue
-      const context = LearnedPolicy.contextAt(t, index, task.request, maxRounds, world2.lookup)
-      const space = ActionSpace.build({ ...context })
-      const gold = goldFactsOf(space, context, task)
-      const chosen = (t.steps[index]?.decision?.selected ?? [])
-      if (gold.length === 0 || (gold.length === chosen.length && gold.every((r) => chosen.includes(r)))) continue
-      shown++
-      const slot = space.layout.kinds[space.kinds.indexOf("answer")] as TurnDistribution.KindSlot
-      const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
-      const show = (r: number) => { const f = space.facts[r - slot.start]; return `[c${f?.clause}] ${f?.label}: ${String(f?.value).slice(0, 40)} (${(logits[r] as number).toFixed(2)})` }
-      console.log(`--- ${task.level} "${task.request}"\n  stated: ${chosen.map(show).join(" | ")}\n  gold:   ${gold.map(show).join(" | ")}\n  ${space.facts.length} facts; clauses: ${space.clauses.map((c, k) => `[c${k}] ${c}`).join(" ")}`)
+    let shown = 0
+    for (let i = 0; i < groups.length && shown < limit; i++) {
+      for (const t of groups[i] ?? []) {
+        const task = byId.get(t.taskId) as Task
+        const index = t.steps.findIndex((st) => st.turn?.answer !== undefined)
+        if (index < 0 || shown >= limit || (failedOnly && Evaluation.outcomeOf(task, t).success)) continue
+        const context = LearnedPolicy.contextAt(t, index, task.request, maxRounds, world2.lookup)
+        const space = ActionSpace.build({ ...context })
+        const gold = goldFactsOf(space, context, task)
+        const chosen = (t.steps[index]?.decision?.selected ?? [])
+        if (gold.length === 0 || (gold.length === chosen.length && gold.every((r) => chosen.includes(r)))) continue
+        shown++
+        const slot = space.layout.kinds[space.kinds.indexOf("answer")] as TurnDistribution.KindSlot
+        const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
+        const show = (r: number) => { const f = space.facts[r - slot.start]; return `[c${f?.clause}] ${f?.label}: ${String(f?.value).slice(0, 40)} (${(logits[r] as number).toFixed(2)})` }
+        console.log(`--- ${task.level} "${task.request}"\n  stated: ${chosen.map(show).join(" | ")}\n  gold:   ${gold.map(show).join(" | ")}\n  ${space.facts.length} facts; clauses: ${space.clauses.map((c, k) => `[c${k}] ${c}`).join(" ")}`)
+      }
     }
-  }
   }
   showExamples(s, flags.examples, false)
 

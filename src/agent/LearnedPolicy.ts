@@ -89,9 +89,9 @@ export interface LearnedPolicyOptions {
    */
   readonly answerCover?: number | undefined
   /**
-   * Greedy decoding's clause quota for the answer **[ours]**: every request clause states at least as many facts as it
-   * asks values (`Request.requestedValues`: the items it counts times the attributes it names), its most probable ones
-   * with p above this floor (undefined: off). It contains the clause cover (a quota of one).
+   * Greedy decoding's clause quota for the answer **[ours]**: every request clause states as many distinct values as it
+   * asks (`Request.requestedValues`: the items it counts times the attributes it names), adding its most probable facts
+   * of new values with p above this floor (undefined: off); a clause's quota is at least one, as the clause cover's.
    */
   readonly answerQuota?: number | undefined
   /**
