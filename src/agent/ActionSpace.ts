@@ -73,7 +73,7 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 8,
+  revision: 9,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [
@@ -98,7 +98,8 @@ export const featureSchema = {
     "depth (/5)", "echo of the request", "in a list", "output consumed by a $ref", "length (/60)", "rank among the call's facts", "own key covers the clause",
     "own key inside the clause", "best key of the call", "yes/no", "clause covered by the key", "own key inside the request", "clause asks a list",
     "a counted item's display field", "the attribute asked", "display field",
-    "clause's head named by the key path", "own key inside the clause's head", "best head key of the call"
+    "clause's head named by the key path", "own key inside the clause's head", "best head key of the call",
+    "its record holds the clause's quoted value", "its record holds only another clause's quoted value"
   ],
   options: defaultSpaceOptions
 } as const

@@ -5,7 +5,7 @@ import type { Task } from "../../src/domain/Task.ts"
 import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
 import type { Turn } from "../../src/domain/Turn.ts"
 import * as ActionSpace from "../../src/agent/ActionSpace.ts"
-import { cover, keyWordsOf, tokens } from "../../src/agent/actions/Text.ts"
+import { cover, keyWordsOf, leaves, tokens } from "../../src/agent/actions/Text.ts"
 import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
 import { Policy } from "../../src/agent/Policy.ts"
 import type { PolicyContext } from "../../src/agent/Policy.ts"
@@ -224,6 +224,37 @@ describe("ActionSpace.build on real contexts", () => {
       }
       assert.isAbove(named, 0, "some fact's key names its clause's head")
       assert.isAbove(best, 0)
+    }))
+
+  it.effect("the record columns (fact columns 26–27): the fact's list item, or its whole payload, holds its clause's quoted value, or only another clause's", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const offset = ActionSpace.candidateOffset
+      let own = 0
+      let other = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const slot = space.layout.kinds[space.kinds.indexOf("answer")] as TurnDistribution.KindSlot
+        const payloads = History.of(context.history).outputs
+        const quoted = ActionSpace.literalsOf(space.clauses).filter((l) => l.kind === "quoted")
+        const recordOf = (path: ReadonlyArray<string | number>) => {
+          const at = path.findIndex((p) => typeof p === "number")
+          return at < 0 ? "" : path.slice(0, at + 1).join(".")
+        }
+        space.facts.forEach((f, i) => {
+          const column = (j: number) => space.features[(slot.start + i) * ActionSpace.width + offset + j] as number
+          const record = recordOf(f.path)
+          const values = new Set(leaves(payloads.get(f.callId)!, ActionSpace.defaultSpaceOptions.itemsPerArray)
+            .filter((leaf) => recordOf(leaf.path) === record).map((leaf) => String(leaf.value).toLowerCase()))
+          const holds = (mine: boolean) => quoted.some((l) => (l.clause === f.clause) === mine && values.has(l.value.toLowerCase()))
+          assert.strictEqual(column(26), holds(true) ? 1 : 0, f.label)
+          assert.strictEqual(column(27), !holds(true) && holds(false) ? 1 : 0, f.label)
+          own += column(26)
+          other += column(27)
+        })
+      }
+      assert.isAbove(own, 0, "some fact's record holds its clause's quoted value")
+      assert.isAbove(other, 0, "some fact's record holds only another clause's")
     }))
 
   it.effect("the readiness block (context columns 20–23) summarises the round's facts: clauses with a likely answer, with a key that meets them, new facts, how full the pool is", () =>

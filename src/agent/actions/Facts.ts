@@ -32,6 +32,7 @@ export const headWords = (clause: string): ReadonlySet<string> =>
 export const factCandidates = (context: SpaceContext, r: Reading, options: SpaceOptions): { readonly facts: ReadonlyArray<FactCandidate>; readonly features: ReadonlyArray<Float64Array> } => {
   const { clauses, clauseTokens, requestTokens, seen, outputs } = r
   const headTokens = clauses.map(headWords)
+  const quoted = r.literals.filter((l) => l.kind === "quoted")
   const facts: Array<FactCandidate> = []
   const factFeatures: Array<Float64Array> = []
   for (const out of outputs) {
@@ -50,6 +51,22 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const hTokens = clause >= 0 ? (headTokens[clause] as ReadonlySet<string>) : new Set<string>()
     const headCover = all.map((leaf) => cover(keyWordsOf(leaf.path), hTokens))
     const bestHead = Math.max(0, ...headCover)
+    // each leaf's record (its list item, or the whole payload) and the quoted request values the record holds
+    const recordOf = (path: ReadonlyArray<string | number>) => {
+      const at = path.findIndex((p) => typeof p === "number")
+      return at < 0 ? "" : path.slice(0, at + 1).join(".")
+    }
+    const recordValues = new Map<string, Set<string>>()
+    for (const leaf of all) {
+      const key = recordOf(leaf.path)
+      const values = recordValues.get(key) ?? new Set<string>()
+      values.add(String(leaf.value).toLowerCase())
+      recordValues.set(key, values)
+    }
+    const holds = (path: ReadonlyArray<string | number>, own: boolean) => {
+      const values = recordValues.get(recordOf(path)) ?? new Set<string>()
+      return quoted.some((l) => (l.clause === clause) === own && values.has(l.value.toLowerCase()))
+    }
     // each list item's display field: its first string leaf that is not an id (a name, a title, a post's text)
     const display = new Set<number>()
     const itemsSeen = new Set<string>()
@@ -105,6 +122,8 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[23] = cover(hTokens, keyTokens)
       f[24] = headCover[li] as number
       f[25] = bestHead > 0 && headCover[li] === bestHead ? 1 : 0
+      f[26] = holds(leaf.path, true) ? 1 : 0
+      f[27] = f[26] === 0 && holds(leaf.path, false) ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value, clause })
       factFeatures.push(f)
       taken++
