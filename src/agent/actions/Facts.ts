@@ -28,6 +28,12 @@ const askingWords: ReadonlySet<string> = new Set([
 export const headWords = (clause: string): ReadonlySet<string> =>
   new Set([...tokens(headPhrase(clause))].filter((w) => !askingWords.has(w) && !/^\d+$/.test(w)))
 
+/** A payload leaf's record: the path of its list item ("results.0"), or "" for the whole payload when it is in no list. */
+const recordOf = (path: ReadonlyArray<string | number>): string => {
+  const at = path.findIndex((p) => typeof p === "number")
+  return at < 0 ? "" : path.slice(0, at + 1).join(".")
+}
+
 /** The fact candidates of a round and their features. */
 export const factCandidates = (context: SpaceContext, r: Reading, options: SpaceOptions): { readonly facts: ReadonlyArray<FactCandidate>; readonly features: ReadonlyArray<Float64Array> } => {
   const { clauses, clauseTokens, requestTokens, seen, outputs } = r
@@ -51,11 +57,7 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const hTokens = clause >= 0 ? (headTokens[clause] as ReadonlySet<string>) : new Set<string>()
     const headCover = all.map((leaf) => cover(keyWordsOf(leaf.path), hTokens))
     const bestHead = Math.max(0, ...headCover)
-    // each leaf's record (its list item, or the whole payload) and the quoted request values the record holds
-    const recordOf = (path: ReadonlyArray<string | number>) => {
-      const at = path.findIndex((p) => typeof p === "number")
-      return at < 0 ? "" : path.slice(0, at + 1).join(".")
-    }
+    // each leaf's record and the quoted request values the record holds
     const recordValues = new Map<string, Set<string>>()
     for (const leaf of all) {
       const key = recordOf(leaf.path)
@@ -71,9 +73,8 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const display = new Set<number>()
     const itemsSeen = new Set<string>()
     all.forEach((leaf, li) => {
-      const at = leaf.path.findIndex((p) => typeof p === "number")
-      if (at < 0 || typeof leaf.value !== "string" || idLike(String(leaf.path.at(-1) ?? ""))) return
-      const item = leaf.path.slice(0, at + 1).join(".")
+      const item = recordOf(leaf.path)
+      if (item === "" || typeof leaf.value !== "string" || idLike(String(leaf.path.at(-1) ?? ""))) return
       if (itemsSeen.has(item)) return
       itemsSeen.add(item)
       display.add(li)
