@@ -153,30 +153,25 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
 /**
  * An answer's facts with every uncovered clause's most probable fact added when its p is above `floor` **[ours]**: a
  * request of several clauses asks something of each, and the facts of one clause compete with the look-alikes of all.
+ * The clause quota of one value a clause.
  */
-export const coverClauses = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, floor: number): TurnDistribution.Choice => {
-  const slot = space.layout.kinds[choice.kind] as TurnDistribution.KindSlot
-  if (slot.mode !== "subset") return choice
-  const covered = new Set(choice.selected.map((r) => space.facts[r - slot.start]?.clause))
-  const best = new Map<number, number>()
-  space.facts.forEach((f, i) => {
-    if (f.clause === undefined || f.clause < 0 || covered.has(f.clause)) return
-    const row = slot.start + i
-    const known = best.get(f.clause)
-    if (known === undefined || (logits[row] as number) > (logits[known] as number)) best.set(f.clause, row)
-  })
-  const cut = floor <= 0 ? -Infinity : Math.log(floor / (1 - floor))
-  const added = [...best.values()].filter((r) => (logits[r] as number) > cut)
-  return added.length === 0 ? choice : { ...choice, selected: [...choice.selected, ...added].sort((a, b) => a - b) }
-}
+export const coverClauses = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, floor: number): TurnDistribution.Choice =>
+  quotaClauses(space, logits, choice, floor, () => 1)
 
 /**
  * An answer's facts with each clause's quota filled **[ours]**: a clause that asks n values (`Request.requestedValues`:
  * the items it counts times the attributes it names) and states fewer distinct values also states its most probable
  * facts of values not yet stated, up to n, when their p is above `floor`. A clause asking for "the rating and street
- * address" or "the first three domains" is not answered by one fact, nor by one value twice.
+ * address" or "the first three domains" is not answered by one fact, nor by one value twice. `quota`: the values a
+ * clause asks (the clause cover asks one).
  */
-export const quotaClauses = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, floor: number): TurnDistribution.Choice => {
+export const quotaClauses = (
+  space: ActionSpace.Space,
+  logits: Float64Array,
+  choice: TurnDistribution.Choice,
+  floor: number,
+  quota: (clause: string) => number = requestedValues
+): TurnDistribution.Choice => {
   const slot = space.layout.kinds[choice.kind] as TurnDistribution.KindSlot
   if (slot.mode !== "subset") return choice
   const valueOf = (r: number) => space.facts[r - slot.start]?.value ?? ""
@@ -190,7 +185,7 @@ export const quotaClauses = (space: ActionSpace.Space, logits: Float64Array, cho
   const added: Array<number> = []
   for (const [clause, rows] of byClause) {
     const values = new Set(rows.filter((r) => stated.has(r)).map(valueOf))
-    const want = requestedValues(space.clauses[clause] ?? "")
+    const want = quota(space.clauses[clause] ?? "")
     const open = rows.filter((r) => !stated.has(r) && (logits[r] as number) > cut).sort((a, b) => (logits[b] as number) - (logits[a] as number) || a - b)
     for (const r of open) {
       if (values.size >= want) break

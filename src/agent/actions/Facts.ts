@@ -4,7 +4,7 @@
  */
 import type { CallId } from "../../domain/Ids.ts"
 import type { Reading } from "./Reading.ts"
-import { headPhrase, requestedCount } from "./Request.ts"
+import { countingWords, headPhrase, requestedCount } from "./Request.ts"
 import { bestClause, clip01, cover, idLike, keyWordsOf, leaves, nameLike, renderLabel, tokens } from "./Text.ts"
 import { candidateWidth } from "./Types.ts"
 import type { FactCandidate, SpaceContext, SpaceOptions } from "./Types.ts"
@@ -15,11 +15,8 @@ import type { FactCandidate, SpaceContext, SpaceOptions } from "./Types.ts"
  */
 export const factColumn = { ownKeyCoversClause: 13, countedDisplay: 20, attributeAsked: 21 } as const
 
-/** Words that say how many, which, or ask: no attribute is named by them. */
-const askingWords: ReadonlySet<string> = new Set([
-  "first", "top", "latest", "last", "all", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "list", "name",
-  "tell", "find", "give", "show", "get", "look", "up", "which", "what", "me", "its", "need", "want", "current"
-].flatMap((w) => [...tokens(w)]))
+/** Words that say how many, which, or ask (the counting words and a few more), stemmed: no attribute is named by them. */
+const askingWords: ReadonlySet<string> = new Set([...countingWords, "up", "its", "need", "want", "current"].flatMap((w) => [...tokens(w)]))
 
 /**
  * A clause's head words: the content words of what it asks for (`Request.headPhrase`: "the number of posts and
@@ -57,9 +54,9 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const hTokens = clause >= 0 ? (headTokens[clause] as ReadonlySet<string>) : new Set<string>()
     const headCover = all.map((leaf) => cover(keyWordsOf(leaf.path), hTokens))
     const bestHead = Math.max(0, ...headCover)
-    // each leaf's record and the quoted request values the record holds
+    // each leaf's record and the values it holds (only read when the request quotes a value)
     const recordValues = new Map<string, Set<string>>()
-    for (const leaf of all) {
+    for (const leaf of quoted.length > 0 ? all : []) {
       const key = recordOf(leaf.path)
       const values = recordValues.get(key) ?? new Set<string>()
       values.add(String(leaf.value).toLowerCase())

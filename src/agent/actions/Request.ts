@@ -146,6 +146,25 @@ export const requestedCount = (clause: string): number => {
   return numberWords[word] ?? Number(word)
 }
 
+/** Words that say how many or which items, not what: a phrase of only these names no capability. */
+export const countingWords: ReadonlySet<string> = new Set([
+  "first", "top", "latest", "last", "all", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "list", "name",
+  "tell", "find", "give", "show", "get", "look", "which", "what", "me"
+])
+
+/**
+ * A text cut at each "of" that opens a new noun phrase ("the page count | of the first | of the books with language");
+ * an "of" inside a phrase stays ("number of ratings").
+ */
+export const ofPhrases = (text: string): ReadonlyArray<string> => {
+  const parts: Array<string> = []
+  for (const piece of text.split(/\s+of\s+/i)) {
+    if (parts.length > 0 && !/^(the|a|an|this|that|its|their|each|every)\s/i.test(piece)) parts[parts.length - 1] += ` of ${piece}`
+    else parts.push(piece)
+  }
+  return parts
+}
+
 /** Words that open another request after "and" ("look up X and give me its Y"): not a second attribute. */
 const requestOpeners = /^(give|tell|find|show|list|name|get|send|return|compute|calculate|convert|look|check|fetch|provide|let|please|what|which|who|how|i)\b/
 
@@ -182,11 +201,5 @@ export const requestedValues = (clause: string): number => requestedCount(clause
  */
 export const headPhrase = (clause: string): string => {
   const bare = clauseQueries(clause).bare.replace(/\s*\((?:[^()]|\([^()]*\))*\)/g, "")
-  const pieces = bare.split(/\s+of\s+/i)
-  let head = pieces[0] ?? ""
-  for (const piece of pieces.slice(1)) {
-    if (/^(the|a|an|this|that|its|their|each|every)\s/i.test(piece)) break
-    head += ` of ${piece}`
-  }
-  return head
+  return ofPhrases(bare)[0] ?? ""
 }

@@ -6,16 +6,10 @@
 import type { JsonSchema } from "../../domain/Json.ts"
 import type { ToolSpec } from "../../domain/Tool.ts"
 import type { Reading } from "./Reading.ts"
-import { clauseQueries } from "./Request.ts"
+import { clauseQueries, countingWords, ofPhrases } from "./Request.ts"
 import { clip01, cover, tokens } from "./Text.ts"
 import { candidateWidth } from "./Types.ts"
 import type { SearchCandidate, SpaceContext } from "./Types.ts"
-
-/** Words that say how many or which items, not what: a phrase of only these names no capability. */
-const countingWords: ReadonlySet<string> = new Set([
-  "first", "top", "latest", "last", "all", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "list", "name",
-  "tell", "find", "give", "show", "get", "look", "which", "what", "me"
-])
 
 /**
  * The phrases of a clause's capability words: the clause cut at each "of" that opens a new noun phrase ("the page
@@ -23,12 +17,7 @@ const countingWords: ReadonlySet<string> = new Set([
  * whole), each kept when it has a content word that is not a counting word; none when the clause does not cut.
  */
 export const clausePhrases = (bare: string): ReadonlyArray<string> => {
-  const pieces = bare.split(/\s+of\s+/i)
-  const parts: Array<string> = []
-  for (const piece of pieces) {
-    if (parts.length > 0 && !/^(the|a|an|this|that|its|their|each|every)\s/i.test(piece)) parts[parts.length - 1] += ` of ${piece}`
-    else parts.push(piece)
-  }
+  const parts = ofPhrases(bare)
   if (parts.length < 2) return []
   const out: Array<string> = []
   for (const part of parts.map((p) => p.replace(/^(the|a|an)\s+/i, "").trim())) {
