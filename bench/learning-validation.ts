@@ -11,7 +11,7 @@
  * NLL per decision (kind, each kind's candidates, plan bit) on the validation demonstrations. `--scorer set` trains the
  * learned set encoder instead of the fixed summaries, `--label set` has DAgger clone the oracle's acceptable sets.
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
- * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--rl-temperature 0.5] [--dynamic outcome|signal|off] [--rounds 1]
+ * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--rl-temperature 0.5] [--rl-answer sampled|decoded] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
@@ -59,6 +59,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   credit: Flag.Literals("credit", ["action", "turn"]).pipe(Flag.withDescription("per-factor credit, or one advantage on the whole turn"), Flag.withDefault(Pipeline.defaults.credit)),
   entropy: Flag.Literals("entropy", ["normalised", "sum"]).pipe(Flag.withDescription("the entropy bonus"), Flag.withDefault(Trainer.defaultRl.ppo.entropy ?? "sum")),
   entropyCoef: Flag.Finite("entropy-coef").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 1 })), Flag.withDescription("entropy coefficient"), Flag.withDefault(Trainer.defaultRl.ppo.entropyCoef)),
+  rlAnswer: Flag.Literals("rl-answer", ["sampled", "decoded"]).pipe(Flag.withDescription("RL's rollouts draw the answer's facts (sampled) or choose them as greedy evaluation does (decoded: only the kind is drawn)"), Flag.withDefault("sampled")),
   rlTemperature: Flag.Finite("rl-temperature").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0.05, maximum: 5 })), Flag.withDescription("RL's sampling temperature: its rollouts draw from π(logits / T) and PPO trains that distribution"), Flag.withDefault(Pipeline.defaults.rlTemperature)),
   lr: Flag.Finite("lr").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 1 })), Flag.withDescription("RL learning rate"), Flag.withDefault(Trainer.defaultRl.adam.lr)),
   phaseCoverage: weight("phase-coverage", "weight of the coverage term in R_phase", credit.phaseCoverage),
@@ -179,9 +180,9 @@ const program = Effect.gen(function*() {
   console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}, searches ${flags.searchLabels}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
   console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
-    `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}, sampling temperature ${flags.rlTemperature}; credit weights ${JSON.stringify(reward.credit)}; truncated rollouts' R_ans ${Reward.showTruncation(truncation)}`)
+    `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}, sampling temperature ${flags.rlTemperature}, answers ${flags.rlAnswer}; credit weights ${JSON.stringify(reward.credit)}; truncated rollouts' R_ans ${Reward.showTruncation(truncation)}`)
   // RL rolls out at its own temperature (as the pipeline's trainer); DAgger keeps the app's sampling policy, at 1
-  const rlRollout = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "sample", temperature: flags.rlTemperature })))
+  const rlRollout = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "sample", temperature: flags.rlTemperature, sampledAnswer: flags.rlAnswer, answerThreshold: flags.answerThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota })))
   const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.merge(Layer.succeed(Trainer.WeightsCell, cell), Layer.succeed(Rollout.Rollout, rlRollout))))
 
   /** A model on the validation tasks: greedy and sampled, `rollouts` each; failures classified on the greedy rollouts. */

@@ -95,6 +95,14 @@ export interface LearnedPolicyOptions {
    */
   readonly answerQuota?: number | undefined
   /**
+   * Sampled decoding's answer **[ours]**: `sampled` (the default) draws the answer's facts like every other candidate;
+   * `decoded` draws the kind (and plan) and, when the kind is the answer, chooses its facts the way greedy evaluation
+   * does (`answerThreshold`, `answerCover`, `answerQuota`) — the facts are then no factor of the step's probability
+   * (`Decision.decoded`). RL whose rollouts answer this way trains the decisions evaluation samples under the answer
+   * evaluation states, and leaves the facts to imitation.
+   */
+  readonly sampledAnswer?: "sampled" | "decoded"
+  /**
    * Sampled decoding's temperature **[ours]**: turns are drawn from π(logits / T), and `logprob` and `rescore` are
    * that distribution's (absent: 1). RL whose rollouts sample at T trains the same T (`PpoConfig.temperature`).
    */
@@ -145,9 +153,26 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
   const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
   const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
-  if (kind !== "answer") return chosen
-  const covered = thresholds.cover !== undefined ? coverClauses(space, logits, chosen, thresholds.cover) : chosen
+  return kind === "answer" ? answerCompleted(space, logits, chosen, thresholds) : chosen
+}
+
+/** An answer's facts with the clause cover and then the clause quota applied, each when its floor is given. */
+const answerCompleted = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, thresholds: GreedyThresholds): TurnDistribution.Choice => {
+  const covered = thresholds.cover !== undefined ? coverClauses(space, logits, choice, thresholds.cover) : choice
   return thresholds.quota !== undefined ? quotaClauses(space, logits, covered, thresholds.quota) : covered
+}
+
+/**
+ * A sampled turn whose answer's facts are decoded **[ours]**: when the draw's kind is the answer, its facts are those
+ * greedy decoding states at these thresholds (every fact above the answer threshold, else the most probable, then the
+ * cover and the quota), marked `decoded`; any other turn is the draw itself.
+ */
+export const decodedAnswer = (space: ActionSpace.Space, logits: Float64Array, drawn: TurnDistribution.Choice, thresholds: GreedyThresholds): TurnDistribution.Choice => {
+  if (space.kinds[drawn.kind] !== "answer") return drawn
+  const slot = space.layout.kinds[drawn.kind] as TurnDistribution.KindSlot
+  if (slot.mode !== "subset") return drawn
+  const facts = { ...drawn, selected: TurnDistribution.subsetAbove(slot, logits, thresholds.answer ?? 0.5), decoded: true }
+  return answerCompleted(space, logits, facts, thresholds)
 }
 
 /**
@@ -206,13 +231,19 @@ const uniformOf = (context: Pick<PolicyContext, "seed" | "round" | "history">): 
   rng(hashParts(context.seed, "learned-policy", context.round, context.history.length)).next
 
 /** The choice a decision recorded, in layout terms. */
-export const choiceOf = (decision: Decision): TurnDistribution.Choice => ({ kind: decision.kindIndex, selected: decision.selected, plan: decision.plan })
+export const choiceOf = (decision: Decision): TurnDistribution.Choice => ({
+  kind: decision.kindIndex,
+  selected: decision.selected,
+  plan: decision.plan,
+  ...(decision.decoded === true ? { decoded: true } : {})
+})
 
 /** Builds the policy over a cell of weights (a trainer swaps the cell's contents between iterations). */
 export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = {}) => {
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
+  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota }
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)
@@ -220,9 +251,10 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
     const current = yield* Ref.get(weights)
     const space = spaceOf(context, spaceOptions)
     const logits = distribution(yield* scorer(current, space.features, space.layout.rows, space.layout.sets))
+    const drawn = () => TurnDistribution.sample(space.layout, logits, uniformOf(context))
     const choice = decoding === "greedy"
-      ? greedyChoice(space, logits, { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota })
-      : TurnDistribution.sample(space.layout, logits, uniformOf(context))
+      ? greedyChoice(space, logits, thresholds)
+      : options.sampledAnswer === "decoded" ? decodedAnswer(space, logits, drawn(), thresholds) : drawn()
     const logprob = TurnDistribution.logProb(space.layout, logits, choice)
     const turn = ActionSpace.toTurn(space, choice)
     const decision: Decision = {
@@ -231,6 +263,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
       kindIndex: choice.kind,
       selected: choice.selected,
       plan: choice.plan,
+      ...(choice.decoded === true ? { decoded: true } : {}),
       rows: space.layout.rows,
       digest: ActionSpace.digest(space)
     }

@@ -151,6 +151,11 @@ export const Decision = Schema.Struct({
   selected: Schema.Array(Schema.Finite),
   /** Whether the turn carried the plan. */
   plan: Schema.Boolean,
+  /**
+   * The chosen candidates were decoded from the scores, not sampled (an answer's facts chosen as evaluation chooses
+   * them, during RL): they are no factor of the step's log-probability. Absent: sampled, or a greedy turn.
+   */
+  decoded: Schema.optionalKey(Schema.Boolean),
   /** Rows scored (kinds + plan + candidates). */
   rows: Schema.Finite,
   /** A digest of the feature matrix: a rebuilt action space must give the same digest. */

@@ -45,6 +45,12 @@ export interface Choice {
   readonly selected: ReadonlyArray<number>
   /** Whether the plan is emitted (false when the kind carries no plan). */
   readonly plan: boolean
+  /**
+   * The candidates were decoded from the logits, not drawn **[ours]** (a sampled turn whose answer's facts are chosen
+   * the way evaluation chooses them): they are no factor of the turn's probability, which is then P(kind) · P(plan).
+   * Absent: drawn.
+   */
+  readonly decoded?: boolean
 }
 
 /** log σ(z), without overflow or cancellation for any finite z. */
@@ -117,6 +123,9 @@ const impossible = (layout: Layout, choice: Choice): string | undefined => {
   return undefined
 }
 
+/** How a choice's candidates enter its probability: by the kind's mode, or not at all when they were decoded. */
+const factorMode = (slot: KindSlot, choice: Choice): Mode => (choice.decoded === true ? "none" : slot.mode)
+
 /**
  * log P(choice) and, when `d` is given, its gradient added into `d`. An impossible choice has log-probability −∞ and
  * contributes no gradient.
@@ -130,7 +139,8 @@ const evaluate = (layout: Layout, logits: Float64Array, choice: Choice, d: Float
   if (d !== undefined) {
     rows.forEach((r, k) => (d[r] = at(d, r) + (k === choice.kind ? 1 : 0) - Math.exp(at(logits, r) - kindLse)))
   }
-  if (slot.mode === "subset") {
+  const mode = factorMode(slot, choice)
+  if (mode === "subset") {
     const chosen = new Set(choice.selected)
     const { logNonEmpty } = firstChosen(logits, slot.start, slot.end)
     for (let i = slot.start; i < slot.end; i++) {
@@ -141,7 +151,7 @@ const evaluate = (layout: Layout, logits: Float64Array, choice: Choice, d: Float
       if (d !== undefined) d[i] = at(d, i) + (picked ? 1 : 0) - Math.exp(logSigmoid(z) - logNonEmpty)
     }
     lp -= logNonEmpty
-  } else if (slot.mode === "one") {
+  } else if (mode === "one") {
     const pick = at(choice.selected, 0)
     const lse = logSumExp(logits.subarray(slot.start, slot.end))
     lp += at(logits, pick) - lse
@@ -226,9 +236,14 @@ export const greedyAbove = (layout: Layout, logits: Float64Array, threshold: num
   const base = greedy(layout, logits)
   const slot = layout.kinds[base.kind] as KindSlot
   if (slot.mode !== "subset" || !subsets(base.kind) || !(threshold > 0 && threshold < 1)) return base
+  return { ...base, selected: subsetAbove(slot, logits, threshold) }
+}
+
+/** A subset kind's candidates with p > `threshold` (in (0, 1)), else its single most probable one. */
+export const subsetAbove = (slot: KindSlot, logits: Float64Array, threshold: number): ReadonlyArray<number> => {
   const cut = Math.log(threshold / (1 - threshold))
   const above = range(slot.start, slot.end).filter((r) => at(logits, r) > cut)
-  return { ...base, selected: above.length > 0 ? above : [slot.start + argmax(logits.subarray(slot.start, slot.end))] }
+  return above.length > 0 ? above : [slot.start + argmax(logits.subarray(slot.start, slot.end))]
 }
 
 /**
@@ -378,7 +393,8 @@ export const factors = (layout: Layout, logits: Float64Array, choice: Choice): R
   const rows = kindRows(layout)
   const out: Array<Factor> = [{ logprob: at(logits, slot.row) - logSumExp(gather(logits, rows)), target: { _tag: "kind" } }]
   const position = new Map(choice.selected.map((r, i) => [r, i]))
-  if (slot.mode === "subset") {
+  const mode = factorMode(slot, choice)
+  if (mode === "subset") {
     const first = at(choice.selected, 0)
     const { logFirst } = firstChosen(logits, slot.start, slot.end)
     out.push({ logprob: at(logFirst, first - slot.start), target: { _tag: "candidate", row: first, chosen: true, position: 0 } })
@@ -390,7 +406,7 @@ export const factors = (layout: Layout, logits: Float64Array, choice: Choice): R
         target: { _tag: "candidate", row: i, chosen: p !== undefined, position: p ?? -1 }
       })
     }
-  } else if (slot.mode === "one") {
+  } else if (mode === "one") {
     const pick = at(choice.selected, 0)
     out.push({ logprob: at(logits, pick) - logSumExp(logits.subarray(slot.start, slot.end)), target: { _tag: "candidate", row: pick, chosen: true, position: 0 } })
   }
@@ -415,7 +431,8 @@ export const addFactorGrad = (layout: Layout, logits: Float64Array, choice: Choi
   const kindLse = logSumExp(gather(logits, rows))
   const wKind = w()
   rows.forEach((r, k) => (d[r] = at(d, r) + wKind * ((k === choice.kind ? 1 : 0) - Math.exp(at(logits, r) - kindLse))))
-  if (slot.mode === "subset") {
+  const mode = factorMode(slot, choice)
+  if (mode === "subset") {
     const first = at(choice.selected, 0)
     const { logNonEmpty } = firstChosen(logits, slot.start, slot.end)
     // log P(first = f | non-empty) = log σ(z_f) + Σ_{j<f} log σ(−z_j) − log Z, Z = 1 − Π_j (1 − p_j);
@@ -435,7 +452,7 @@ export const addFactorGrad = (layout: Layout, logits: Float64Array, choice: Choi
       const wi = w()
       d[i] = at(d, i) + wi * ((chosen.has(i) ? 1 : 0) - sigmoid(at(logits, i)))
     }
-  } else if (slot.mode === "one") {
+  } else if (mode === "one") {
     const pick = at(choice.selected, 0)
     const lse = logSumExp(logits.subarray(slot.start, slot.end))
     const wOne = w()

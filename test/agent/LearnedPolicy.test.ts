@@ -159,6 +159,44 @@ describe("LearnedPolicy log-probabilities", () => {
       assert.notDeepEqual(none.map((t) => t.steps.map((s) => s.logprob)), tempered.map((t) => t.steps.map((s) => s.logprob)))
     }))
 
+  it.effect("decoded answers: a sampled answer turn states what greedy evaluation states, its log-prob is the kind's alone, rescore gives it back; other turns are drawn", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const thresholds = { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota }
+      const options = { sampledAnswer: "decoded", answerThreshold: thresholds.answer, answerCover: thresholds.cover, answerQuota: thresholds.quota } as const
+      const cell = yield* Ref.make(sharpWeights)
+      const trajectories = yield* rollouts(d.tasks, 700).pipe(Effect.provide(appLayer(LearnedPolicy.layer(cell, options))))
+      const policy = LearnedPolicy.make(cell, options)
+      let answers = 0
+      let drawn = 0
+      for (const [t, trajectory] of trajectories.entries()) {
+        for (const step of trajectory.steps) {
+          const decision = step.decision!
+          const context = contextOf(trajectory, step.index, d.tasks[t] as Task)
+          const space = ActionSpace.build(context)
+          const z = SetScorer.logits(sharpWeights.params, space.features, space.layout.rows, space.layout.sets)
+          const slot = space.layout.kinds[decision.kindIndex] as TurnDistribution.KindSlot
+          const kindLp = z[slot.row]! - logSumExp(space.layout.kinds.map((k) => z[k.row]!))
+          assert.isAtMost(Math.abs((yield* policy.rescore!(context, step)).logprob - step.logprob!), 1e-9)
+          if (decision.kind === "answer" && slot.mode === "subset") {
+            assert.strictEqual(decision.decoded, true)
+            // the facts greedy evaluation states when it answers here
+            const forced = Float64Array.from(z)
+            space.layout.kinds.forEach((k, i) => (forced[k.row] = i === decision.kindIndex ? 10 : -10))
+            assert.deepStrictEqual(decision.selected, LearnedPolicy.greedyChoice(space, forced, thresholds).selected)
+            assert.isAtMost(Math.abs(step.logprob! - kindLp), 1e-9, "the facts are no factor")
+            answers++
+          } else {
+            assert.isUndefined(decision.decoded)
+            assert.isAtMost(Math.abs(step.logprob! - byHand(space.layout, z, LearnedPolicy.choiceOf(decision)).logprob), 1e-6)
+            drawn++
+          }
+        }
+      }
+      assert.isAbove(answers, 3)
+      assert.isAbove(drawn, 10)
+    }))
+
   it.effect("new weights change rescore (not the recorded behaviour log-prob); a tampered context is a PolicyError", () =>
     Effect.gen(function*() {
       const d = yield* data

@@ -380,6 +380,31 @@ describe("TurnDistribution.factors (per-action credit)", () => {
     )
   })
 
+  it("a decoded choice's candidates are no factor: log P = log P(kind) + log P(plan), its factors are the kind and plan only, and no candidate logit gets gradient", () => {
+    fc.assert(
+      fc.property(caseArb(6), fc.nat(), ({ layout, logits }, pick) => {
+        const all = choices(layout)
+        const drawn = all[pick % all.length] as Choice
+        const c: Choice = { ...drawn, decoded: true }
+        const slot = layout.kinds[c.kind] as KindSlot
+        const kindRows = layout.kinds.map((k) => k.row)
+        const lse = Math.log(kindRows.reduce((s, r) => s + Math.exp(logits[r] as number), 0))
+        const plan = slot.plan && layout.planRow !== undefined ? TD.logSigmoid((c.plan ? 1 : -1) * (logits[layout.planRow] as number)) : 0
+        expect(TD.logProb(layout, logits, c)).toBeCloseTo((logits[slot.row] as number) - lse + plan, 10)
+        const fs = TD.factors(layout, logits, c)
+        expect(fs.map((f) => f.target._tag)).toEqual(slot.plan ? ["kind", "plan"] : ["kind"])
+        const { dLogits } = TD.logProbGrad(layout, logits, c)
+        for (const k of layout.kinds) for (let r = k.start; r < k.end; r++) expect(dLogits[r]).toBe(0)
+        const ones = new Float64Array(layout.rows)
+        TD.addFactorGrad(layout, logits, c, new Float64Array(fs.length).fill(1), ones)
+        expectGradClose(ones, dLogits, `decoded ${key(c)}`)
+        // a choice the layout cannot produce stays impossible when marked decoded
+        expect(TD.logProb(layout, logits, { kind: c.kind, selected: [-1], plan: false, decoded: true })).toBe(-Infinity)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
   it("an impossible choice has no factor and adds no gradient", () => {
     const layout: Layout = { kinds: [{ row: 0, start: 1, end: 3, mode: "subset", plan: false }], rows: 3 }
     const logits = Float64Array.from([0, 1, -1])
