@@ -13,7 +13,7 @@
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--rl-temperature 0.5] [--rl-answer sampled|decoded] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
- * [--action-coverage 0.5] [--answer-step 1] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
+ * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
  * [--truncation score|cap:<x>] [--json]`. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
@@ -66,6 +66,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   stepCoverage: weight("step-coverage", "weight of the coverage term in R_step", credit.stepCoverage),
   actionCoverage: weight("action-coverage", "weight of the coverage term in a call's and a search's own reward", credit.actionCoverage),
   answerStep: weight("answer-step", "weight of the judge-count F1 in the answer step", credit.answerStep),
+  earlyAnswer: weight("early-answer", "the kind reward of an answer given before the evidence was complete (1: unscored)", credit.earlyAnswer),
   lambdaPhase: weight("lambda-phase", "λp, the phase level's weight in a combined advantage (Eq. 7)", Reward.defaultRewardConfig.advantage.lambdaPhase),
   lambdaStep: weight("lambda-step", "λs, the step level's weight in a combined advantage (Eq. 7; an action's own z under per-action credit)", Reward.defaultRewardConfig.advantage.lambdaStep),
   dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT (0: SFT on the teacher only)"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
@@ -111,7 +112,7 @@ const reward: Reward.RewardConfig = {
   ...Reward.defaultRewardConfig,
   answer: { ...Reward.defaultRewardConfig.answer, truncation },
   advantage: { ...Reward.defaultRewardConfig.advantage, lambdaPhase: flags.lambdaPhase, lambdaStep: flags.lambdaStep },
-  credit: { phaseCoverage: flags.phaseCoverage, stepCoverage: flags.stepCoverage, actionCoverage: flags.actionCoverage, answerStep: flags.answerStep }
+  credit: { phaseCoverage: flags.phaseCoverage, stepCoverage: flags.stepCoverage, actionCoverage: flags.actionCoverage, answerStep: flags.answerStep, earlyAnswer: flags.earlyAnswer }
 }
 const cell = Ref.makeUnsafe(LearnedPolicy.initial(seeds[0] ?? 1, flags.scorer))
 const app = App.layer({ tasks: { holdoutTools: true }, policy: { kind: "learned", weights: cell } })

@@ -73,7 +73,7 @@ export const rewardsOf = (
     Credit.progressOf(judged.steps, needsOf(task, context.equivalent)),
     judged.verdict?.counts,
     context.reward,
-    Credit.kindRewards(judged.steps, RuleJudge.evidenceBefore(RuleJudge.usableFacts(task), judged), judged.stop === "max_rounds")
+    Credit.kindRewards(judged.steps, RuleJudge.evidenceBefore(RuleJudge.usableFacts(task), judged), judged.stop === "max_rounds", context.reward.credit.earlyAnswer)
   )
 
 /** How many trajectories carry no verdict: after {@link scoreGroup}, the ones the judge failed on. */

@@ -8,8 +8,11 @@ import type { CreditConfig, PooledReward, RewardConfig, TrajectoryScore } from "
 
 export type { CreditConfig } from "./Reward.ts"
 
-/** The coefficients that change nothing: the paper's reward. */
-export const paperCredit: CreditConfig = { phaseCoverage: 0, stepCoverage: 0, actionCoverage: 0, answerStep: 0 }
+/**
+ * The coefficients that change nothing: the paper's reward (no coverage, no answer-step term; an early answer's kind
+ * reward left to R_ans — the kind rewards only reach the `…_stop` estimator).
+ */
+export const paperCredit: CreditConfig = { phaseCoverage: 0, stepCoverage: 0, actionCoverage: 0, answerStep: 0, earlyAnswer: 1 }
 
 /**
  * What the task needs done, as the reward sees it: one need per gold call (its tool), and which tools can stand in
@@ -131,21 +134,24 @@ export const answerScore = (counts: AnswerCounts): number => {
 }
 
 /**
- * The reward of a step's **kind decision** (go on with a search or a call, or answer) **[ours]**: 0 for going on when
- * the evidence was already complete — every gold fact observed by an earlier successful call (Utility would be YES):
- * the round was not needed to answer — and 1 for any other decision. Undefined where the step made no free kind
- * decision (an unparsed turn, or the answer T_max forced). An answer given before the evidence was complete is not
- * scored here (R_ans judges it): scoring it 0 too kept every policy at T_max on validation (docs/training.md §6).
- * `completeBefore[i]`: the evidence was complete before step i; `forcedLast`: the last step's answer was forced.
+ * The reward of a step's **kind decision** (go on with a search or a call, or answer) **[ours]**, read against the
+ * evidence — whether every gold fact had been observed by an earlier successful call (Utility would be YES): going on
+ * scores 1 before the evidence was complete and 0 after it (the round was not needed); answering scores 1 after it and
+ * `earlyAnswer` before it (`credit.earlyAnswer`: 0 by default, so a stop is judged both ways; 1 leaves an early answer
+ * to R_ans alone, as the first version did — and ours then stopped early: docs/training.md §6). Undefined where the
+ * step made no free kind decision (an unparsed turn, or the answer T_max forced). `completeBefore[i]`: the evidence was
+ * complete before step i; `forcedLast`: the last step's answer was forced.
  */
 export const kindRewards = (
   steps: ReadonlyArray<Pick<Step, "turn">>,
   completeBefore: ReadonlyArray<boolean>,
-  forcedLast: boolean
+  forcedLast: boolean,
+  earlyAnswer: number
 ): ReadonlyArray<PooledReward | undefined> =>
   steps.map((step, i) => {
     if (step.turn === undefined || (forcedLast && i === steps.length - 1)) return undefined
-    return { reward: step.turn.answer === undefined && completeBefore[i] === true ? 0 : 1, pool: 0 }
+    const complete = completeBefore[i] === true
+    return { reward: step.turn.answer === undefined ? (complete ? 0 : 1) : complete ? 1 : earlyAnswer, pool: 0 }
   })
 
 /** Action pool keys: calls 0, searches 1. */

@@ -172,7 +172,7 @@ describe("Credit.apply: the attributable rewards", () => {
 })
 
 describe("Credit.kindRewards (the stop decision's own reward)", () => {
-  it("going on once the evidence was complete scores 0; going on before it, and answering (early or not), 1; no free decision undefined", () => {
+  it("going on scores 1 before the evidence was complete and 0 after; answering 1 after and earlyAnswer before; no free decision undefined", () => {
     const steps = makeSteps([
       { calls: [{ id: "c1", tool: "a" }] },
       { calls: [{ id: "c2", tool: "b" }] },
@@ -180,18 +180,30 @@ describe("Credit.kindRewards (the stop decision's own reward)", () => {
       { answer: "done" }
     ])
     const complete = [false, false, true, true]
-    rewardsAre(Credit.kindRewards(steps, complete, false), [1, 1, 0, 1])
+    const early = Reward.defaultRewardConfig.credit.earlyAnswer
+    expect(early).toBe(0)
+    rewardsAre(Credit.kindRewards(steps, complete, false, early), [1, 1, 0, 1])
     // T_max forced the last answer: it made no free kind decision
-    rewardsAre(Credit.kindRewards(steps, complete, true), [1, 1, 0, undefined])
-    // an answer before the evidence was complete is R_ans's to judge: 1 here; an unparsed turn decides nothing
-    rewardsAre(Credit.kindRewards(steps, [false, false, false, false], false), [1, 1, 1, 1])
-    rewardsAre(Credit.kindRewards(makeSteps([{ malformed: true }, { answer: "x" }]), [true, true], false), [undefined, 1])
+    rewardsAre(Credit.kindRewards(steps, complete, true, early), [1, 1, 0, undefined])
+    // an answer before the evidence was complete is scored as wrong as a round spent after it; an unparsed turn decides nothing
+    rewardsAre(Credit.kindRewards(steps, [false, false, false, false], false, early), [1, 1, 1, 0])
+    rewardsAre(Credit.kindRewards(makeSteps([{ malformed: true }, { answer: "x" }]), [true, true], false, early), [undefined, 1])
+  })
+
+  it("earlyAnswer scores an answer given before the evidence was complete, and nothing else", () => {
+    const steps = makeSteps([{ calls: [{ id: "c1", tool: "a" }] }, { searches: [{ slot: "s", hits: ["c"] }] }, { answer: "done" }])
+    for (const early of [0, 0.5, 1]) {
+      rewardsAre(Credit.kindRewards(steps, [false, false, false], false, early), [1, 1, early])
+      rewardsAre(Credit.kindRewards(steps, [false, true, true], false, early), [1, 0, 1])
+      // T_max's forced answer is still no decision
+      rewardsAre(Credit.kindRewards(steps, [false, false, false], true, early), [1, 1, undefined])
+    }
   })
 
   it("travels in the score (Credit.apply) into the advantage input (Advantage.fromScore), one entry per step", () => {
     const specs: ReadonlyArray<StepSpec> = [{ calls: [{ id: "c1", tool: "a" }] }, { calls: [{ id: "c2", tool: "b" }] }, { answer: "done" }]
     const t = makeTrajectory(specs, { quality: "YES", faithfulness: "YES", utility: "YES" })
-    const kinds = Credit.kindRewards(t.steps, [false, true, true], false)
+    const kinds = Credit.kindRewards(t.steps, [false, true, true], false, 0)
     const score = Credit.apply(Reward.score(Facts.fromTrajectory(t)), t.steps, Credit.progressOf(t.steps, needs), undefined, config, kinds)
     expect(score.kinds).toEqual(kinds)
     expect(Advantage.fromScore(score, t.steps).kinds).toEqual([{ reward: 1, pool: 0 }, { reward: 0, pool: 0 }, { reward: 1, pool: 0 }])

@@ -410,7 +410,7 @@ describe("RewardConfig", () => {
   const get = (config: unknown, path: ReadonlyArray<string>): unknown =>
     path.reduce<unknown>((v, k) => (v as Record<string, unknown>)[k], config)
   // the phase weights sum to 1; the credit weights are mixes in [0, 1] (checked below)
-  const constrained = new Set(["phase.w1", "phase.w2", "phase.w3", "phase.w4", "phase.l3Order", "phase.l3Batching", "credit.phaseCoverage", "credit.stepCoverage", "credit.actionCoverage", "credit.answerStep"])
+  const constrained = new Set(["phase.w1", "phase.w2", "phase.w3", "phase.w4", "phase.l3Order", "phase.l3Batching", "credit.phaseCoverage", "credit.stepCoverage", "credit.actionCoverage", "credit.answerStep", "credit.earlyAnswer"])
 
   it("overriding one coefficient changes exactly that coefficient", () => {
     const all = leaves(Reward.defaultRewardConfig).filter((p) => !constrained.has(p.join(".")))
@@ -430,7 +430,7 @@ describe("RewardConfig", () => {
 
   it("the credit weights are mixes: any value in [0, 1] is taken as it is, one outside is refused naming the field", () => {
     fc.assert(
-      fc.property(fc.constantFrom("phaseCoverage", "stepCoverage", "actionCoverage", "answerStep"), fc.double({ min: 0, max: 1, noNaN: true }), (field, value) => {
+      fc.property(fc.constantFrom("phaseCoverage", "stepCoverage", "actionCoverage", "answerStep", "earlyAnswer"), fc.double({ min: 0, max: 1, noNaN: true }), (field, value) => {
         expect(configured({ credit: { [field]: value } }).credit).toEqual({ ...Reward.defaultRewardConfig.credit, [field]: value })
       })
     )
