@@ -99,7 +99,7 @@ export const entries: ReadonlyArray<Entry> = [
   },
   {
     file: "docs/benchmarks.md",
-    first: "npm run stabletoolbench -- --policy paraagent --json   # 2026-12-05 05:15: 8.9 s of rollouts after loading",
+    first: "npm run stabletoolbench -- --policy paraagent --json   # 2026-12-05 08:03: 13.6 s of rollouts after loading",
     how: { kind: "test", test: "test/programs/StableToolBench.test.ts", name: "the embedded learned policy judged by a scripted loopback judge", why: "the whole query set takes minutes: the test runs the program on a few queries" }
   },
   {
@@ -109,7 +109,7 @@ export const entries: ReadonlyArray<Entry> = [
   },
   {
     file: "docs/benchmarks.md",
-    first: "npm run bfcl -- generate --category all --policy paraagent --out runs/bfcl-paraagent.jsonl --score   # 3.7 s for 2,351 entries (2026-12-05 05:15)",
+    first: "npm run bfcl -- generate --category all --policy paraagent --out runs/bfcl-paraagent.jsonl --score   # 6.8 s for 2,351 entries (2026-12-05 08:03)",
     how: { kind: "test", test: "test/benchmarks/bfcl/BfclGenerate.test.ts", name: "an OpenAI-compatible model over loopback HTTP", why: "the test runs generate on BFCL entries with a loopback model (the data folder's categories take seconds more)" }
   },
   {
