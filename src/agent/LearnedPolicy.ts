@@ -165,7 +165,8 @@ const answerCompleted = (space: ActionSpace.Space, logits: Float64Array, choice:
 /**
  * A sampled turn whose answer's facts are decoded **[ours]**: when the draw's kind is the answer, its facts are those
  * greedy decoding states at these thresholds (every fact above the answer threshold, else the most probable, then the
- * cover and the quota), marked `decoded`; any other turn is the draw itself.
+ * cover and the quota), marked `decoded`; any other turn is the draw itself. `logits` are those the turn was drawn
+ * from: at a sampling temperature T ≠ 1, logits / T, so the thresholds then read π(logits / T)'s probabilities.
  */
 export const decodedAnswer = (space: ActionSpace.Space, logits: Float64Array, drawn: TurnDistribution.Choice, thresholds: GreedyThresholds): TurnDistribution.Choice => {
   if (space.kinds[drawn.kind] !== "answer") return drawn
