@@ -47,30 +47,33 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const count = clause >= 0 ? requestedCount(clauses[clause] as string) : 1
     let taken = 0
     const all = leaves(out.payload, options.itemsPerArray)
+    // each leaf's own key words and its record, once
+    const keyWords = all.map((leaf) => keyWordsOf(leaf.path))
+    const records = all.map((leaf) => recordOf(leaf.path))
     // how well the best leaf of this call names what its clause asks (a leaf matching as well is a likely answer)
-    const leafCover = all.map((leaf) => cover(keyWordsOf(leaf.path), cTokens))
+    const leafCover = keyWords.map((words) => cover(words, cTokens))
     const bestCover = Math.max(0, ...leafCover)
     // how much of the clause's head a leaf's own key names, and the best of the call's leaves
     const hTokens = clause >= 0 ? (headTokens[clause] as ReadonlySet<string>) : new Set<string>()
-    const headCover = all.map((leaf) => cover(keyWordsOf(leaf.path), hTokens))
+    const headCover = keyWords.map((words) => cover(words, hTokens))
     const bestHead = Math.max(0, ...headCover)
     // each leaf's record and the values it holds (only read when the request quotes a value)
     const recordValues = new Map<string, Set<string>>()
-    for (const leaf of quoted.length > 0 ? all : []) {
-      const key = recordOf(leaf.path)
+    for (const [li, leaf] of (quoted.length > 0 ? all : []).entries()) {
+      const key = records[li] as string
       const values = recordValues.get(key) ?? new Set<string>()
       values.add(String(leaf.value).toLowerCase())
       recordValues.set(key, values)
     }
-    const holds = (path: ReadonlyArray<string | number>, own: boolean) => {
-      const values = recordValues.get(recordOf(path)) ?? new Set<string>()
+    const holds = (li: number, own: boolean) => {
+      const values = recordValues.get(records[li] as string) ?? new Set<string>()
       return quoted.some((l) => (l.clause === clause) === own && values.has(l.value.toLowerCase()))
     }
     // each list item's display field: its first string leaf that is not an id (a name, a title, a post's text)
     const display = new Set<number>()
     const itemsSeen = new Set<string>()
     all.forEach((leaf, li) => {
-      const item = recordOf(leaf.path)
+      const item = records[li] as string
       if (item === "" || typeof leaf.value !== "string" || idLike(String(leaf.path.at(-1) ?? ""))) return
       if (itemsSeen.has(item)) return
       itemsSeen.add(item)
@@ -90,7 +93,7 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       const key = String(leaf.path[leaf.path.length - 1] ?? "")
       const value = String(leaf.value)
       const keyTokens = tokens(leaf.path.filter((p) => typeof p === "string").join(" "))
-      const leafTokens = keyWordsOf(leaf.path)
+      const leafTokens = keyWords[li] as ReadonlySet<string>
       const index = leaf.path.find((p): p is number => typeof p === "number")
       const f = new Float64Array(candidateWidth)
       f[0] = cover(keyTokens, cTokens)
@@ -120,8 +123,8 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[23] = cover(hTokens, keyTokens)
       f[24] = headCover[li] as number
       f[25] = bestHead > 0 && headCover[li] === bestHead ? 1 : 0
-      f[26] = holds(leaf.path, true) ? 1 : 0
-      f[27] = f[26] === 0 && holds(leaf.path, false) ? 1 : 0
+      f[26] = holds(li, true) ? 1 : 0
+      f[27] = f[26] === 0 && holds(li, false) ? 1 : 0
       facts.push({ callId: out.id as CallId, path: leaf.path, label: renderLabel(leaf.path), value, clause })
       factFeatures.push(f)
       taken++
