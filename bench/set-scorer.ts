@@ -6,7 +6,10 @@
  * side in one process: the set scorer, and the dense reference — the head as one MLP over every row's concatenated
  * [row | encoding | mean | max] (the definition, and how the scorer computed it before 2026-12-04). Prints the CPU
  * milliseconds (user) of a forward and a backward pass over every minibatch for each, their ratio, and the largest
- * difference of the logits and the gradients (the same function summed in another order).
+ * difference of the logits and the gradients (the same function summed in another order). A third way is the set
+ * scorer's kernels as plain loops, one output at a time (`test/math/SetScorerPlain.ts`, the code before 2026-12-05's
+ * blocked kernels): its CPU, the blocked kernels' ratio to it, and whether every logit and gradient is the same bit for
+ * bit (it must be).
  * Run: `npx tsx bench/set-scorer.ts [--tasks 40] [--repeats 3]`.
  */
 import { Effect } from "effect"
@@ -23,6 +26,7 @@ import * as Rollout from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import { GeneratedWorld } from "../src/toolenv/world/World.ts"
 import * as Dagger from "../src/training/Dagger.ts"
+import * as Plain from "../test/math/SetScorerPlain.ts"
 
 const flags = await BenchFlags.parse("set-scorer", "the set scorer's factored first layer against the dense head over concatenated rows", {
   tasks: Flag.Int("tasks").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 1000 })), Flag.withDescription("training tasks rolled out"), Flag.withDefault(40)),
@@ -132,6 +136,8 @@ const program = Effect.gen(function*() {
   const cpu = () => process.cpuUsage().user / 1000
   let scorerMs = 0
   let denseMs = 0
+  let plainMs = 0
+  let sameBits = true
   let logitDiff = 0
   let gradDiff = 0
   for (let k = 0; k < flags.repeats; k++) {
@@ -147,6 +153,17 @@ const program = Effect.gen(function*() {
       return { logits: d.logits, grad: d.backward(b.dLogits) }
     })
     denseMs += cpu() - t0
+    t0 = cpu()
+    const plain = batches.map((b) => {
+      const { logits, trace } = Plain.forward(params, b.x, b.rows, b.sets)
+      return { logits, grad: Plain.backward(params, trace, b.dLogits) }
+    })
+    plainMs += cpu() - t0
+    const bits = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]))
+    fast.forEach((f, i) => {
+      const p = plain[i] as (typeof plain)[number]
+      sameBits &&= bits(f.logits, p.logits) && bits(f.grad, p.grad)
+    })
     fast.forEach((f, i) => {
       const s = slow[i] as (typeof slow)[number]
       f.logits.forEach((z, r) => (logitDiff = Math.max(logitDiff, Math.abs(z - (s.logits[r] as number)))))
@@ -155,6 +172,9 @@ const program = Effect.gen(function*() {
   }
   console.log(`${states.length} labelled states (${rows} rows, ${batches.length} minibatches of 64) × ${flags.repeats}: set scorer ${scorerMs.toFixed(0)} ms CPU, ` +
     `dense head ${denseMs.toFixed(0)} ms, ratio ${(scorerMs / denseMs).toFixed(2)}×; largest difference: logits ${logitDiff.toExponential(1)}, gradients ${gradDiff.toExponential(1)} (relative)`)
+  console.log(`plain kernels (one output at a time) ${plainMs.toFixed(0)} ms CPU; the set scorer's blocked kernels ${(scorerMs / plainMs).toFixed(2)}× of it, ` +
+    `logits and gradients ${sameBits ? "the same bit for bit" : "DIFFERENT"}`)
+  if (!sameBits) process.exitCode = 1
 })
 
 await Effect.runPromise(program.pipe(Effect.provide(App.layer({ tasks: { holdoutTools: true }, policy: { kind: "paraagent" } })), Effect.orDie) as Effect.Effect<void>)

@@ -213,20 +213,61 @@ export const forward = (params: Params, x: Float64Array, rows: number, sets: Set
   }
   const tanh = l.activation === "tanh"
   const first = new Float64Array(rows * out)
+  const values = new Float64Array(input)
+  // per row: its non-zero columns and their values once, then four outputs summed side by side (each in its own
+  // accumulator, in the order it would be summed alone)
   for (let r = 0; r < rows; r++) {
     const xBase = r * input
     const cols = nonZeroColumns(x, xBase, input, nonZero)
+    for (let k = 0; k < cols; k++) values[k] = x[xBase + (nonZero[k] as number)] as number
     const s = (sets.reads[r] as number)
-    for (let o = 0; o < out; o++) {
-      const wBase = l.weights + o * l.inputs
-      let z = (d[l.bias + o] as number)
+    const hBase = r * w
+    const outBase = r * out
+    let o = 0
+    for (; o + 4 <= out; o += 4) {
+      const w0 = l.weights + o * l.inputs
+      const w1 = w0 + l.inputs
+      const w2 = w1 + l.inputs
+      const w3 = w2 + l.inputs
+      let z0 = (d[l.bias + o] as number)
+      let z1 = (d[l.bias + o + 1] as number)
+      let z2 = (d[l.bias + o + 2] as number)
+      let z3 = (d[l.bias + o + 3] as number)
       for (let k = 0; k < cols; k++) {
         const i = (nonZero[k] as number)
-        z += (d[wBase + i] as number) * (x[xBase + i] as number)
+        const v = (values[k] as number)
+        z0 += (d[w0 + i] as number) * v
+        z1 += (d[w1 + i] as number) * v
+        z2 += (d[w2 + i] as number) * v
+        z3 += (d[w3 + i] as number) * v
       }
-      if (learned) for (let j = 0; j < w; j++) z += (d[wBase + own + j] as number) * (h[r * w + j] as number)
+      if (learned) {
+        for (let j = 0; j < w; j++) {
+          const hv = (h[hBase + j] as number)
+          z0 += (d[w0 + own + j] as number) * hv
+          z1 += (d[w1 + own + j] as number) * hv
+          z2 += (d[w2 + own + j] as number) * hv
+          z3 += (d[w3 + own + j] as number) * hv
+        }
+      }
+      if (s >= 0) {
+        z0 += (shared[s * out + o] as number)
+        z1 += (shared[s * out + o + 1] as number)
+        z2 += (shared[s * out + o + 2] as number)
+        z3 += (shared[s * out + o + 3] as number)
+      }
+      first[outBase + o] = tanh ? Math.tanh(z0) : z0
+      first[outBase + o + 1] = tanh ? Math.tanh(z1) : z1
+      first[outBase + o + 2] = tanh ? Math.tanh(z2) : z2
+      first[outBase + o + 3] = tanh ? Math.tanh(z3) : z3
+    }
+    for (; o < out; o++) {
+      const wBase = l.weights + o * l.inputs
+      let z = (d[l.bias + o] as number)
+      for (let k = 0; k < cols; k++) z += (d[wBase + (nonZero[k] as number)] as number) * (values[k] as number)
+      if (learned) for (let j = 0; j < w; j++) z += (d[wBase + own + j] as number) * (h[hBase + j] as number)
       if (s >= 0) z += (shared[s * out + o] as number)
-      first[r * out + o] = tanh ? Math.tanh(z) : z
+      first[outBase + o] = tanh ? Math.tanh(z) : z
     }
   }
   if (rest === undefined) return { logits: first, trace: { rows, x, sets, h, mean, max, argmax, first, rest: undefined } }
@@ -268,19 +309,52 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
   const dh = new Float64Array(rows * w)
   const nonZero = new Int32Array(input)
   const tanh = l.activation === "tanh"
+  const values = new Float64Array(input)
+  const gs = new Float64Array(out)
   for (let r = 0; r < rows; r++) {
     const xBase = r * input
     const cols = nonZeroColumns(trace.x, xBase, input, nonZero)
+    for (let k = 0; k < cols; k++) values[k] = trace.x[xBase + (nonZero[k] as number)] as number
     const s = (trace.sets.reads[r] as number)
     for (let o = 0; o < out; o++) {
       const a = (trace.first[r * out + o] as number)
-      const g = tanh ? (dFirst[r * out + o] as number) * (1 - a * a) : (dFirst[r * out + o] as number)
+      gs[o] = tanh ? (dFirst[r * out + o] as number) * (1 - a * a) : (dFirst[r * out + o] as number)
+    }
+    // each gradient entry takes its terms in row order, whatever the order of a row's outputs: four outputs side by
+    // side when none of their gradients is 0 (a 0 is skipped, as alone)
+    let o = 0
+    for (; o + 4 <= out; o += 4) {
+      const g0 = (gs[o] as number)
+      const g1 = (gs[o + 1] as number)
+      const g2 = (gs[o + 2] as number)
+      const g3 = (gs[o + 3] as number)
+      if (g0 === 0 || g1 === 0 || g2 === 0 || g3 === 0) continue
+      const w0 = l.weights + o * l.inputs
+      const w1 = w0 + l.inputs
+      const w2 = w1 + l.inputs
+      const w3 = w2 + l.inputs
+      for (let k = 0; k < cols; k++) {
+        const i = (nonZero[k] as number)
+        const v = (values[k] as number)
+        headGrad[w0 + i] = (headGrad[w0 + i] as number) + g0 * v
+        headGrad[w1 + i] = (headGrad[w1 + i] as number) + g1 * v
+        headGrad[w2 + i] = (headGrad[w2 + i] as number) + g2 * v
+        headGrad[w3 + i] = (headGrad[w3 + i] as number) + g3 * v
+      }
+    }
+    const blocked = o
+    for (let o = 0; o < out; o++) {
+      const g = (gs[o] as number)
       if (g === 0) continue
       headGrad[l.bias + o] = (headGrad[l.bias + o] as number) + g
       const wBase = l.weights + o * l.inputs
-      for (let k = 0; k < cols; k++) {
-        const i = (nonZero[k] as number)
-        headGrad[wBase + i] = (headGrad[wBase + i] as number) + g * (trace.x[xBase + i] as number)
+      const block = o - (o % 4)
+      const done = block + 4 <= blocked && gs[block] !== 0 && gs[block + 1] !== 0 && gs[block + 2] !== 0 && gs[block + 3] !== 0
+      if (!done) {
+        for (let k = 0; k < cols; k++) {
+          const i = (nonZero[k] as number)
+          headGrad[wBase + i] = (headGrad[wBase + i] as number) + g * (values[k] as number)
+        }
       }
       if (learned) {
         for (let j = 0; j < w; j++) {

@@ -3,6 +3,7 @@ import fc from "fast-check"
 import * as Mlp from "../../src/math/Mlp.ts"
 import { rng } from "../../src/math/Random.ts"
 import * as SetScorer from "../../src/math/SetScorer.ts"
+import * as Plain from "./SetScorerPlain.ts"
 
 /** Random sets over `rows` rows: 0–3 sets of random members (a row may be in several), each row reading one or none. */
 const setsOf = (rows: number, seed: number): SetScorer.Sets => {
@@ -103,6 +104,42 @@ describe("SetScorer", () => {
         SetScorer.logits(params, x, rows, sets).forEach((z, r) => expect(Math.abs(z - (mlp[r] as number))).toBeLessThan(1e-12 * Math.max(1, Math.abs(z))))
       }),
       { numRuns: 200 }
+    )
+  })
+
+  it("forward and backward equal the plain one-output-at-a-time loops bit for bit (the blocked kernels)", () => {
+    // wider heads than caseArb's (blocks of four outputs and their remainders), a tenth of the weights 0 (a unit whose
+    // gradient is exactly 0 beside others: a block with a skipped output), a fifth of the rows' dLogits 0
+    const wideArb = fc.record({
+      input: fc.integer({ min: 1, max: 12 }),
+      width: fc.integer({ min: 1, max: 5 }),
+      learned: fc.boolean(),
+      hidden: fc.array(fc.integer({ min: 1, max: 11 }), { minLength: 1, maxLength: 2 }),
+      rows: fc.integer({ min: 1, max: 8 }),
+      seed: fc.integer({ min: 0, max: 2 ** 31 - 1 })
+    }).map(({ input, width, learned, hidden, rows, seed }) => {
+      const r = rng(seed)
+      const w = learned ? width : Math.min(width, input)
+      const encoder: SetScorer.Encoder = learned ? { kind: "learned", width: w } : { kind: "identity", from: input - w, width: w }
+      const shape: SetScorer.Shape = { input, encoder, hidden }
+      return {
+        params: { shape, data: Float64Array.from({ length: SetScorer.size(shape) }, () => (r.next() < 0.1 ? 0 : r.normal() * 0.8)) },
+        rows,
+        x: Float64Array.from({ length: rows * input }, () => (r.next() < 0.35 ? 0 : r.normal())),
+        sets: setsOf(rows, seed + 1),
+        dLogits: Float64Array.from({ length: rows }, () => (r.next() < 0.2 ? 0 : r.normal()))
+      }
+    })
+    const sameBits = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => a.length === b.length && Array.from(a).every((v, i) => Object.is(v, b[i]))
+    fc.assert(
+      fc.property(wideArb, ({ params, rows, x, sets, dLogits }) => {
+        const blocked = SetScorer.forward(params, x, rows, sets)
+        const plain = Plain.forward(params, x, rows, sets)
+        expect(sameBits(blocked.logits, plain.logits)).toBe(true)
+        expect(sameBits(blocked.trace.first, plain.trace.first)).toBe(true)
+        expect(sameBits(SetScorer.backward(params, blocked.trace, dLogits), Plain.backward(params, plain.trace, dLogits))).toBe(true)
+      }),
+      { numRuns: 300 }
     )
   })
 
