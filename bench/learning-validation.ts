@@ -13,7 +13,7 @@
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--rl-temperature 0.5] [--rl-answer sampled|decoded] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
- * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
+ * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--dagger-epochs 4] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
  * [--truncation score|cap:<x>] [--json]`. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
@@ -70,6 +70,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   lambdaPhase: weight("lambda-phase", "λp, the phase level's weight in a combined advantage (Eq. 7)", Reward.defaultRewardConfig.advantage.lambdaPhase),
   lambdaStep: weight("lambda-step", "λs, the step level's weight in a combined advantage (Eq. 7; an action's own z under per-action credit)", Reward.defaultRewardConfig.advantage.lambdaStep),
   dagger: Flag.Int("dagger").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 20 })), Flag.withDescription("DAgger rounds after SFT (0: SFT on the teacher only)"), Flag.withDefault(Pipeline.defaults.daggerRounds)),
+  daggerEpochs: Flag.Int("dagger-epochs").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 1, maximum: 64 })), Flag.withDescription("passes over DAgger's aggregate per round"), Flag.withDefault(Dagger.defaultDagger.epochs)),
   rl: Flag.Boolean("rl").pipe(Flag.withDescription("run RL after SFT (each estimator)"), Flag.withDefault(true)),
   firstQuery: Flag.Literals("first-query", ["request", "documentation"]).pipe(Flag.withDescription("how the teacher phrases a slot's first search"), Flag.withDefault(Pipeline.defaults.teacherFirstQuery)),
   sampled: Flag.Boolean("sampled").pipe(Flag.withDescription("also evaluate with sampled decoding (--sampled=false: greedy only)"), Flag.withDefault(true)),
@@ -247,7 +248,7 @@ const program = Effect.gen(function*() {
     // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, seed, equivalent: oracleEquivalent, label: flags.label, searchLabels: flags.searchLabels, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, epochs: flags.daggerEpochs, seed, equivalent: oracleEquivalent, label: flags.label, searchLabels: flags.searchLabels, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
       models["SFT"] = yield* evaluate("DAgger", cloned, seed)
