@@ -79,7 +79,7 @@ export interface Trace {
  * adding ±0 leaves every partial sum as it was, so the outputs are the dense sums bit for bit). Four outputs are summed
  * side by side, each in its own accumulator and in the same order as alone, so blocking changes no bit either.
  */
-export const dense = (d: Float64Array, l: LayerView, input: Float64Array, rows: number, output: Float64Array): void => {
+const dense = (d: Float64Array, l: LayerView, input: Float64Array, rows: number, output: Float64Array): void => {
   const tanh = l.activation === "tanh"
   const n = l.inputs
   const nonZero = new Int32Array(n)
