@@ -109,7 +109,7 @@ export const entries: ReadonlyArray<Entry> = [
   },
   {
     file: "docs/benchmarks.md",
-    first: "npm run bfcl -- generate --category all --policy paraagent --out runs/bfcl-paraagent.jsonl --score   # 6.8 s for 2,351 entries (2026-12-05 08:03)",
+    first: "npm run bfcl -- generate --category all --policy paraagent --out runs/bfcl-paraagent.jsonl --score   # 4.5 s for 2,351 entries (2026-12-05 10:29)",
     how: { kind: "test", test: "test/benchmarks/bfcl/BfclGenerate.test.ts", name: "an OpenAI-compatible model over loopback HTTP", why: "the test runs generate on BFCL entries with a loopback model (the data folder's categories take seconds more)" }
   },
   {
