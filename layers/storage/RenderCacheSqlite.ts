@@ -173,7 +173,7 @@ export const open = (file: string): Effect.Effect<RenderCache, RenderCacheError,
         ? (isCorrupt(check.failure) ? explain(check.failure) : undefined)
         : Option.match(decodeCheck(check.success), {
           onNone: () => "quick_check answered in an unknown shape",
-          onSome: (rows) => rows.map((r) => r.quick_check).find((r) => r !== "ok")
+          onSome: (rows) => rows.map((r) => r.quick_check).find((r) => r !== "ok")?.trim().replace(/\s*\n\s*/g, "; ")
         })
       if (check._tag === "Failure" && problem === undefined) return yield* bypass(conn, explain(check.failure))
       if (problem !== undefined) {

@@ -89,6 +89,9 @@ const checkPath = (file: string): Effect.Effect<boolean, SessionStoreError> =>
     return false
   })
 
+/** A report of several lines (quick_check lists one damaged page a line) as one line of an error message. */
+const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, "; ")
+
 /** `quick_check` and the session-log mark; initialises an empty file. */
 const checkDatabase = (file: string, db: Database.Database, empty: boolean): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function*() {
@@ -96,7 +99,7 @@ const checkDatabase = (file: string, db: Database.Database, empty: boolean): Eff
       const check = yield* Effect.result(attempt(file, "check", () => db.pragma("quick_check") as Array<{ quick_check: string }>))
       const problem = check._tag === "Failure" ? check.failure.message : check.success.map((r) => r.quick_check).find((r) => r !== "ok")
       if (problem !== undefined) {
-        return yield* refuse(file, "check", `is damaged (SQLite's quick_check: ${problem.replace(`${file}: check: `, "").slice(0, 200)}): move it aside to start a new log (the sessions in it are lost)`)
+        return yield* refuse(file, "check", `is damaged (SQLite's quick_check: ${oneLine(problem.replace(`${file}: check: `, "")).slice(0, 200)}): move it aside to start a new log (the sessions in it are lost)`)
       }
     }
     const setUp = db.transaction(() => {

@@ -19,7 +19,7 @@ describe("npm start -- --help", () => {
     const shown = (name: string) => /\(default: ([^)]*)\)$/.exec(byName.get(name) ?? "")?.[1]
     const want: ReadonlyArray<readonly [string, string]> = [
       ["seeds", "1,2,3"], ["seed", "1"], ["train-tasks", "240"], ["tasks", "50"], ["levels", "I1,I2,I3"], ["paradigms", "ParaAct,ReAct,ExploreThenExecute,DFSDT"],
-      ["sft-epochs", "10"], ["rl-iterations", "8"], ["rl-tasks", "16"], ["group", "4"], ["world-seed", "7"], ["world-size", "50011"],
+      ["sft-epochs", "10"], ["rl-iterations", "8"], ["rl-tasks", "8"], ["group", "8"], ["world-seed", "7"], ["world-size", "50011"],
       ["concurrency", "8"], ["workers", "1"], ["out", "runs/<UTC date-time>-pipeline"]
     ]
     expect(want.map(([name]) => [name, shown(name)])).toStrictEqual(want)
