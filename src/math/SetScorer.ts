@@ -311,10 +311,13 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
   const tanh = l.activation === "tanh"
   const values = new Float64Array(input)
   const gs = new Float64Array(out)
+  // per row, the outputs whose weight gradients the blocked loop already added
+  const weightsDone = new Uint8Array(out)
   for (let r = 0; r < rows; r++) {
     const xBase = r * input
     const cols = nonZeroColumns(trace.x, xBase, input, nonZero)
     for (let k = 0; k < cols; k++) values[k] = trace.x[xBase + (nonZero[k] as number)] as number
+    weightsDone.fill(0)
     const s = (trace.sets.reads[r] as number)
     for (let o = 0; o < out; o++) {
       const a = (trace.first[r * out + o] as number)
@@ -329,6 +332,7 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
       const g2 = (gs[o + 2] as number)
       const g3 = (gs[o + 3] as number)
       if (g0 === 0 || g1 === 0 || g2 === 0 || g3 === 0) continue
+      weightsDone.fill(1, o, o + 4)
       const w0 = l.weights + o * l.inputs
       const w1 = w0 + l.inputs
       const w2 = w1 + l.inputs
@@ -342,15 +346,12 @@ export const backward = (params: Params, trace: Trace, dLogits: Float64Array, in
         headGrad[w3 + i] = (headGrad[w3 + i] as number) + g3 * v
       }
     }
-    const blocked = o
     for (let o = 0; o < out; o++) {
       const g = (gs[o] as number)
       if (g === 0) continue
       headGrad[l.bias + o] = (headGrad[l.bias + o] as number) + g
       const wBase = l.weights + o * l.inputs
-      const block = o - (o % 4)
-      const done = block + 4 <= blocked && gs[block] !== 0 && gs[block + 1] !== 0 && gs[block + 2] !== 0 && gs[block + 3] !== 0
-      if (!done) {
+      if (weightsDone[o] === 0) {
         for (let k = 0; k < cols; k++) {
           const i = (nonZero[k] as number)
           headGrad[wBase + i] = (headGrad[wBase + i] as number) + g * (values[k] as number)
