@@ -26,6 +26,7 @@ import * as Rollout from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import { GeneratedWorld } from "../src/toolenv/world/World.ts"
 import * as Dagger from "../src/training/Dagger.ts"
+import { sameBits } from "../test/layers/storage/fixtures/RunStoreData.ts"
 import * as Plain from "../test/math/SetScorerPlain.ts"
 
 const flags = await BenchFlags.parse("set-scorer", "the set scorer's factored first layer against the dense head over concatenated rows", {
@@ -137,7 +138,7 @@ const program = Effect.gen(function*() {
   let scorerMs = 0
   let denseMs = 0
   let plainMs = 0
-  let sameBits = true
+  let same = true
   let logitDiff = 0
   let gradDiff = 0
   for (let k = 0; k < flags.repeats; k++) {
@@ -159,10 +160,9 @@ const program = Effect.gen(function*() {
       return { logits, grad: Plain.backward(params, trace, b.dLogits) }
     })
     plainMs += cpu() - t0
-    const bits = (a: Float64Array, b: Float64Array) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]))
     fast.forEach((f, i) => {
       const p = plain[i] as (typeof plain)[number]
-      sameBits &&= bits(f.logits, p.logits) && bits(f.grad, p.grad)
+      same &&= sameBits(f.logits, p.logits) && sameBits(f.grad, p.grad)
     })
     fast.forEach((f, i) => {
       const s = slow[i] as (typeof slow)[number]
@@ -173,8 +173,8 @@ const program = Effect.gen(function*() {
   console.log(`${states.length} labelled states (${rows} rows, ${batches.length} minibatches of 64) × ${flags.repeats}: set scorer ${scorerMs.toFixed(0)} ms CPU, ` +
     `dense head ${denseMs.toFixed(0)} ms, ratio ${(scorerMs / denseMs).toFixed(2)}×; largest difference: logits ${logitDiff.toExponential(1)}, gradients ${gradDiff.toExponential(1)} (relative)`)
   console.log(`plain kernels (one output at a time) ${plainMs.toFixed(0)} ms CPU; the set scorer's blocked kernels ${(scorerMs / plainMs).toFixed(2)}× of it, ` +
-    `logits and gradients ${sameBits ? "the same bit for bit" : "DIFFERENT"}`)
-  if (!sameBits) process.exitCode = 1
+    `logits and gradients ${same ? "the same bit for bit" : "DIFFERENT"}`)
+  if (!same) process.exitCode = 1
 })
 
 await Effect.runPromise(program.pipe(Effect.provide(App.layer({ tasks: { holdoutTools: true }, policy: { kind: "paraagent" } })), Effect.orDie) as Effect.Effect<void>)

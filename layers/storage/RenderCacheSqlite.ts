@@ -20,6 +20,7 @@ import { Data, Effect, Option, Schema } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { oneLine } from "../../src/domain/Errors.ts"
 import { Json } from "../../src/domain/Json.ts"
 
 /** What the cache was doing when SQLite (or the file system) failed. */
@@ -173,7 +174,7 @@ export const open = (file: string): Effect.Effect<RenderCache, RenderCacheError,
         ? (isCorrupt(check.failure) ? explain(check.failure) : undefined)
         : Option.match(decodeCheck(check.success), {
           onNone: () => "quick_check answered in an unknown shape",
-          onSome: (rows) => rows.map((r) => r.quick_check).find((r) => r !== "ok")?.trim().replace(/\s*\n\s*/g, "; ")
+          onSome: (rows) => rows.map((r) => oneLine(r.quick_check)).find((r) => r !== "ok")
         })
       if (check._tag === "Failure" && problem === undefined) return yield* bypass(conn, explain(check.failure))
       if (problem !== undefined) {

@@ -19,6 +19,7 @@ import { Clock, Effect, Layer, Schema } from "effect"
 import type { Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { oneLine } from "../../src/domain/Errors.ts"
 import { Task } from "../../src/domain/Task.ts"
 import { newIncarnation, SessionSpec, SessionStore, SessionStoreError, StoredTurn } from "../../src/service/SessionStore.ts"
 import type { AppendOutcome, SessionHead, StoredSession } from "../../src/service/SessionStore.ts"
@@ -88,9 +89,6 @@ const checkPath = (file: string): Effect.Effect<boolean, SessionStoreError> =>
     }
     return false
   })
-
-/** A report of several lines (quick_check lists one damaged page a line) as one line of an error message. */
-const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, "; ")
 
 /** `quick_check` and the session-log mark; initialises an empty file. */
 const checkDatabase = (file: string, db: Database.Database, empty: boolean): Effect.Effect<void, SessionStoreError> =>

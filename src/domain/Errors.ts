@@ -22,3 +22,9 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
   value: Schema.String,
   message: Schema.String
 }) {}
+
+/**
+ * A report of several lines as one line of an error message (e.g. SQLite's quick_check, one damaged page a line):
+ * trimmed, each line break and the blanks around it replaced by "; ".
+ */
+export const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, "; ")

@@ -3,6 +3,7 @@ import fc from "fast-check"
 import * as Mlp from "../../src/math/Mlp.ts"
 import { rng } from "../../src/math/Random.ts"
 import * as SetScorer from "../../src/math/SetScorer.ts"
+import { sameBits } from "../layers/storage/fixtures/RunStoreData.ts"
 import * as Plain from "./SetScorerPlain.ts"
 
 /** Random sets over `rows` rows: 0–3 sets of random members (a row may be in several), each row reading one or none. */
@@ -130,7 +131,6 @@ describe("SetScorer", () => {
         dLogits: Float64Array.from({ length: rows }, () => (r.next() < 0.2 ? 0 : r.normal()))
       }
     })
-    const sameBits = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => a.length === b.length && Array.from(a).every((v, i) => Object.is(v, b[i]))
     fc.assert(
       fc.property(wideArb, ({ params, rows, x, sets, dLogits }) => {
         const blocked = SetScorer.forward(params, x, rows, sets)
