@@ -24,7 +24,8 @@ export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError"
 }) {}
 
 /**
- * A report of several lines as one line of an error message (e.g. SQLite's quick_check, one damaged page a line):
+ * A text of several lines as one line of an error message (SQLite's quick_check, one damaged page a line; a schema
+ * decoder's issues; a defect's stack):
  * trimmed, each line break and the blanks around it replaced by "; ".
  */
 export const oneLine = (text: string): string => text.trim().replace(/\s*\n\s*/g, "; ")

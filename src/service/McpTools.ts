@@ -20,6 +20,7 @@ import {
 } from "./McpEpisodes.ts"
 import type { Client } from "./McpEpisodes.ts"
 import { packageVersion } from "../io/Provenance.ts"
+import { oneLine } from "../domain/Errors.ts"
 
 /** The server's name and version as MCP clients see them. */
 export const serverInfo = { name: "paraagent-toolenv", version: packageVersion() } as const
@@ -129,7 +130,6 @@ export const inputJsonSchema = (schema: Schema.Top): McpSchema.ToolJson => {
   return { ...(document.schema as object), ...defs } as McpSchema.ToolJson
 }
 
-const oneLine = (text: string): string => text.replace(/\s*\n\s*/g, "; ").trim()
 
 /** A tool result carrying `value` as JSON text and as structured content. */
 export const result = (value: object, isError = false): McpSchema.CallToolResult => {

@@ -10,6 +10,7 @@
  * commit 34b9c21b298cc525179db3231fbafe6a9e54ccf7.
  */
 import { Schema } from "effect"
+import { oneLine } from "../domain/Errors.ts"
 import { callId, toolName } from "../domain/Ids.ts"
 import { JsonObject } from "../domain/Json.ts"
 import type { Step, StepReward } from "../domain/Trajectory.ts"
@@ -157,7 +158,7 @@ const decodeInput = <A>(schema: Schema.Codec<A, unknown>, input: unknown): { rea
   const result = Schema.decodeUnknownExit(schema)(input, { onExcessProperty: "error", errors: "all" })
   return result._tag === "Success"
     ? { ok: true, value: result.value }
-    : { ok: false, error: `Tool input validation error: ${String(result.cause).replace(/\s*\n\s*/g, "; ")}` }
+    : { ok: false, error: `Tool input validation error: ${oneLine(String(result.cause))}` }
 }
 
 const thinkOf = (think: string | undefined): Partial<Pick<Turn, "think">> => (think !== undefined ? { think: think.trim() } : {})

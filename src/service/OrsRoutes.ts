@@ -6,6 +6,7 @@
  */
 import { Cause, Data, Effect, Exit, Option, Schema, Stream } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { oneLine } from "../domain/Errors.ts"
 import type { JsonObject } from "../domain/Json.ts"
 import type { Task } from "../domain/Task.ts"
 import { Judge } from "../judge/Judge.ts"
@@ -71,7 +72,7 @@ const body = <A>(schema: Schema.Codec<A, unknown>) =>
     request.json.pipe(
       Effect.mapError(() => orsError(400, "the body is not JSON", { field: "body" })),
       Effect.flatMap((json) => Schema.decodeUnknownEffect(schema)(json, { onExcessProperty: "error" })),
-      Effect.mapError((e) => (e instanceof OrsHttpError ? e : orsError(400, e.message.replace(/\s*\n\s*/g, "; "), { field: "body" })))
+      Effect.mapError((e) => (e instanceof OrsHttpError ? e : orsError(400, oneLine(e.message), { field: "body" })))
     ))
 
 /** Python's slice bounds over `total` items. */
@@ -168,7 +169,7 @@ export const layer = HttpRouter.use((router) =>
         const spec = request.task_spec as JsonObject
         // a listed task carries taskId; the session options (seed, paradigm, faults, faultRate, maxRounds, topK) may ride along
         create = yield* Schema.decodeUnknownEffect(CreateSession)(spec).pipe(
-          Effect.mapError((e) => orsError(400, `task_spec: ${e.message.replace(/\s*\n\s*/g, "; ")}`, { field: "task_spec" }))
+          Effect.mapError((e) => orsError(400, `task_spec: ${oneLine(e.message)}`, { field: "task_spec" }))
         )
       } else {
         yield* checkSplit(request.split as string)
