@@ -92,12 +92,19 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
     Flag.withDescription("R_ans of a rollout T_max ended (stop max_rounds) in RL: score (its forced answer's verdict, Table 9 as written) or cap:<x> (at most x; cap:-0.5 = the worst verdict's)"),
     Flag.withDefault(Reward.showTruncation(Reward.defaultRewardConfig.answer.truncation))
   ),
+  stopAt: Flag.String("stop-at").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's stop at these floors (answer once every clause has a fact above the floor; LearnedPolicy.readyToAnswer), comma-separated"), Flag.withDefault("")),
+  react: Flag.Boolean("react").pipe(Flag.withDescription("also evaluate DAgger and each RL model under ReAct (one action a round), with each --stop-at floor too: ParaAct's rounds against ReAct's per level"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
   outcomes: Flag.String("outcomes").pipe(Flag.withDescription("also write each model's (SFT, DAgger, every RL estimator) per-task greedy success rates (JSON: task ids, then per seed and model one entry per task) to this file, for bench/paired-outcomes.ts"), Flag.optional)
 })
 const seeds = (RunConfig.commaItems(flags.seeds) ?? [""]).map((s) => (/^\d+$/.test(s) ? Number(s) : Number.NaN))
 if (!seeds.every((s) => Number.isInteger(s) && s >= 0)) {
   console.error(`bench/learning-validation: --seeds ${flags.seeds}: expected non-negative integers, comma-separated`)
+  process.exit(1)
+}
+const stopFloors = (RunConfig.commaItems(flags.stopAt) ?? []).map(Number)
+if (!stopFloors.every((f) => Number.isFinite(f) && f > 0 && f < 1)) {
+  console.error(`bench/learning-validation: --stop-at ${flags.stopAt}: expected probabilities in (0, 1), comma-separated`)
   process.exit(1)
 }
 const estimators = flags.estimators.split(",").map((s) => s.trim()).filter((s) => s !== "")
@@ -152,13 +159,15 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota })))
+  const greedyOptions: LearnedPolicy.LearnedPolicyOptions = { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota }
+  const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, greedyOptions)))
+  const stopRollouts = yield* Effect.forEach(stopFloors, (floor) => Effect.map(Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, stopAt: floor }))), (rollout) => ({ floor, rollout })))
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */
-  const scored = (rollout: Rollout.RolloutService, tasks: ReadonlyArray<Task>, salt: string, size: number) =>
+  const scored = (rollout: Rollout.RolloutService, tasks: ReadonlyArray<Task>, salt: string, size: number, paradigm: Trajectory["paradigm"] = "ParaAct") =>
     Effect.forEach(tasks, (task) =>
-      Effect.flatMap(rollout.runGroup(task, { paradigm: "ParaAct", seed: hashParts(0, salt, task.id) & 0x3fffffff, size }), (g) => Scoring.scoreGroup(task, g, scoring)), { concurrency: 8 })
+      Effect.flatMap(rollout.runGroup(task, { paradigm, seed: hashParts(0, salt, task.id) & 0x3fffffff, size }), (g) => Scoring.scoreGroup(task, g, scoring)), { concurrency: 8 })
   const demos = (yield* scored(teacher, trainTasks, "demo", 1)).map((g) => g[0] as Trajectory)
   const validationDemos = (yield* scored(teacher, validation, "val-demo", 1)).map((g) => g[0] as Trajectory)
   const maxRounds = Rollout.defaultConfig.maxRounds
@@ -213,6 +222,30 @@ const program = Effect.gen(function*() {
       const line = `${label.padEnd(18)} Pass@1 greedy ${(100 * cellG.pass1).toFixed(1).padStart(5)}% (${byLevel}), sampled ${(100 * cellS.pass1).toFixed(1).padStart(5)}%; ` +
         `Path ${(100 * cellG.path).toFixed(1)}% Path≈ ${(100 * cellG.pathEquivalent).toFixed(1)}%; rounds ${cellG.rounds.toFixed(2)} (T_max ended ${(100 * cellG.truncation).toFixed(0)}%), calls ${cellG.calls.toFixed(2)}; ` +
         `failed: no successful call ${noSuccess}, a gold fact not observed ${notObserved}, observed but not stated ${notStated}`
+      // the same weights with the stop, and under ReAct: decoding and paradigm only, paired without training noise
+      const levelRounds = (os: ReadonlyArray<ReadonlyArray<Evaluation.Outcome>>) =>
+        options.levels.map((level) => Evaluation.aggregate(validation.flatMap((t, i) => (t.level === level ? [os[i] ?? []] : []))).rounds)
+      const variants = label === "SFT" || label === "Backbone" ? [] : [
+        { name: label, stop: undefined, rollout: greedy, paradigm: "ParaAct" as const, outcomes },
+        ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ParaAct" as const, outcomes: undefined })),
+        ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, rollout: greedy, paradigm: "ReAct" as const, outcomes: undefined }] : []),
+        ...(flags.react ? stopRollouts.map((m) => ({ name: `${label} ReAct stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ReAct" as const, outcomes: undefined })) : [])
+      ]
+      const roundsOf = new Map<string, ReadonlyArray<number>>()
+      for (const v of variants) {
+        const vo = v.outcomes ?? (yield* scored(v.rollout, validation, `val-${seed}`, flags.rollouts, v.paradigm)).map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
+        const vr = levelRounds(vo)
+        roundsOf.set(`${v.paradigm} ${v.stop}`, vr)
+        if (v.outcomes !== undefined) continue
+        const para = roundsOf.get(`ParaAct ${v.stop}`) ?? []
+        const byLevelV = options.levels.map((level, k) => {
+          const idx = validation.flatMap((t, i) => (t.level === level ? [i] : []))
+          const ratio = v.paradigm === "ReAct" ? `; ParaAct ${((para[k] as number) / (vr[k] as number)).toFixed(2)}× these` : ""
+          return `${level} ${(100 * Evaluation.aggregate(idx.map((i) => vo[i] ?? [])).pass1).toFixed(1)} @ ${(vr[k] as number).toFixed(2)} rounds${ratio}`
+        }).join(", ")
+        console.log(`${v.name.padEnd(26)} Pass@1 greedy ${(100 * Evaluation.aggregate(vo).pass1).toFixed(1).padStart(5)}% (${byLevelV}); rounds ${Evaluation.aggregate(vo).rounds.toFixed(2)}`)
+        successes[seed] = { ...successes[seed], [v.name]: vo.map((os) => [Stats.mean(os.map((o) => (o.success ? 1 : 0)))]) }
+      }
       const result: Evaluated = {
         successes: outcomes.map((os) => Stats.mean(os.map((o) => (o.success ? 1 : 0)))),
         pass1: cellG.pass1,

@@ -103,6 +103,12 @@ export interface LearnedPolicyOptions {
    */
   readonly sampledAnswer?: "sampled" | "decoded"
   /**
+   * Greedy decoding's stop **[ours]**: the turn answers, whatever kind is most probable, once every request clause has
+   * a fact candidate rated above this probability ({@link readyToAnswer}; undefined: off). Its facts are those greedy
+   * decoding states (the answer threshold, cover and quota).
+   */
+  readonly stopAt?: number | undefined
+  /**
    * Sampled decoding's temperature **[ours]**: turns are drawn from π(logits / T), and `logprob` and `rescore` are
    * that distribution's (absent: 1). RL whose rollouts sample at T trains the same T (`PpoConfig.temperature`).
    */
@@ -142,6 +148,8 @@ export interface GreedyThresholds {
   readonly cover?: number | undefined
   /** The answer's clause-quota floor (undefined: off): see {@link LearnedPolicyOptions.answerQuota}. */
   readonly quota?: number | undefined
+  /** The stop (undefined: off): see {@link LearnedPolicyOptions.stopAt}. */
+  readonly stop?: number | undefined
 }
 
 /**
@@ -149,11 +157,40 @@ export interface GreedyThresholds {
  * facts, a search's queries, a call turn's calls (½, the default: {@link TurnDistribution.greedy}).
  */
 export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thresholds: GreedyThresholds = {}): TurnDistribution.Choice => {
+  const stopped = thresholds.stop !== undefined ? stopChoice(space, logits, thresholds.stop, thresholds) : undefined
+  if (stopped !== undefined) return stopped
   const base = TurnDistribution.greedy(space.layout, logits)
   const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
   const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
   return kind === "answer" ? answerCompleted(space, logits, chosen, thresholds) : chosen
+}
+
+/**
+ * Whether every request clause has a fact candidate the policy rates above `floor` **[ours]**: each thing the request
+ * asks has an observed value that looks like its answer, so another round would only spend time. False without
+ * clauses or without an answer kind on offer.
+ */
+export const readyToAnswer = (space: ActionSpace.Space, logits: Float64Array, floor: number): boolean => {
+  const k = space.kinds.indexOf("answer")
+  const slot = space.layout.kinds[k]
+  if (k < 0 || slot === undefined || slot.mode !== "subset" || space.clauses.length === 0) return false
+  const cut = Math.log(floor / (1 - floor))
+  const ready = new Set<number>()
+  space.facts.forEach((f, i) => {
+    const clause = f.clause
+    if (clause !== undefined && clause >= 0 && (logits[slot.start + i] as number) > cut) ready.add(clause)
+  })
+  return ready.size === space.clauses.length
+}
+
+/** The answer greedy decoding states, when the stop's condition holds and the most probable kind is not already the answer. */
+const stopChoice = (space: ActionSpace.Space, logits: Float64Array, floor: number, thresholds: GreedyThresholds): TurnDistribution.Choice | undefined => {
+  if (!readyToAnswer(space, logits, floor)) return undefined
+  const k = space.kinds.indexOf("answer")
+  const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
+  const facts: TurnDistribution.Choice = { kind: k, selected: TurnDistribution.subsetAbove(slot, logits, thresholds.answer ?? 0.5), plan: false }
+  return answerCompleted(space, logits, facts, thresholds)
 }
 
 /** An answer's facts with the clause cover and then the clause quota applied, each when its floor is given. */
@@ -244,7 +281,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota }
+  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt }
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)
