@@ -372,6 +372,45 @@ describe("LearnedPolicy greedy decoding", () => {
       }
       assert.isAbove(added, 0)
     }), 300_000)
+  it.effect("the stop answers exactly when every clause has a fact above its floor, with the facts greedy decoding states", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let stopped = 0
+      let kept = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const answerK = space.kinds.indexOf("answer")
+          const thresholds = { answer: LearnedPolicy.evalAnswerThreshold, cover: 0, quota: 0 }
+          for (const shift of [0, 2]) {
+            const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets).map((z) => z + shift)
+            // another kind most probable: the stop alone can make the turn an answer
+            space.layout.kinds.forEach((k, i) => (logits[k.row] = i === 0 ? 10 : -10))
+            for (const floor of [0.3, 0.5]) {
+              const cut = Math.log(floor / (1 - floor))
+              const slot = answerK < 0 ? undefined : space.layout.kinds[answerK]
+              const ready = slot !== undefined && space.clauses.length > 0 &&
+                space.clauses.every((_, c) => space.facts.some((f, i) => f.clause === c && (logits[slot.start + i] as number) > cut))
+              assert.strictEqual(LearnedPolicy.readyToAnswer(space, logits, floor), ready)
+              const withStop = LearnedPolicy.greedyChoice(space, logits, { ...thresholds, stop: floor })
+              if (ready && space.kinds[0] !== "answer") {
+                stopped++
+                // the answer greedy decoding states when the answer is the most probable kind
+                const answerLogits = Float64Array.from(logits)
+                space.layout.kinds.forEach((k, i) => (answerLogits[k.row] = i === answerK ? 10 : -10))
+                assert.strictEqual(withStop.kind, answerK)
+                assert.deepStrictEqual(withStop.selected, LearnedPolicy.greedyChoice(space, answerLogits, thresholds).selected)
+              } else {
+                if (!ready) kept++
+                assert.deepStrictEqual(withStop, LearnedPolicy.greedyChoice(space, logits, thresholds))
+              }
+            }
+          }
+        }
+      }
+      assert.isAbove(stopped, 0)
+      assert.isAbove(kept, 0)
+    }), 300_000)
+
   it.effect("the clause quota fills each clause up to the values it asks with its most probable facts of new values above the floor, on top of the cover", () =>
     Effect.gen(function*() {
       const d = yield* data
