@@ -42,6 +42,75 @@ export const cover = (a: ReadonlySet<string>, b: ReadonlySet<string>): number =>
   return n / a.size
 }
 
+/**
+ * Whether two stemmed words name the same thing loosely **[ours]**: equal; one opens or ends the other when it has at
+ * least 4 letters ("timezon" opens with "time": a compound), or ends it without a stem's final "e" ("metascor" ends
+ * with "scor" of "score"); a word of 3 letters opens the other ("cap" of `market_cap`, "capitalis": an abbreviation);
+ * or they differ only past a shared 5-letter start by at most one letter of the shorter ("expir" of expires, "expiri"
+ * of expiry: two stems of one word). A payload key's words then meet the request's wording of the same attribute.
+ */
+export const akin = (a: string, b: string): boolean => {
+  if (a === b) return true
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a]
+  const part = (w: string) => long.startsWith(w) || long.endsWith(w)
+  if (short.length >= 4 && part(short)) return true
+  if (short.length >= 5 && short.endsWith("e") && long.endsWith(short.slice(0, -1))) return true
+  if (short.length === 3 && /^[a-z]+$/.test(short) && long.startsWith(short)) return true
+  let common = 0
+  while (common < short.length && short[common] === long[common]) common++
+  return common >= 5 && short.length - common <= 1
+}
+
+const akinMemo = new Map<string, boolean>()
+const akinMemoised = (a: string, b: string): boolean => {
+  const key = `${a}\u0000${b}`
+  const hit = akinMemo.get(key)
+  if (hit !== undefined) return hit
+  const out = akin(a, b)
+  if (akinMemo.size >= 200_000) akinMemo.clear()
+  akinMemo.set(key, out)
+  return out
+}
+
+/**
+ * The initials of every run of 2–4 consecutive words of a text, stop words included ("year-to-date" → ytd, "body-mass
+ * index" → bmi): what an abbreviated payload key may stand for.
+ */
+export const initialisms = (text: string): ReadonlySet<string> => {
+  const words = text.toLowerCase().split(/[^a-z]+/).filter((w) => w !== "")
+  const out = new Set<string>()
+  for (let i = 0; i < words.length; i++) {
+    let run = ""
+    for (let j = i; j < Math.min(words.length, i + 4); j++) {
+      run += (words[j] as string)[0]
+      if (j > i) out.add(run)
+    }
+  }
+  return out
+}
+
+/**
+ * {@link cover} with words matched loosely **[ours]**: the share of `a`'s tokens {@link akin} to one of `b`'s, or, when
+ * `initials` are given, equal to one of them (an abbreviation of `b`'s words).
+ */
+export const looseCover = (a: ReadonlySet<string>, b: ReadonlySet<string>, initials?: ReadonlySet<string>): number => {
+  if (a.size === 0) return 0
+  let n = 0
+  for (const t of a) {
+    if (b.has(t) || initials?.has(t) === true) {
+      n++
+      continue
+    }
+    for (const u of b) {
+      if (akinMemoised(t, u)) {
+        n++
+        break
+      }
+    }
+  }
+  return n / a.size
+}
+
 export const clip01 = (x: number): number => (x < 0 ? 0 : x > 1 ? 1 : x)
 
 /** Leaves of a payload (bounded): path and value. */
