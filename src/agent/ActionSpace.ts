@@ -73,7 +73,7 @@ export const candidateOffset = rowTypes.length + contextWidth
  * a checkpoint records the schema's hash and the loader refuses a model of another (`layers/onnx/PolicyScorerOnnx.ts`).
  */
 export const featureSchema = {
-  revision: 10,
+  revision: 9,
   sets: "a kind row and the kind's search or call candidates read the kind's candidates; the answer row reads every fact, a fact the facts of its clause; the plan row reads every candidate",
   rowTypes,
   context: [

@@ -5,7 +5,7 @@
 import type { CallId } from "../../domain/Ids.ts"
 import type { Reading } from "./Reading.ts"
 import { countingWords, headPhrase, requestedCount } from "./Request.ts"
-import { bestClause, clip01, cover, idLike, initialisms, keyWordsOf, leaves, looseCover, nameLike, renderLabel, tokens } from "./Text.ts"
+import { bestClause, clip01, cover, idLike, keyWordsOf, leaves, nameLike, renderLabel, tokens } from "./Text.ts"
 import { candidateWidth } from "./Types.ts"
 import type { FactCandidate, SpaceContext, SpaceOptions } from "./Types.ts"
 
@@ -35,9 +35,6 @@ const recordOf = (path: ReadonlyArray<string | number>): string => {
 export const factCandidates = (context: SpaceContext, r: Reading, options: SpaceOptions): { readonly facts: ReadonlyArray<FactCandidate>; readonly features: ReadonlyArray<Float64Array> } => {
   const { clauses, clauseTokens, requestTokens, seen, outputs } = r
   const headTokens = clauses.map(headWords)
-  // a key's words meet the request's loosely (compounds, stems, abbreviations: `metascore`, `expires`, `ytd_return`)
-  const clauseInitials = clauses.map(initialisms)
-  const requestInitials = initialisms(context.request)
   const quoted = r.literals.filter((l) => l.kind === "quoted")
   const facts: Array<FactCandidate> = []
   const factFeatures: Array<Float64Array> = []
@@ -47,7 +44,6 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     // a tool found by a search of no clause: the clause its documentation matches best
     const clause = found >= 0 || out.tool === undefined ? found : bestClause(clauseTokens, tokens(`${out.tool.name.replace(/_for_.*$/, "")} ${out.tool.description}`))
     const cTokens = clause >= 0 ? (clauseTokens[clause] as ReadonlySet<string>) : requestTokens
-    const cInitials = clause >= 0 ? (clauseInitials[clause] as ReadonlySet<string>) : requestInitials
     const count = clause >= 0 ? requestedCount(clauses[clause] as string) : 1
     let taken = 0
     const all = leaves(out.payload, options.itemsPerArray)
@@ -56,12 +52,10 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
     const records = all.map((leaf) => recordOf(leaf.path))
     // how well the best leaf of this call names what its clause asks (a leaf matching as well is a likely answer)
     const leafCover = keyWords.map((words) => cover(words, cTokens))
-    // the same, words matched loosely: what the features read (the enumeration's priority keeps the exact words)
-    const looseLeafCover = keyWords.map((words) => looseCover(words, cTokens, cInitials))
-    const bestCover = Math.max(0, ...looseLeafCover)
+    const bestCover = Math.max(0, ...leafCover)
     // how much of the clause's head a leaf's own key names, and the best of the call's leaves
     const hTokens = clause >= 0 ? (headTokens[clause] as ReadonlySet<string>) : new Set<string>()
-    const headCover = keyWords.map((words) => looseCover(words, hTokens, cInitials))
+    const headCover = keyWords.map((words) => cover(words, hTokens))
     const bestHead = Math.max(0, ...headCover)
     // each leaf's record and the values it holds (only read when the request quotes a value)
     const recordValues = new Map<string, Set<string>>()
@@ -102,8 +96,8 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       const leafTokens = keyWords[li] as ReadonlySet<string>
       const index = leaf.path.find((p): p is number => typeof p === "number")
       const f = new Float64Array(candidateWidth)
-      f[0] = looseCover(keyTokens, cTokens, cInitials)
-      f[1] = looseCover(keyTokens, requestTokens, requestInitials)
+      f[0] = cover(keyTokens, cTokens)
+      f[1] = cover(keyTokens, requestTokens)
       f[2] = idLike(key) ? 1 : 0
       f[3] = nameLike(key) ? 1 : 0
       f[4] = typeof leaf.value === "number" ? 1 : 0
@@ -115,18 +109,18 @@ export const factCandidates = (context: SpaceContext, r: Reading, options: Space
       f[10] = seen.consumed.has(out.id) ? 1 : 0
       f[11] = clip01(value.length / 60)
       f[12] = taken / options.factsPerCall
-      f[factColumn.ownKeyCoversClause] = looseLeafCover[li] as number
-      f[14] = leafTokens.size > 0 && looseLeafCover[li] === 1 ? 1 : 0
-      f[15] = bestCover > 0 && looseLeafCover[li] === bestCover ? 1 : 0
+      f[factColumn.ownKeyCoversClause] = leafCover[li] as number
+      f[14] = leafTokens.size > 0 && cover(leafTokens, cTokens) === 1 ? 1 : 0
+      f[15] = bestCover > 0 && leafCover[li] === bestCover ? 1 : 0
       f[16] = typeof leaf.value === "boolean" ? 1 : 0
-      f[17] = looseCover(cTokens, leafTokens)
-      f[18] = leafTokens.size > 0 && looseCover(leafTokens, requestTokens, requestInitials) === 1 ? 1 : 0
+      f[17] = cover(cTokens, leafTokens)
+      f[18] = leafTokens.size > 0 && cover(leafTokens, requestTokens) === 1 ? 1 : 0
       // a list question is answered by its items' names, a question about one thing by the attribute it names
       f[19] = count > 1 ? 1 : 0
       f[factColumn.countedDisplay] = count > 1 && display.has(li) && index !== undefined && index < count && !context.request.includes(value) ? 1 : 0
       f[factColumn.attributeAsked] = count <= 1 && f[15] === 1 && (f[factColumn.ownKeyCoversClause] as number) > 0 ? 1 : 0
       f[22] = display.has(li) ? 1 : 0
-      f[23] = looseCover(hTokens, keyTokens)
+      f[23] = cover(hTokens, keyTokens)
       f[24] = headCover[li] as number
       f[25] = bestHead > 0 && headCover[li] === bestHead ? 1 : 0
       f[26] = holds(li, true) ? 1 : 0
