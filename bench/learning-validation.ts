@@ -15,8 +15,8 @@
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--dagger-epochs 4] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
- * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--react] [--json]`. `--stop` is greedy evaluation's stop (answer once every clause
- * has a fact above it; the pipeline's `LearnedPolicy.evalStopAt`, negative: none); `--stop-at` also evaluates DAgger and
+ * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--react] [--json]`. `--stop` is a greedy stop (answer once every clause
+ * has a fact above it, `LearnedPolicy.stopAt`; negative, the default: none); `--stop-at` also evaluates DAgger and
  * each RL model at other stops, and `--react` under ReAct too, with ParaAct's rounds against ReAct's per level — the
  * same weights, so paired without training noise. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
@@ -95,7 +95,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
     Flag.withDescription("R_ans of a rollout T_max ended (stop max_rounds) in RL: score (its forced answer's verdict, Table 9 as written) or cap:<x> (at most x; cap:-0.5 = the worst verdict's)"),
     Flag.withDefault(Reward.showTruncation(Reward.defaultRewardConfig.answer.truncation))
   ),
-  stop: Flag.Finite("stop").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding answers once every clause has a fact above this probability (negative: no stop)"), Flag.withDefault(LearnedPolicy.evalStopAt ?? -1)),
+  stop: Flag.Finite("stop").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding answers once every clause has a fact above this probability (negative: no stop)"), Flag.withDefault(-1)),
   stopAt: Flag.String("stop-at").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's stop at these floors (answer once every clause has a fact above the floor; LearnedPolicy.readyToAnswer), comma-separated"), Flag.withDefault("")),
   react: Flag.Boolean("react").pipe(Flag.withDescription("also evaluate DAgger and each RL model under ReAct (one action a round), with each --stop-at floor too: ParaAct's rounds against ReAct's per level"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),

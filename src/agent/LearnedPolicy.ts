@@ -139,13 +139,6 @@ export const evalAnswerCover = 0
  */
 export const evalAnswerQuota = 0
 
-/**
- * The stop of the pipeline's greedy evaluation **[ours]** ({@link LearnedPolicyOptions.stopAt}): answer once every
- * request clause has a fact above this probability, in every paradigm. Chosen on the validation split among 0.3 and
- * 0.5 (docs/training.md §6, "Answer when every clause has its fact").
- */
-export const evalStopAt: number | undefined = 0.3
-
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined

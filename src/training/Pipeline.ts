@@ -102,7 +102,7 @@ const prepare = (runId: string, options: PipelineOptions) =>
     const oracleRollout = Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, StudentOracle.layer(oracleEquivalent).pipe(Layer.provide(base)))))
 
     const learnedRollout = (cell: Ref.Ref<LearnedPolicy.Weights>, decoding: "sample" | "greedy" = "sample", temperature = 1) =>
-      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, temperature, answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, answerQuota: LearnedPolicy.evalAnswerQuota, stopAt: LearnedPolicy.evalStopAt })))))
+      Rollout.make({ maxRounds }).pipe(Effect.provide(Layer.merge(base, Layer.succeed(Policy, LearnedPolicy.make(cell, { decoding, temperature, answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, answerQuota: LearnedPolicy.evalAnswerQuota })))))
 
     /** The teacher's judged demonstrations on the training tasks (stage `demonstrations`); a bar when `progress`. */
     const demonstrations = (progress: boolean) => Effect.gen(function*() {
@@ -391,8 +391,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
       evalSampled: options.evalSampled,
       evalAnswerThreshold: LearnedPolicy.evalAnswerThreshold,
       evalAnswerCover: LearnedPolicy.evalAnswerCover,
-      evalAnswerQuota: LearnedPolicy.evalAnswerQuota,
-      ...(LearnedPolicy.evalStopAt !== undefined ? { evalStopAt: LearnedPolicy.evalStopAt } : {})
+      evalAnswerQuota: LearnedPolicy.evalAnswerQuota
     }
   }
   const first = results[0] as SeedResult

@@ -100,8 +100,6 @@ export interface Summary {
     readonly evalAnswerCover: number
     /** Greedy decoding also fills each clause's quota of distinct values above this (`LearnedPolicy.evalAnswerQuota`; absent in runs before it: off). */
     readonly evalAnswerQuota?: number
-    /** Greedy decoding answers once every clause has a fact above this (`LearnedPolicy.evalStopAt`; absent: no stop). */
-    readonly evalStopAt?: number
   }
 }
 
@@ -194,7 +192,7 @@ export const renderAblation = (summary: Summary): string => {
   }
   const levels = Object.keys(summary.pairedLevels)
   return [
-    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} and each clause's best above ${summary.run.evalAnswerCover}${summary.run.evalAnswerQuota === undefined ? "" : `, each clause's quota of values filled above ${summary.run.evalAnswerQuota}`}${summary.run.evalStopAt === undefined ? "" : `, answering once every clause has a fact above ${summary.run.evalStopAt}`} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} and each clause's best above ${summary.run.evalAnswerCover}${summary.run.evalAnswerQuota === undefined ? "" : `, each clause's quota of values filled above ${summary.run.evalAnswerQuota}`} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
     ...rows,
     "",
