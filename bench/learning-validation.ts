@@ -200,6 +200,10 @@ const program = Effect.gen(function*() {
   const rlRollout = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { decoding: "sample", temperature: flags.rlTemperature, sampledAnswer: flags.rlAnswer, answerThreshold: flags.answerThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota })))
   const trainer = yield* Trainer.make.pipe(Effect.provide(Layer.merge(Layer.succeed(Trainer.WeightsCell, cell), Layer.succeed(Rollout.Rollout, rlRollout))))
 
+  /** The aggregate of each level's tasks (the pipeline's levels, in order). */
+  const perLevel = (outcomes: ReadonlyArray<ReadonlyArray<Evaluation.Outcome>>): ReadonlyArray<Evaluation.Cell> =>
+    options.levels.map((level) => Evaluation.aggregate(validation.flatMap((t, i) => (t.level === level ? [outcomes[i] ?? []] : []))))
+
   /** A model on the validation tasks: greedy and sampled, `rollouts` each; failures classified on the greedy rollouts. */
   const evaluate = (label: string, weights: LearnedPolicy.Weights, seed: number) =>
     Effect.gen(function*() {
@@ -219,36 +223,31 @@ const program = Effect.gen(function*() {
         else if (t.verdict?.utility !== "YES") notObserved++
         else notStated++
       })
-      const byLevel = options.levels.map((level) => {
-        const idx = validation.flatMap((t, i) => (t.level === level ? [i] : []))
-        const cell = Evaluation.aggregate(idx.map((i) => outcomes[i] ?? []))
-        return `${level} ${(100 * cell.pass1).toFixed(1)} @ ${cell.rounds.toFixed(2)}`
-      }).join(" ")
+      const levels = perLevel(outcomes)
+      const byLevel = options.levels.map((level, k) => `${level} ${(100 * (levels[k] as Evaluation.Cell).pass1).toFixed(1)} @ ${(levels[k] as Evaluation.Cell).rounds.toFixed(2)}`).join(" ")
       const line = `${label.padEnd(18)} Pass@1 greedy ${(100 * cellG.pass1).toFixed(1).padStart(5)}% (${byLevel}), sampled ${(100 * cellS.pass1).toFixed(1).padStart(5)}%; ` +
         `Path ${(100 * cellG.path).toFixed(1)}% Path≈ ${(100 * cellG.pathEquivalent).toFixed(1)}%; rounds ${cellG.rounds.toFixed(2)} (T_max ended ${(100 * cellG.truncation).toFixed(0)}%), calls ${cellG.calls.toFixed(2)}; ` +
         `failed: no successful call ${noSuccess}, a gold fact not observed ${notObserved}, observed but not stated ${notStated}`
       // the same weights with the stop, and under ReAct: decoding and paradigm only, paired without training noise
-      const levelRounds = (os: ReadonlyArray<ReadonlyArray<Evaluation.Outcome>>) =>
-        options.levels.map((level) => Evaluation.aggregate(validation.flatMap((t, i) => (t.level === level ? [os[i] ?? []] : []))).rounds)
       const variants = label === "SFT" || label === "Backbone" ? [] : [
-        { name: label, stop: undefined, rollout: greedy, paradigm: "ParaAct" as const, outcomes },
-        ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ParaAct" as const, outcomes: undefined })),
-        ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, rollout: greedy, paradigm: "ReAct" as const, outcomes: undefined }] : []),
-        ...(flags.react ? stopRollouts.map((m) => ({ name: `${label} ReAct stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ReAct" as const, outcomes: undefined })) : [])
+        ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ParaAct" as const })),
+        ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, rollout: greedy, paradigm: "ReAct" as const }] : []),
+        ...(flags.react ? stopRollouts.map((m) => ({ name: `${label} ReAct stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ReAct" as const })) : [])
       ]
-      const roundsOf = new Map<string, ReadonlyArray<number>>()
+      // ParaAct's cells per level under each stop (the base decoding's first), for the ReAct variants' ratios
+      const paraActLevels = new Map<number | undefined, ReadonlyArray<Evaluation.Cell>>([[undefined, levels]])
       for (const v of variants) {
-        const vo = v.outcomes ?? (yield* scored(v.rollout, validation, `val-${seed}`, flags.rollouts, v.paradigm)).map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
-        const vr = levelRounds(vo)
-        roundsOf.set(`${v.paradigm} ${v.stop}`, vr)
-        if (v.outcomes !== undefined) continue
-        const para = roundsOf.get(`ParaAct ${v.stop}`) ?? []
+        const vo = (yield* scored(v.rollout, validation, `val-${seed}`, flags.rollouts, v.paradigm)).map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
+        const vLevels = perLevel(vo)
+        if (v.paradigm === "ParaAct") paraActLevels.set(v.stop, vLevels)
+        const para = paraActLevels.get(v.stop) ?? []
         const byLevelV = options.levels.map((level, k) => {
-          const idx = validation.flatMap((t, i) => (t.level === level ? [i] : []))
-          const ratio = v.paradigm === "ReAct" ? `; ParaAct ${((para[k] as number) / (vr[k] as number)).toFixed(2)}× these` : ""
-          return `${level} ${(100 * Evaluation.aggregate(idx.map((i) => vo[i] ?? [])).pass1).toFixed(1)} @ ${(vr[k] as number).toFixed(2)} rounds${ratio}`
+          const cell = vLevels[k] as Evaluation.Cell
+          const ratio = v.paradigm === "ReAct" ? `; ParaAct ${((para[k] as Evaluation.Cell).rounds / cell.rounds).toFixed(2)}× these` : ""
+          return `${level} ${(100 * cell.pass1).toFixed(1)} @ ${cell.rounds.toFixed(2)} rounds${ratio}`
         }).join(", ")
-        console.log(`${v.name.padEnd(26)} Pass@1 greedy ${(100 * Evaluation.aggregate(vo).pass1).toFixed(1).padStart(5)}% (${byLevelV}); rounds ${Evaluation.aggregate(vo).rounds.toFixed(2)}`)
+        const all = Evaluation.aggregate(vo)
+        console.log(`${v.name.padEnd(26)} Pass@1 greedy ${(100 * all.pass1).toFixed(1).padStart(5)}% (${byLevelV}); rounds ${all.rounds.toFixed(2)}`)
         successes[seed] = { ...successes[seed], [v.name]: vo.map((os) => [Stats.mean(os.map((o) => (o.success ? 1 : 0)))]) }
       }
       const result: Evaluated = {

@@ -172,9 +172,20 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
  * clauses or without an answer kind on offer.
  */
 export const readyToAnswer = (space: ActionSpace.Space, logits: Float64Array, floor: number): boolean => {
-  const k = space.kinds.indexOf("answer")
-  const slot = space.layout.kinds[k]
-  if (k < 0 || slot === undefined || slot.mode !== "subset" || space.clauses.length === 0) return false
+  const answer = answerSlot(space)
+  return answer !== undefined && readyAt(space, answer.slot, logits, floor)
+}
+
+/** The answer kind's index and slot, when a subset answer is on offer. */
+const answerSlot = (space: ActionSpace.Space): { readonly kind: number; readonly slot: TurnDistribution.KindSlot } | undefined => {
+  const kind = space.kinds.indexOf("answer")
+  const slot = space.layout.kinds[kind]
+  return kind < 0 || slot === undefined || slot.mode !== "subset" ? undefined : { kind, slot }
+}
+
+/** Every clause has a fact of the answer slot above `floor` (false without clauses). */
+const readyAt = (space: ActionSpace.Space, slot: TurnDistribution.KindSlot, logits: Float64Array, floor: number): boolean => {
+  if (space.clauses.length === 0) return false
   const cut = Math.log(floor / (1 - floor))
   const ready = new Set<number>()
   space.facts.forEach((f, i) => {
@@ -184,12 +195,11 @@ export const readyToAnswer = (space: ActionSpace.Space, logits: Float64Array, fl
   return ready.size === space.clauses.length
 }
 
-/** The answer greedy decoding states, when the stop's condition holds and the most probable kind is not already the answer. */
+/** The answer greedy decoding states, when the stop's condition holds. */
 const stopChoice = (space: ActionSpace.Space, logits: Float64Array, floor: number, thresholds: GreedyThresholds): TurnDistribution.Choice | undefined => {
-  if (!readyToAnswer(space, logits, floor)) return undefined
-  const k = space.kinds.indexOf("answer")
-  const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
-  const facts: TurnDistribution.Choice = { kind: k, selected: TurnDistribution.subsetAbove(slot, logits, thresholds.answer ?? 0.5), plan: false }
+  const answer = answerSlot(space)
+  if (answer === undefined || !readyAt(space, answer.slot, logits, floor)) return undefined
+  const facts: TurnDistribution.Choice = { kind: answer.kind, selected: TurnDistribution.subsetAbove(answer.slot, logits, thresholds.answer ?? 0.5), plan: false }
   return answerCompleted(space, logits, facts, thresholds)
 }
 

@@ -130,7 +130,6 @@ export const inputJsonSchema = (schema: Schema.Top): McpSchema.ToolJson => {
   return { ...(document.schema as object), ...defs } as McpSchema.ToolJson
 }
 
-
 /** A tool result carrying `value` as JSON text and as structured content. */
 export const result = (value: object, isError = false): McpSchema.CallToolResult => {
   const text = JSON.stringify(value)
