@@ -26,7 +26,7 @@ import * as Rollout from "../src/runtime/Rollout.ts"
 import { TaskSource } from "../src/toolenv/TaskSource.ts"
 import { GeneratedWorld } from "../src/toolenv/world/World.ts"
 import * as Dagger from "../src/training/Dagger.ts"
-import { sameBits } from "../test/layers/storage/fixtures/RunStoreData.ts"
+import { sameBits } from "../test/support/Bits.ts"
 import * as Plain from "../test/math/SetScorerPlain.ts"
 
 const flags = await BenchFlags.parse("set-scorer", "the set scorer's factored first layer against the dense head over concatenated rows", {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import fc from "fast-check"
 import * as Mlp from "../../src/math/Mlp.ts"
 import { rng } from "../../src/math/Random.ts"
+import { sameBits } from "../support/Bits.ts"
 
 /** A random network: shape, parameters, an input matrix and a dLoss/dLogit per row, all from one seed. */
 const caseArb = fc.record({
@@ -96,9 +97,6 @@ const sparseArb = fc.record({
   })
   return { params: { shape, data }, rows, x, dLogits: Float64Array.from({ length: rows }, () => (r.next() < 0.2 ? 0 : r.normal())) }
 })
-
-/** Bit-for-bit equality of two vectors (Object.is per element: −0 and NaN included). */
-const sameBits = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => a.length === b.length && Array.from(a).every((v, i) => Object.is(v, b[i]))
 
 describe("Mlp", () => {
   it("backward matches central finite differences (relative error < 1e-6)", () => {

@@ -3,7 +3,7 @@ import fc from "fast-check"
 import * as Mlp from "../../src/math/Mlp.ts"
 import { rng } from "../../src/math/Random.ts"
 import * as SetScorer from "../../src/math/SetScorer.ts"
-import { sameBits } from "../layers/storage/fixtures/RunStoreData.ts"
+import { sameBits } from "../support/Bits.ts"
 import * as Plain from "./SetScorerPlain.ts"
 
 /** Random sets over `rows` rows: 0–3 sets of random members (a row may be in several), each row reading one or none. */

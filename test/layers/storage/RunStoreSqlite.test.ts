@@ -10,7 +10,8 @@ import * as RunStoreSqlite from "../../../layers/storage/RunStoreSqlite.ts"
 import { repoRoot } from "../../../src/io/DataPath.ts"
 import { RunStore } from "../../../src/training/RunStore.ts"
 import type { RunStoreError } from "../../../src/training/RunStore.ts"
-import { checkpointOf, edgeValues, groupOf, metricsOf, randomFloats, sameBits } from "./fixtures/RunStoreData.ts"
+import { sameBits } from "../../support/Bits.ts"
+import { checkpointOf, edgeValues, groupOf, metricsOf, randomFloats } from "./fixtures/RunStoreData.ts"
 
 // The run store on real SQLite files in a temp folder (and `:memory:` where the file does not matter): every operation
 // read back, blobs compared bit by bit, damaged rows and foreign files refused with a RunStoreError, and a writer
