@@ -26,7 +26,7 @@ import type { CallCandidate, FactCandidate, Kind, SearchCandidate, SpaceContext,
 
 export type { CallCandidate, FactCandidate, FillSource, Kind, SearchCandidate, SpaceContext, SpaceOptions } from "./actions/Types.ts"
 export { defaultSpaceOptions } from "./actions/Types.ts"
-export { attributesAsked, clauseQueries, clausesOf, headPhrase, literalsOf, requestedValues } from "./actions/Request.ts"
+export { attributesAsked, clauseQueries, clausesOf, headPhrase, literalsOf, recordsAsked, requestedValues } from "./actions/Request.ts"
 export type { Literal } from "./actions/Request.ts"
 export { resolvePreview } from "./actions/Calls.ts"
 export { headWords, renderAnswer } from "./actions/Facts.ts"

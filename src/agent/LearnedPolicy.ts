@@ -15,7 +15,7 @@ import * as ParaAct from "../protocol/ParaAct.ts"
 import * as ActionSpace from "./ActionSpace.ts"
 import { Policy, PolicyError } from "./Policy.ts"
 import type { PolicyContext, PolicyOutput } from "./Policy.ts"
-import { requestedValues } from "./actions/Request.ts"
+import { recordsAsked, requestedValues } from "./actions/Request.ts"
 
 /** The scoring networks the policy can use: `set` learns its set encoder, `mlp` pools the rows' candidate blocks as they are (fixed summaries). */
 export type ScorerKind = "set" | "mlp"
@@ -95,6 +95,12 @@ export interface LearnedPolicyOptions {
    */
   readonly answerQuota?: number | undefined
   /**
+   * Greedy decoding's record bound for the answer **[ours]**: after the threshold, the cover and the quota, each list
+   * of a call's output gives the answer the facts of as many records as their clause asks about
+   * ({@link keepAskedRecords}; false or absent: off).
+   */
+  readonly answerRecords?: boolean | undefined
+  /**
    * Sampled decoding's answer **[ours]**: `sampled` (the default) draws the answer's facts like every other candidate;
    * `decoded` draws the kind (and plan) and, when the kind is the answer, chooses its facts the way greedy evaluation
    * does (`answerThreshold`, `answerCover`, `answerQuota`) — the facts are then no factor of the step's probability
@@ -150,6 +156,8 @@ export interface GreedyThresholds {
   readonly quota?: number | undefined
   /** The stop (undefined: off): see {@link LearnedPolicyOptions.stopAt}. */
   readonly stop?: number | undefined
+  /** The answer's record bound (false or absent: off): see {@link LearnedPolicyOptions.answerRecords}. */
+  readonly records?: boolean | undefined
 }
 
 /**
@@ -203,10 +211,14 @@ const stopChoice = (space: ActionSpace.Space, logits: Float64Array, floor: numbe
   return answerCompleted(space, logits, facts, thresholds)
 }
 
-/** An answer's facts with the clause cover and then the clause quota applied, each when its floor is given. */
+/**
+ * An answer's facts with the clause cover and then the clause quota applied, each when its floor is given, and then
+ * the record bound when it is on.
+ */
 const answerCompleted = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice, thresholds: GreedyThresholds): TurnDistribution.Choice => {
   const covered = thresholds.cover !== undefined ? coverClauses(space, logits, choice, thresholds.cover) : choice
-  return thresholds.quota !== undefined ? quotaClauses(space, logits, covered, thresholds.quota) : covered
+  const filled = thresholds.quota !== undefined ? quotaClauses(space, logits, covered, thresholds.quota) : covered
+  return thresholds.records === true ? keepAskedRecords(space, logits, filled) : filled
 }
 
 /**
@@ -270,6 +282,43 @@ export const quotaClauses = (
   return added.length === 0 ? choice : { ...choice, selected: [...choice.selected, ...added].sort((a, b) => a - b) }
 }
 
+/**
+ * An answer's facts kept to the records their clause asks about **[ours]**: within one list of one call's output
+ * (the facts whose paths share the part before the list index), the facts of at most n records stay, n =
+ * `Request.recordsAsked` of the facts' clause — the number it counts by ("the first three domains": 3), every record
+ * for a list without a number, one otherwise — and the records kept are those whose best stated fact is most probable
+ * (ties: the earlier record). A question about one thing is answered from one record: another record's value of the
+ * same field beside it hedges between two answers. Facts outside a list, or of no clause, are kept.
+ */
+export const keepAskedRecords = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice): TurnDistribution.Choice => {
+  const slot = space.layout.kinds[choice.kind] as TurnDistribution.KindSlot
+  if (slot.mode !== "subset") return choice
+  // per list: each record's stated rows and its best logit
+  const lists = new Map<string, { readonly clause: number; readonly records: Map<number, { best: number; readonly rows: Array<number> }> }>()
+  for (const r of choice.selected) {
+    const fact = space.facts[r - slot.start]
+    if (fact === undefined || fact.clause === undefined || fact.clause < 0) continue
+    const at = fact.path.findIndex((p) => typeof p === "number")
+    if (at < 0) continue
+    const key = `${fact.callId}\u0000${fact.path.slice(0, at).join("\u0000")}`
+    const list = lists.get(key) ?? { clause: fact.clause, records: new Map() }
+    lists.set(key, list)
+    const index = fact.path[at] as number
+    const record = list.records.get(index) ?? { best: -Infinity, rows: [] }
+    list.records.set(index, record)
+    record.rows.push(r)
+    record.best = Math.max(record.best, logits[r] as number)
+  }
+  const dropped = new Set<number>()
+  for (const list of lists.values()) {
+    const n = Math.max(1, recordsAsked(space.clauses[list.clause] ?? ""))
+    if (list.records.size <= n) continue
+    const ranked = [...list.records].sort((a, b) => b[1].best - a[1].best || a[0] - b[0])
+    for (const [, record] of ranked.slice(n)) for (const r of record.rows) dropped.add(r)
+  }
+  return dropped.size === 0 ? choice : { ...choice, selected: choice.selected.filter((r) => !dropped.has(r)) }
+}
+
 /** The space of a policy context (what a rebuilt step must reproduce). */
 export const spaceOf = (context: PolicyContext, options: ActionSpace.SpaceOptions = ActionSpace.defaultSpaceOptions): ActionSpace.Space =>
   ActionSpace.build(context, options)
@@ -291,7 +340,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt }
+  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords }
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)

@@ -87,6 +87,18 @@ describe("clausesOf / literalsOf", () => {
     assert.deepStrictEqual(asked("list the top 5 video games by price."), [1, 5])
   })
 
+  it("counts the records of one list a clause's answer may draw on: its number, every record for a list without one, else one", () => {
+    assert.strictEqual(ActionSpace.recordsAsked("List the first three domains with registrar \"Hover\"."), 3)
+    assert.strictEqual(ActionSpace.recordsAsked("name the top 3 banks by total assets."), 3)
+    assert.strictEqual(ActionSpace.recordsAsked("Name all the domains hosted there of the IP address with the highest threat score (0-100)."), Infinity)
+    assert.strictEqual(ActionSpace.recordsAsked("Which are all the invoices of the first of the companies with industry \"Transportation\"?"), Infinity)
+    assert.strictEqual(ActionSpace.recordsAsked("List all the posts of the user \"Lior Lindqvist\"."), Infinity)
+    assert.strictEqual(ActionSpace.recordsAsked("find the wins this season and league of the first of the teams with home city \"Fort Halmere\"."), 1)
+    assert.strictEqual(ActionSpace.recordsAsked("What is the monthly visits of the domain \"blunashop.com\"?"), 1)
+    // the items a list counts stay what the quota reads (3 for a list without a number)
+    assert.strictEqual(ActionSpace.requestedValues("List all the posts of the user \"Lior Lindqvist\"."), 3)
+  })
+
   it("reads a clause's head: what it asks for, before the \"of\" that opens the thing it is asked of", () => {
     assert.strictEqual(ActionSpace.headPhrase("Find the number of posts and trending rank of the hashtag \"#x\"."), "Find the number of posts and trending rank")
     assert.strictEqual(ActionSpace.headPhrase("Name all the domains hosted there of the IP address with the highest threat score (0-100)."), "Name all the domains hosted there")

@@ -462,4 +462,55 @@ describe("LearnedPolicy greedy decoding", () => {
       assert.isAbove(added, 0)
       assert.isAbove(filled, 0)
     }), 300_000)
+
+  it.effect("the record bound keeps each list's facts to the most probable records their clause asks about, and drops nothing else", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let trimmed = 0
+      let kept = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const answerK = space.kinds.indexOf("answer")
+          const slot = space.layout.kinds[answerK] as TurnDistribution.KindSlot
+          if (slot.mode !== "subset") continue
+          for (const shift of [0, -3]) {
+            const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets).map((z) => z + shift)
+            space.layout.kinds.forEach((k, i) => (logits[k.row] = i === answerK ? 10 : -10))
+            const decoding = { answer: LearnedPolicy.evalAnswerThreshold, cover: 0, quota: 0 }
+            const before = LearnedPolicy.greedyChoice(space, logits, decoding)
+            const after = LearnedPolicy.greedyChoice(space, logits, { ...decoding, records: true })
+            assert.deepStrictEqual({ ...after, selected: [] }, { ...before, selected: [] })
+            for (const r of after.selected) assert.include(before.selected, r)
+            assert.isAbove(after.selected.length, 0)
+            // the stated facts of each list of a call's output, by record (written out here, not with the module's grouping)
+            const fact = (r: number) => space.facts[r - slot.start] as ActionSpace.FactCandidate
+            const listOf = (r: number): string | undefined => {
+              const f = fact(r)
+              const at = f.path.findIndex((p) => typeof p === "number")
+              return at < 0 || (f.clause ?? -1) < 0 ? undefined : JSON.stringify([f.callId, ...f.path.slice(0, at)])
+            }
+            const recordOf = (r: number) => fact(r).path.find((p) => typeof p === "number") as number
+            for (const r of before.selected) if (listOf(r) === undefined) assert.include(after.selected, r)
+            const lists = new Set(before.selected.flatMap((r) => listOf(r) ?? []))
+            for (const list of lists) {
+              const rows = before.selected.filter((r) => listOf(r) === list)
+              const n = Math.max(1, ActionSpace.recordsAsked(space.clauses[fact(rows[0] as number).clause as number] as string))
+              const best = new Map<number, number>()
+              for (const r of rows) best.set(recordOf(r), Math.max(best.get(recordOf(r)) ?? -Infinity, logits[r] as number))
+              const keptRecords = new Set(rows.filter((r) => after.selected.includes(r)).map(recordOf))
+              // a record is kept whole or not at all, and as many as the clause asks (all when there are no more)
+              for (const r of rows) assert.strictEqual(after.selected.includes(r), keptRecords.has(recordOf(r)))
+              assert.strictEqual(keptRecords.size, Math.min(n, best.size))
+              // the kept records are the most probable: none dropped is rated above one kept
+              const lowestKept = Math.min(...[...keptRecords].map((k) => best.get(k) as number))
+              for (const [k, b] of best) if (!keptRecords.has(k)) assert.isAtMost(b, lowestKept)
+              if (best.size > n) trimmed++
+              else kept++
+            }
+          }
+        }
+      }
+      assert.isAbove(trimmed, 0)
+      assert.isAbove(kept, 0)
+    }), 300_000)
 })

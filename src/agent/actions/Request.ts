@@ -138,13 +138,26 @@ export const literalsOf = (clauses: ReadonlyArray<string>): ReadonlyArray<Litera
   return out
 }
 
-/** How many items a clause asks for ("first three", "top 3"; default 1 for "the first of"). */
-export const requestedCount = (clause: string): number => {
+/** The number a clause counts its items by ("first three", "top 3", "latest 5"), when it names one. */
+const countNamed = (clause: string): number | undefined => {
   const m = clause.toLowerCase().match(/\b(?:first|top|latest|last)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b/)
-  if (m === null) return /\b(list|all|which are|name)\b/i.test(clause) ? 3 : 1
+  if (m === null) return undefined
   const word = m[1] as string
   return numberWords[word] ?? Number(word)
 }
+
+/** Words that ask for a list of things without saying how many ("all the invoices", "list the posts"). */
+const listing = /\b(list|all|which are|name)\b/i
+
+/** How many items a clause asks for ("first three", "top 3"; 3 for a list without a number; default 1 for "the first of"). */
+export const requestedCount = (clause: string): number => countNamed(clause) ?? (listing.test(clause) ? 3 : 1)
+
+/**
+ * How many records of one list a clause's answer may draw on: the number it counts by ("the first three domains":
+ * 3), every record when it asks for a list without a number ("all the invoices", "list the posts": Infinity), one
+ * otherwise ("the wins of the first of the teams", "the monthly visits of the domain X").
+ */
+export const recordsAsked = (clause: string): number => countNamed(clause) ?? (listing.test(clause) ? Infinity : 1)
 
 /** Words that say how many or which items, not what: a phrase of only these names no capability. */
 export const countingWords: ReadonlySet<string> = new Set([
