@@ -99,7 +99,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   ),
   stop: Flag.Finite("stop").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: -1, maximum: 0.99 })), Flag.withDescription("greedy decoding answers once every clause has a fact above this probability (negative: no stop)"), Flag.withDefault(-1)),
   stopAt: Flag.String("stop-at").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's stop at these floors (answer once every clause has a fact above the floor; LearnedPolicy.readyToAnswer), comma-separated"), Flag.withDefault("")),
-  answerRecords: Flag.Boolean("answer-records").pipe(Flag.withDescription("greedy decoding keeps each list's facts to the records their clause asks about (LearnedPolicy.keepAskedRecords)"), Flag.withDefault(false)),
+  answerRecords: Flag.Boolean("answer-records").pipe(Flag.withDescription("greedy decoding keeps each list's facts to the records their clause asks about (LearnedPolicy.keepAskedRecords)"), Flag.withDefault(LearnedPolicy.evalAnswerRecords)),
   recordsVariant: Flag.Boolean("records-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's record bound (LearnedPolicy.keepAskedRecords) turned the other way from --answer-records, the same weights"), Flag.withDefault(false)),
   react: Flag.Boolean("react").pipe(Flag.withDescription("also evaluate DAgger and each RL model under ReAct (one action a round), with each --stop-at floor too: ParaAct's rounds against ReAct's per level"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),

@@ -7,7 +7,10 @@
  * student fails, the first state whose greedy turn the oracle does not accept (the divergence that loses the episode).
  * `--weights <file>` reuses a student saved by an earlier run (`--save <file>`), skipping SFT and DAgger.
  * `--subset-thresholds 0.3/0.5,0.3/0.3` rolls it out with a search turn's queries and a call turn's calls kept down to
- * each pair of thresholds (answers at the evaluation's), paired against 0.5/0.5.
+ * each pair of thresholds (answers at the evaluation's), paired against 0.5/0.5. `--answer-quotas 0` rolls it out as
+ * the pipeline's evaluation decodes and says why each failed rollout failed (no answer, a gold fact never observed,
+ * observed but not stated, every fact stated but not to the point — naming the judge's failed checks); `--traces 20`
+ * prints the first 20 rollouts that never observed a gold fact, turn by turn, beside the gold calls.
  * Run: `npx tsx bench/student-diagnosis.ts [--seed 1] [--tasks 90] [--rollouts 2] [--dagger 3] [--save f] [--weights f]`.
  */
 import { Effect, Layer, Option, Ref } from "effect"
@@ -71,6 +74,8 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
     Flag.withDescription("also roll the student out greedily (answers above the evaluation's threshold with its clause cover) with every clause's quota of values filled above these floors (comma-separated, in [0, 1)), paired against the cover alone"),
     Flag.withDefault("")
   ),
+  traces: Flag.Int("traces").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 1000 })), Flag.withDescription("print this many rollouts of the first --answer-quotas row that never observed a gold fact, turn by turn, beside the gold calls"), Flag.withDefault(0)),
+  records: Flag.Boolean("answer-records").pipe(Flag.withDescription("the --answer-quotas rows also keep each list's facts to the records their clause asks about (LearnedPolicy.keepAskedRecords, as the pipeline's evaluation), and a last row is the first quota without that bound"), Flag.withDefault(LearnedPolicy.evalAnswerRecords)),
   forced: Flag.String("forced-thresholds").pipe(Flag.withDescription("teacher-forced answer-fact numbers at these thresholds (comma-separated)"), Flag.withDefault("0.5,0.4,0.3,0.25,0.2,0.15,0.1")),
   outcomesFile: Flag.String("outcomes").pipe(Flag.withDescription("write per-task success rates of each evaluated variant here (JSON)"), Flag.optional),
   forcedAnswers: Flag.Literals("forced-answers", ["kind", "first"]).pipe(Flag.withDescription("what DAgger's exact labels teach where the oracle has no gold fact to state: the kind only, or its placeholder first fact"), Flag.withDefault(Dagger.defaultDagger.forcedAnswers)),
@@ -410,17 +415,66 @@ const program = Effect.gen(function*() {
     }
   }
 
+  /**
+   * Rollouts that never observed every gold fact, turn by turn: each search (★ when a hit is a gold tool), each call
+   * (★ a gold tool) and its outcome, and the answer, beside the gold calls.
+   */
+  const showTraces = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, limit: number) => {
+    const brief = (args: unknown) => JSON.stringify(args).slice(0, 90)
+    let shown = 0
+    groups.forEach((g, i) => g.forEach((t) => {
+      if (shown >= limit || t.verdict?.utility === "YES") return
+      shown++
+      const task = validation[i] as Task
+      const gold = new Set(task.gold.map((c) => c.tool as string))
+      console.log(`=== ${task.level} "${task.request}"`)
+      for (const c of task.gold) console.log(`  gold ${c.id}: ${c.tool} ${brief(c.arguments)}${c.deps.length > 0 ? ` after ${c.deps.join(",")}` : ""}`)
+      for (const st of t.steps) {
+        const parts = [
+          ...st.searches.map((r) => `search "${r.query}"${r.hits.some((h) => gold.has(h.tool)) ? " ★" : ""}`),
+          ...st.observations.map((o) => `call ${o.tool}${gold.has(o.tool) ? " ★" : ""} ${brief(o.arguments)} → ${o.outcome._tag === "ok" ? "ok" : o.outcome.error.kind}`),
+          ...(st.turn?.answer !== undefined ? [`answer ${st.turn.answer.slice(0, 160)}`] : [])
+        ]
+        console.log(`  r${st.index}: ${parts.join(" | ")}`)
+      }
+      console.log(`  verdict: ${(t.verdict?.rationale ?? "").slice(0, 300)}`)
+    }))
+  }
+
   const quotas = flags.quotas.split(",").map((p) => p.trim()).filter((p) => p !== "").map(Number)
   if (quotas.length > 0) {
-    const at = (quota: number | undefined) => greedyWith({ answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, answerQuota: quota })
+    const at = (quota: number | undefined) => greedyWith({ answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, answerQuota: quota, answerRecords: flags.records })
     /** Facts stated an answer (the parts of the answers' texts). */
     const factsPer = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => {
       const answers = rs.flat().map((t) => t.answer).filter((a): a is string => a !== undefined && a.startsWith("Here is"))
       return (answers.reduce((a, t) => a + t.split("; ").length, 0) / Math.max(1, answers.length)).toFixed(2)
     }
+    /**
+     * Why the failed rollouts failed, by the judge's verdict: no answer, a gold fact never observed, observed but not
+     * stated, or every fact stated and the answer not to the point (each failed responsiveness check counted) or not
+     * faithful.
+     */
+    const whyFailed = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => {
+      const tally = new Map<string, number>()
+      const add = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1)
+      rs.forEach((g, i) => g.forEach((t) => {
+        if (Evaluation.outcomeOf(validation[i] as Task, t).success) return
+        const v = t.verdict
+        const counts = v?.counts
+        if (t.answer === undefined || t.answer === "") add("no answer")
+        else if (v?.utility !== "YES") add("a gold fact not observed")
+        else if (counts !== undefined && counts.stated < counts.facts) add("observed, not stated")
+        else if (v.quality !== "YES") {
+          const checks = [...(v.rationale ?? "").matchAll(/(?:— |; )(length|unrequested|precision|echo|entity|dump|cap): /g)].map((m) => m[1] as string)
+          add(`every fact stated, not to the point (${[...new Set(checks)].join("+") || "?"})`)
+        } else add("every fact stated, not faithful")
+      }))
+      return [...tally].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join(", ")
+    }
     const baseRs = yield* at(undefined)
     const baseOk = ok(baseRs)
     console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover above ${LearnedPolicy.evalAnswerCover}, no quota: ${share(baseOk)}; ${factsPer(baseRs)} facts an answer`)
+    console.log(`  failed: ${whyFailed(baseRs)}`)
     record("quota-none", baseOk)
     for (const quota of quotas) {
       if (!(quota >= 0 && quota < 1)) {
@@ -429,9 +483,19 @@ const program = Effect.gen(function*() {
       }
       const rs = yield* at(quota)
       const rOk = ok(rs)
-      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover, quota above ${quota}: ${share(rOk)}, vs no quota ${versus(rOk, baseOk)}; ${factsPer(rs)} facts an answer`)
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover, quota above ${quota}${flags.records ? ", records bound" : ""}: ${share(rOk)}, vs no quota ${versus(rOk, baseOk)}; ${factsPer(rs)} facts an answer`)
+      console.log(`  failed: ${whyFailed(rs)}`)
       record(`quota-${quota}`, rOk)
       if (quota === quotas[0]) showExamples(rs, flags.examples, true)
+      if (quota === quotas[0]) showTraces(rs, flags.traces)
+    }
+    if (flags.records) {
+      // the first quota without the bound, against it: the bound's own effect
+      const rs = yield* greedyWith({ answerThreshold: LearnedPolicy.evalAnswerThreshold, answerCover: LearnedPolicy.evalAnswerCover, answerQuota: quotas[0] })
+      const rOk = ok(rs)
+      console.log(`greedy, answer facts above ${LearnedPolicy.evalAnswerThreshold}, clause cover, quota above ${quotas[0]}, no records bound: ${share(rOk)}; ${factsPer(rs)} facts an answer`)
+      console.log(`  failed: ${whyFailed(rs)}`)
+      record(`quota-${quotas[0]}-unbounded`, rOk)
     }
   }
 

@@ -145,6 +145,14 @@ export const evalAnswerCover = 0
  */
 export const evalAnswerQuota = 0
 
+/**
+ * The record bound of the pipeline's greedy evaluation **[ours]**: after the threshold, the cover and the quota, each
+ * list of a call's output gives the answer the facts of as many records as their clause asks about
+ * ({@link keepAskedRecords}). Chosen on the validation split by a rule fixed before its runs (docs/training.md §6, "One
+ * record per item asked").
+ */
+export const evalAnswerRecords = true
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined

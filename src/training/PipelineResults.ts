@@ -100,6 +100,8 @@ export interface Summary {
     readonly evalAnswerCover: number
     /** Greedy decoding also fills each clause's quota of distinct values above this (`LearnedPolicy.evalAnswerQuota`; absent in runs before it: off). */
     readonly evalAnswerQuota?: number
+    /** Greedy decoding keeps each list's answer facts to the records their clause asks about (`LearnedPolicy.evalAnswerRecords`; absent in runs before it: off). */
+    readonly evalAnswerRecords?: boolean
   }
 }
 
@@ -192,7 +194,7 @@ export const renderAblation = (summary: Summary): string => {
   }
   const levels = Object.keys(summary.pairedLevels)
   return [
-    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} and each clause's best above ${summary.run.evalAnswerCover}${summary.run.evalAnswerQuota === undefined ? "" : `, each clause's quota of values filled above ${summary.run.evalAnswerQuota}`} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
+    `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} and each clause's best above ${summary.run.evalAnswerCover}${summary.run.evalAnswerQuota === undefined ? "" : `, each clause's quota of values filled above ${summary.run.evalAnswerQuota}`}${summary.run.evalAnswerRecords === true ? ", each list's facts kept to the records their clause asks about" : ""} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
     ...rows,
     "",
