@@ -416,8 +416,10 @@ const program = Effect.gen(function*() {
   }
 
   /**
-   * Rollouts that never observed every gold fact, turn by turn: each search (★ when a hit is a gold tool), each call
-   * (★ a gold tool) and its outcome, and the answer, beside the gold calls.
+   * Rollouts that never observed every gold fact, turn by turn: each search (★ when a hit serves a gold call: its tool
+   * or an equivalent provider), each call (★ the same) and its outcome, and the answer, beside the gold calls; under
+   * each step what was on offer — each kind's probability, its candidates and the best one's p, and the call
+   * candidates that serve a gold call.
    */
   const showTraces = (groups: ReadonlyArray<ReadonlyArray<Trajectory>>, limit: number) => {
     const brief = (args: unknown) => JSON.stringify(args).slice(0, 90)
@@ -426,16 +428,37 @@ const program = Effect.gen(function*() {
       if (shown >= limit || t.verdict?.utility === "YES") return
       shown++
       const task = validation[i] as Task
-      const gold = new Set(task.gold.map((c) => c.tool as string))
+      const goldSpecs = task.gold.flatMap((c) => library.get(c.tool) ?? [])
+      /** A gold call's tool or an equivalent provider of it (the oracle's equivalence). */
+      const serves = (name: string) => {
+        const spec = library.get(name)
+        return spec !== undefined && goldSpecs.some((g) => equivalence(g, spec) !== undefined)
+      }
       console.log(`=== ${task.level} "${task.request}"`)
       for (const c of task.gold) console.log(`  gold ${c.id}: ${c.tool} ${brief(c.arguments)}${c.deps.length > 0 ? ` after ${c.deps.join(",")}` : ""}`)
       for (const st of t.steps) {
         const parts = [
-          ...st.searches.map((r) => `search "${r.query}"${r.hits.some((h) => gold.has(h.tool)) ? " ★" : ""}`),
-          ...st.observations.map((o) => `call ${o.tool}${gold.has(o.tool) ? " ★" : ""} ${brief(o.arguments)} → ${o.outcome._tag === "ok" ? "ok" : o.outcome.error.kind}`),
+          ...st.searches.map((r) => `search "${r.query}"${r.hits.some((h) => serves(h.tool)) ? " ★" : ""}`),
+          ...st.observations.map((o) => `call ${o.tool}${serves(o.tool) ? " ★" : ""} ${brief(o.arguments)} → ${o.outcome._tag === "ok" ? "ok" : o.outcome.error.kind}`),
           ...(st.turn?.answer !== undefined ? [`answer ${st.turn.answer.slice(0, 160)}`] : [])
         ]
+        // what the student had on offer at this step: each kind's probability, its candidates and the best one's p
+        const context = LearnedPolicy.contextAt(t, st.index, task.request, maxRounds, world2.lookup)
+        const space = ActionSpace.build({ ...context })
+        const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
+        const kindZ = space.layout.kinds.map((k) => logits[k.row] as number)
+        const top = Math.max(...kindZ)
+        const total = kindZ.reduce((a, z) => a + Math.exp(z - top), 0)
+        const offer = space.kinds.map((kind, k) => {
+          const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
+          const rows = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
+          const best = rows.length === 0 ? "" : ` ${rows.length} best ${(1 / (1 + Math.exp(-Math.max(...rows.map((r) => logits[r] as number))))).toFixed(2)}`
+          const goldCalls = kind === "call" ? space.calls.flatMap((c, j) => (serves(c.tool.name) ? [slot.start + j] : [])) : []
+          const starred = goldCalls.length === 0 ? "" : ` ★${goldCalls.length} best ${(1 / (1 + Math.exp(-Math.max(...goldCalls.map((r) => logits[r] as number))))).toFixed(2)}`
+          return `${kind} ${(Math.exp((kindZ[k] as number) - top) / total).toFixed(2)}${best}${starred}`
+        })
         console.log(`  r${st.index}: ${parts.join(" | ")}`)
+        console.log(`       on offer: ${offer.join("; ")}`)
       }
       console.log(`  verdict: ${(t.verdict?.rationale ?? "").slice(0, 300)}`)
     }))
