@@ -235,17 +235,18 @@ const program = Effect.gen(function*() {
         `failed: no successful call ${noSuccess}, a gold fact not observed ${notObserved}, observed but not stated ${notStated}`
       // the same weights with the stop, and under ReAct: decoding and paradigm only, paired without training noise
       const variants = label === "SFT" || label === "Backbone" ? [] : [
-        ...(recordsRollout === undefined ? [] : [{ name: `${label} records ${flags.answerRecords ? "off" : "on"}`, stop: -1, rollout: recordsRollout, paradigm: "ParaAct" as const }]),
-        ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ParaAct" as const })),
-        ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, rollout: greedy, paradigm: "ReAct" as const }] : []),
-        ...(flags.react ? stopRollouts.map((m) => ({ name: `${label} ReAct stop ${m.floor}`, stop: m.floor, rollout: m.rollout, paradigm: "ReAct" as const })) : [])
+        ...(recordsRollout === undefined ? [] : [{ name: `${label} records ${flags.answerRecords ? "off" : "on"}`, stop: undefined, ratioBase: false, rollout: recordsRollout, paradigm: "ParaAct" as const }]),
+        ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, ratioBase: true, rollout: m.rollout, paradigm: "ParaAct" as const })),
+        ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, ratioBase: false, rollout: greedy, paradigm: "ReAct" as const }] : []),
+        ...(flags.react ? stopRollouts.map((m) => ({ name: `${label} ReAct stop ${m.floor}`, stop: m.floor, ratioBase: false, rollout: m.rollout, paradigm: "ReAct" as const })) : [])
       ]
       // ParaAct's cells per level under each stop (the base decoding's first), for the ReAct variants' ratios
       const paraActLevels = new Map<number | undefined, ReadonlyArray<Evaluation.Cell>>([[undefined, levels]])
       for (const v of variants) {
         const vo = (yield* scored(v.rollout, validation, `val-${seed}`, flags.rollouts, v.paradigm)).map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
         const vLevels = perLevel(vo)
-        if (v.paradigm === "ParaAct") paraActLevels.set(v.stop, vLevels)
+        // a stop variant's ParaAct cells are what its ReAct twin's ratio reads (the records variant has no twin)
+        if (v.ratioBase) paraActLevels.set(v.stop, vLevels)
         const para = paraActLevels.get(v.stop) ?? []
         const byLevelV = options.levels.map((level, k) => {
           const cell = vLevels[k] as Evaluation.Cell
