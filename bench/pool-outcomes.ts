@@ -7,7 +7,10 @@
  * run of one seed); anything else is refused. `DAgger` is the start RL begins from. `<file>=<tag>` names that file's
  * RL models `<model>@<tag>` (a run of the same estimator under other settings, e.g. `--lambda-phase 0`); with
  * `--tag-starts` a tag names its SFT and DAgger models too (runs whose starts differ: another feature schema).
- * Run: `npx tsx bench/pool-outcomes.ts <file>[=<tag>]... --pairs grpo-DAgger,paraagent_attributed-grpo [--tag-starts] [--json]`.
+ * `--cluster category` resamples the tasks by their categories (the files' `clusters`, written by learning-validation
+ * since 2026-12-05 16:20): tasks of one category, whose providers and entity types they share, pass or fail together,
+ * and the interval then counts them as one draw (`Stats.pairedBootstrap`'s `clusters`).
+ * Run: `npx tsx bench/pool-outcomes.ts <file>[=<tag>]... --pairs grpo-DAgger,paraagent_attributed-grpo [--tag-starts] [--cluster none|category] [--json]`.
  */
 import * as fs from "node:fs"
 import { Argument, Flag } from "effect/cli"
@@ -19,11 +22,14 @@ const flags = await BenchFlags.parse("pool-outcomes", "pooled paired Pass@1 diff
   files: Argument.String("file").pipe(Argument.withDescription("--outcomes files of bench/learning-validation.ts"), Argument.variadic({ min: 1 })),
   pairs: Flag.String("pairs").pipe(Flag.withDescription("comma-separated B-A model pairs (B − A), e.g. grpo-DAgger")),
   tagStarts: Flag.Boolean("tag-starts").pipe(Flag.withDescription("a file's tag also names its SFT and DAgger models (runs whose starts differ)"), Flag.withDefault(false)),
+  cluster: Flag.Literals("cluster", ["none", "category"]).pipe(Flag.withDescription("resample single tasks (none) or whole categories of tasks (category; the files must hold learning-validation's clusters)"), Flag.withDefault("none")),
   json: Flag.Boolean("json").pipe(Flag.withDescription("print one JSON line instead of the table"), Flag.withDefault(false))
 })
 
 interface Outcomes {
   readonly tasks: ReadonlyArray<string>
+  /** Each task's categories, joined (learning-validation since 2026-12-05 16:20). */
+  readonly clusters?: ReadonlyArray<string>
   readonly successes: Readonly<Record<string, Readonly<Record<string, ReadonlyArray<ReadonlyArray<number>>>>>>
 }
 
@@ -47,6 +53,7 @@ const read = (file: string): Outcomes => {
 const files = flags.files as unknown as ReadonlyArray<string>
 const mean = (xs: ReadonlyArray<number>) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length)
 let tasks: ReadonlyArray<string> | undefined
+let clusterKeys: ReadonlyArray<string> | undefined
 /** model → seed → each task's success rate over its rollouts */
 const rates = new Map<string, Map<string, ReadonlyArray<number>>>()
 for (const argument of files) {
@@ -55,6 +62,11 @@ for (const argument of files) {
   const o = read(file)
   if (tasks !== undefined && (tasks.length !== o.tasks.length || tasks.some((t, i) => t !== o.tasks[i]))) fail(`${file} holds other validation tasks than ${files[0]}: not paired`)
   tasks = o.tasks
+  if (flags.cluster === "category") {
+    if (!Array.isArray(o.clusters) || o.clusters.length !== o.tasks.length) fail(`${file}: --cluster category needs the file's clusters (one per task), which learning-validation writes since 2026-12-05 16:20`)
+    if (clusterKeys !== undefined && clusterKeys.some((k, i) => k !== o.clusters?.[i])) fail(`${file}: its tasks' clusters differ from ${files[0]}'s`)
+    clusterKeys = o.clusters
+  }
   for (const [seed, models] of Object.entries(o.successes)) {
     for (const [name, rows] of Object.entries(models)) {
       const model = tag === undefined || (!flags.tagStarts && (name === "SFT" || name === "DAgger")) ? name : `${name}@${tag}`
@@ -83,6 +95,15 @@ const models = [...rates.keys()].map((model) => {
   const perSeed = seeds.map((s) => 100 * mean(rates.get(model)?.get(s) ?? []))
   return { model, seeds, perSeed, mean: mean(perSeed) }
 })
+/** Each task's cluster index (its categories' first appearance in task order), when --cluster category. */
+const clusters = clusterKeys === undefined ? undefined : (() => {
+  const index = new Map<string, number>()
+  return (clusterKeys as ReadonlyArray<string>).map((k) => {
+    if (!index.has(k)) index.set(k, index.size)
+    return index.get(k) as number
+  })
+})()
+const clusterCount = clusters === undefined ? 0 : Math.max(...clusters) + 1
 const paired = pairs.map(({ b, a }) => {
   const seeds = seedsOf(b).filter((s) => rates.get(a)?.has(s))
   if (seeds.length === 0) return fail(`--pairs: ${b} and ${a} share no seed`)
@@ -91,14 +112,14 @@ const paired = pairs.map(({ b, a }) => {
     const xa = rates.get(a)?.get(s) ?? []
     return xb.map((x, i) => 100 * (x - (xa[i] ?? NaN)))
   })
-  return { pair: `${b} − ${a}`, seeds, ...Stats.pairedBootstrap(diffs, { seed: 1 }) }
+  return { pair: `${b} − ${a}`, seeds, ...Stats.pairedBootstrap(diffs, { seed: 1, ...(clusters === undefined ? {} : { clusters }) }) }
 })
 
 if (flags.json) {
-  console.log(JSON.stringify({ tasks: tasks?.length ?? 0, models, paired }))
+  console.log(JSON.stringify({ tasks: tasks?.length ?? 0, clusters: clusterCount, models, paired }))
 } else {
   console.log(`${files.length} files, ${tasks?.length ?? 0} validation tasks; greedy Pass@1 per seed, %:`)
   for (const m of models) console.log(`  ${m.model.padEnd(24)} ${m.seeds.map((s, i) => `seed ${s} ${(m.perSeed[i] ?? NaN).toFixed(1)}`).join(", ")}; mean ${m.mean.toFixed(1)}`)
-  console.log("paired differences, points of Pass@1, mean [bootstrap 95% CI] over (seed, task):")
+  console.log(`paired differences, points of Pass@1, mean [bootstrap 95% CI] over (seed, ${clusters === undefined ? "task" : `category: ${clusterCount} category sets`}):`)
   for (const p of paired) console.log(`  ${p.pair.padEnd(44)} ${Pipeline.formatPaired(p)} (seeds ${p.seeds.join(", ")})`)
 }

@@ -85,11 +85,30 @@ export interface Interval {
   readonly hi: number
 }
 
-/** Options of {@link pairedBootstrap}: replicates (default 2,000), confidence level (0.95), and the resampling seed (1). */
+/**
+ * Options of {@link pairedBootstrap}: replicates (default 2,000), confidence level (0.95), the resampling seed (1), and
+ * the tasks' clusters (absent: every task its own).
+ */
 export interface BootstrapOptions {
   readonly resamples?: number
   readonly level?: number
   readonly seed?: number
+  /**
+   * Each task's cluster, 0 … C − 1 (every index below C used) **[ours]**: a replicate then resamples whole clusters —
+   * C draws with replacement, each bringing all of its tasks — instead of single tasks. Tasks that pass or fail
+   * together (one provider's, one category's) are then not counted as independent evidence, and the interval widens to
+   * say so. Absent, or one cluster per task in order, is the plain task bootstrap, draw for draw.
+   */
+  readonly clusters?: ReadonlyArray<number>
+}
+
+/** The tasks of each cluster (in task order), or undefined when `clusters` is not one index in 0 … C − 1 per task with every index used. */
+const clusterMembers = (tasks: number, clusters: ReadonlyArray<number> | undefined): ReadonlyArray<ReadonlyArray<number>> | undefined => {
+  if (clusters === undefined) return Array.from({ length: tasks }, (_, t) => [t])
+  if (clusters.length !== tasks || clusters.some((c) => !Number.isInteger(c) || c < 0)) return undefined
+  const members: Array<Array<number>> = Array.from({ length: Math.max(...clusters) + 1 }, () => [])
+  clusters.forEach((c, t) => (members[c] as Array<number>).push(t))
+  return members.some((m) => m.length === 0) ? undefined : members
 }
 
 /**
@@ -99,13 +118,16 @@ export interface BootstrapOptions {
  * seed, so each difference stays paired on its task — and takes the mean over the resampled cells; the interval is
  * the (1 − level)/2 and (1 + level)/2 percentiles of the replicates. Resampling seeds as well as tasks makes the
  * interval cover the spread between training runs, not only task sampling and rollout noise (with one seed it is
- * the plain task bootstrap). Deterministic for a seed; NaN fields when there is no difference or the rows differ in
- * length.
+ * the plain task bootstrap). With `options.clusters` whole clusters of tasks are resampled instead of tasks, and a
+ * replicate is the mean over the cells its clusters bring. Deterministic for a seed; NaN fields when there is no
+ * difference, the rows differ in length, or the clusters are not one index per task in 0 … C − 1 with every index used.
  */
 export const pairedBootstrap = (diffs: ReadonlyArray<ReadonlyArray<number>>, options: BootstrapOptions = {}): Interval => {
   const seeds = diffs.length
   const tasks = diffs[0]?.length ?? 0
   if (seeds === 0 || tasks === 0 || diffs.some((row) => row.length !== tasks)) return { mean: NaN, lo: NaN, hi: NaN }
+  const members = clusterMembers(tasks, options.clusters)
+  if (members === undefined) return { mean: NaN, lo: NaN, hi: NaN }
   const resamples = options.resamples ?? 2_000
   const level = options.level ?? 0.95
   let total = 0
@@ -114,16 +136,21 @@ export const pairedBootstrap = (diffs: ReadonlyArray<ReadonlyArray<number>>, opt
   const r = rng(options.seed ?? 1)
   const replicates = new Float64Array(resamples)
   const rows = new Int32Array(seeds)
-  const columns = new Int32Array(tasks)
+  const drawn = new Int32Array(members.length)
   for (let b = 0; b < resamples; b++) {
     for (let s = 0; s < seeds; s++) rows[s] = r.int(seeds)
-    for (let t = 0; t < tasks; t++) columns[t] = r.int(tasks)
+    for (let c = 0; c < members.length; c++) drawn[c] = r.int(members.length)
     let sum = 0
+    let cells = 0
     for (let s = 0; s < seeds; s++) {
       const row = diffs[rows[s] as number] as ReadonlyArray<number>
-      for (let t = 0; t < tasks; t++) sum += row[columns[t] as number] as number
+      for (let c = 0; c < members.length; c++) {
+        const cluster = members[drawn[c] as number] as ReadonlyArray<number>
+        for (const t of cluster) sum += row[t] as number
+        cells += cluster.length
+      }
     }
-    replicates[b] = sum / (seeds * tasks)
+    replicates[b] = sum / cells
   }
   const sorted = Array.from(replicates)
   const tail = (100 * (1 - level)) / 2

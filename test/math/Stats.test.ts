@@ -157,6 +157,74 @@ describe("Stats.pairedBootstrap", () => {
     expect(covered / trials).toBeLessThan(0.995)
   })
 
+  /** Differences with a cluster index per task (every index below the count used), as `clusters` wants them. */
+  const clusteredArb = diffsArb.chain((diffs) =>
+    fc.array(fc.integer({ min: 0, max: 5 }), { minLength: diffs[0]!.length, maxLength: diffs[0]!.length }).map((raw) => {
+      const order = [...new Set(raw)]
+      return { diffs, clusters: raw.map((c) => order.indexOf(c)) }
+    })
+  )
+
+  it("clusters: one per task in order is the task bootstrap draw for draw; the mean is every cell's; shifting, scaling and negating carry over", () => {
+    fc.assert(
+      fc.property(diffsArb, fc.integer({ min: 0, max: 1000 }), (diffs, seed) => {
+        const own = Array.from({ length: diffs[0]!.length }, (_, t) => t)
+        expect(Stats.pairedBootstrap(diffs, { ...options, seed, clusters: own })).toEqual(Stats.pairedBootstrap(diffs, { ...options, seed }))
+      }),
+      { numRuns: 100 }
+    )
+    fc.assert(
+      fc.property(clusteredArb, fc.double({ min: -50, max: 50, noNaN: true }), ({ diffs, clusters }, c) => {
+        const ci = Stats.pairedBootstrap(diffs, { ...options, clusters })
+        expect(ci.mean).toBeCloseTo(Stats.mean(diffs.flat()), 12)
+        expect(ci.lo).toBeLessThanOrEqual(ci.mean + 1e-12)
+        expect(ci.hi).toBeGreaterThanOrEqual(ci.mean - 1e-12)
+        const shifted = Stats.pairedBootstrap(diffs.map((row) => row.map((d) => d + c)), { ...options, clusters })
+        const swapped = Stats.pairedBootstrap(diffs.map((row) => row.map((d) => -d)), { ...options, clusters })
+        const near = (x: number, y: number) => expect(Math.abs(x - y)).toBeLessThan(1e-9 * (1 + Math.abs(x) + Math.abs(y)))
+        near(shifted.lo, ci.lo + c)
+        near(shifted.hi, ci.hi + c)
+        near(swapped.lo, -ci.hi)
+        near(swapped.hi, -ci.lo)
+      }),
+      { numRuns: 150 }
+    )
+  })
+
+  it("clusters: one cluster of every task leaves only the seeds to resample; clusters that are not 0 … C − 1, one per task, give NaN", () => {
+    fc.assert(
+      fc.property(diffsArb, (diffs) => {
+        const one = Stats.pairedBootstrap(diffs.slice(0, 1), { ...options, clusters: diffs[0]!.map(() => 0) })
+        expect(one.lo).toBeCloseTo(one.mean, 12)
+        expect(one.hi).toBeCloseTo(one.mean, 12)
+      }),
+      { numRuns: 100 }
+    )
+    const diffs = [[1, 0, -1]]
+    for (const clusters of [[0, 1], [0, 2, 2], [0, -1, 1], [0, 0.5, 1]]) {
+      expect(Stats.pairedBootstrap(diffs, { ...options, clusters }).lo).toBeNaN()
+    }
+  })
+
+  it("when tasks pass or fail by cluster, the task bootstrap under-covers and the cluster bootstrap covers (200 simulated comparisons, 12 clusters × 5 tasks)", () => {
+    const r = rng(77)
+    let plain = 0
+    let clustered = 0
+    const trials = 200
+    const clusters = Array.from({ length: 60 }, (_, t) => Math.floor(t / 5))
+    for (let i = 0; i < trials; i++) {
+      // a shared effect per cluster (sd 0.4) and a small one per task (sd 0.1) around the true difference 0.1
+      const effect = Array.from({ length: 12 }, () => 0.4 * r.normal())
+      const diffs = [clusters.map((c) => 0.1 + (effect[c] as number) + 0.1 * r.normal())]
+      const a = Stats.pairedBootstrap(diffs, { resamples: 500, seed: i })
+      const b = Stats.pairedBootstrap(diffs, { resamples: 500, seed: i, clusters })
+      if (a.lo <= 0.1 && 0.1 <= a.hi) plain++
+      if (b.lo <= 0.1 && 0.1 <= b.hi) clustered++
+    }
+    expect(clustered / trials).toBeGreaterThan(0.85)
+    expect(plain / trials).toBeLessThan(clustered / trials - 0.2)
+  })
+
   it("NaN for no difference or ragged rows", () => {
     for (const diffs of [[], [[]], [[1, 2], [1]]]) {
       const ci = Stats.pairedBootstrap(diffs)
