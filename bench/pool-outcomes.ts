@@ -95,15 +95,10 @@ const models = [...rates.keys()].map((model) => {
   const perSeed = seeds.map((s) => 100 * mean(rates.get(model)?.get(s) ?? []))
   return { model, seeds, perSeed, mean: mean(perSeed) }
 })
-/** Each task's cluster index (its categories' first appearance in task order), when --cluster category. */
-const clusters = clusterKeys === undefined ? undefined : (() => {
-  const index = new Map<string, number>()
-  return (clusterKeys as ReadonlyArray<string>).map((k) => {
-    if (!index.has(k)) index.set(k, index.size)
-    return index.get(k) as number
-  })
-})()
-const clusterCount = clusters === undefined ? 0 : Math.max(...clusters) + 1
+/** The category sets in order of first appearance, and each task's index among them, when --cluster category. */
+const clusterOrder = clusterKeys === undefined ? [] : [...new Set(clusterKeys)]
+const clusters = clusterKeys?.map((k) => clusterOrder.indexOf(k))
+const clusterCount = clusterOrder.length
 const paired = pairs.map(({ b, a }) => {
   const seeds = seedsOf(b).filter((s) => rates.get(a)?.has(s))
   if (seeds.length === 0) return fail(`--pairs: ${b} and ${a} share no seed`)

@@ -31,6 +31,7 @@ import * as RunConfig from "../src/eval/RunConfig.ts"
 import * as Scoring from "../src/eval/Scoring.ts"
 import * as Acceptable from "../src/math/Acceptable.ts"
 import * as Evaluation from "../src/math/Evaluation.ts"
+import * as Responsiveness from "../src/judge/Responsiveness.ts"
 import * as Reward from "../src/math/Reward.ts"
 import { hashParts } from "../src/math/Random.ts"
 import * as SetScorer from "../src/math/SetScorer.ts"
@@ -452,9 +453,9 @@ const program = Effect.gen(function*() {
         const offer = space.kinds.map((kind, k) => {
           const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
           const rows = Array.from({ length: slot.end - slot.start }, (_, j) => slot.start + j)
-          const best = rows.length === 0 ? "" : ` ${rows.length} best ${(1 / (1 + Math.exp(-Math.max(...rows.map((r) => logits[r] as number))))).toFixed(2)}`
+          const best = rows.length === 0 ? "" : ` ${rows.length} best ${TurnDistribution.sigmoid(Math.max(...rows.map((r) => logits[r] as number))).toFixed(2)}`
           const goldCalls = kind === "call" ? space.calls.flatMap((c, j) => (serves(c.tool.name) ? [slot.start + j] : [])) : []
-          const starred = goldCalls.length === 0 ? "" : ` ★${goldCalls.length} best ${(1 / (1 + Math.exp(-Math.max(...goldCalls.map((r) => logits[r] as number))))).toFixed(2)}`
+          const starred = goldCalls.length === 0 ? "" : ` ★${goldCalls.length} best ${TurnDistribution.sigmoid(Math.max(...goldCalls.map((r) => logits[r] as number))).toFixed(2)}`
           return `${kind} ${(Math.exp((kindZ[k] as number) - top) / total).toFixed(2)}${best}${starred}`
         })
         console.log(`  r${st.index}: ${parts.join(" | ")}`)
@@ -477,6 +478,7 @@ const program = Effect.gen(function*() {
      * stated, or every fact stated and the answer not to the point (each failed responsiveness check counted) or not
      * faithful.
      */
+    const failedCheck = new RegExp(`(?:— |; )(${Responsiveness.checkNames.join("|")}): `, "g")
     const whyFailed = (rs: ReadonlyArray<ReadonlyArray<Trajectory>>) => {
       const tally = new Map<string, number>()
       const add = (k: string) => tally.set(k, (tally.get(k) ?? 0) + 1)
@@ -488,7 +490,7 @@ const program = Effect.gen(function*() {
         else if (v?.utility !== "YES") add("a gold fact not observed")
         else if (counts !== undefined && counts.stated < counts.facts) add("observed, not stated")
         else if (v.quality !== "YES") {
-          const checks = [...(v.rationale ?? "").matchAll(/(?:— |; )(length|unrequested|precision|echo|entity|dump|cap): /g)].map((m) => m[1] as string)
+          const checks = [...(v.rationale ?? "").matchAll(failedCheck)].map((m) => m[1] as string)
           add(`every fact stated, not to the point (${[...new Set(checks)].join("+") || "?"})`)
         } else add("every fact stated, not faithful")
       }))

@@ -57,6 +57,11 @@ export const DUMP_MAX_VALUES = 10_000
 /** Wrong entity: at most this many other-record values are compared per fact (bounds the work on a huge payload). */
 export const MAX_RIVALS_PER_FACT = 2_000
 
+/** The responsiveness checks, by the names a verdict's rationale gives them (`<name>: <message>`). */
+export const checkNames = ["length", "unrequested", "precision", "echo", "entity", "dump", "cap"] as const
+/** One responsiveness check's name. */
+export type CheckName = (typeof checkNames)[number]
+
 /** Words that carry no fact: stripped before the word shares are computed. */
 const STOPWORDS: ReadonlySet<string> = new Set([
   "a", "an", "the", "of", "and", "or", "is", "are", "was", "were", "be", "been", "to", "in", "on", "at", "for", "with",
@@ -192,7 +197,7 @@ export const makeContext = (
 
 /** One failed responsiveness check, worded for the verdict's rationale. */
 export interface Failure {
-  readonly check: "length" | "unrequested" | "precision" | "echo" | "entity" | "dump" | "cap"
+  readonly check: CheckName
   readonly message: string
 }
 
