@@ -101,6 +101,12 @@ export interface LearnedPolicyOptions {
    */
   readonly answerRecords?: boolean | undefined
   /**
+   * Greedy decoding skips repeats **[ours]**: a call candidate that repeats an operation a successful call already did
+   * (`CallCandidate.repeats`: another provider's copy) is never chosen, and when every call candidate repeats, the
+   * call kind is not chosen either ({@link skipRepeats}; false or absent: off).
+   */
+  readonly skipRepeats?: boolean | undefined
+  /**
    * Sampled decoding's answer **[ours]**: `sampled` (the default) draws the answer's facts like every other candidate;
    * `decoded` draws the kind (and plan) and, when the kind is the answer, chooses its facts the way greedy evaluation
    * does (`answerThreshold`, `answerCover`, `answerQuota`) — the facts are then no factor of the step's probability
@@ -153,6 +159,12 @@ export const evalAnswerQuota = 0
  */
 export const evalAnswerRecords = true
 
+/**
+ * Whether the pipeline's greedy evaluation skips repeated operations ({@link skipRepeats}). Measured on the validation
+ * split by a rule fixed before its runs (docs/training.md §6, "Calls that repeat an operation").
+ */
+export const evalSkipRepeats = false
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined
@@ -166,13 +178,16 @@ export interface GreedyThresholds {
   readonly stop?: number | undefined
   /** The answer's record bound (false or absent: off): see {@link LearnedPolicyOptions.answerRecords}. */
   readonly records?: boolean | undefined
+  /** Skip repeated operations (false or absent: off): see {@link LearnedPolicyOptions.skipRepeats}. */
+  readonly repeats?: boolean | undefined
 }
 
 /**
  * The greedy choice of a space: the most probable kind, its candidates kept down to the kind's threshold — an answer's
  * facts, a search's queries, a call turn's calls (½, the default: {@link TurnDistribution.greedy}).
  */
-export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thresholds: GreedyThresholds = {}): TurnDistribution.Choice => {
+export const greedyChoice = (space: ActionSpace.Space, scores: Float64Array, thresholds: GreedyThresholds = {}): TurnDistribution.Choice => {
+  const logits = thresholds.repeats === true ? skipRepeats(space, scores) : scores
   const stopped = thresholds.stop !== undefined ? stopChoice(space, logits, thresholds.stop, thresholds) : undefined
   if (stopped !== undefined) return stopped
   const base = TurnDistribution.greedy(space.layout, logits)
@@ -180,6 +195,23 @@ export const greedyChoice = (space: ActionSpace.Space, logits: Float64Array, thr
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
   const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
   return kind === "answer" ? answerCompleted(space, logits, chosen, thresholds) : chosen
+}
+
+/**
+ * The logits with every call candidate that repeats a successful operation (`CallCandidate.repeats`) made impossible
+ * (−∞), and the call kind too when no other call is left **[ours]**: greedy decoding then never spends a round asking
+ * another provider for what the agent already has. The same array when nothing repeats.
+ */
+export const skipRepeats = (space: ActionSpace.Space, logits: Float64Array): Float64Array => {
+  const kind = space.kinds.indexOf("call")
+  const slot = space.layout.kinds[kind]
+  if (kind < 0 || slot === undefined || !space.calls.some((c) => c.repeats)) return logits
+  const out = Float64Array.from(logits)
+  space.calls.forEach((c, i) => {
+    if (c.repeats) out[slot.start + i] = Number.NEGATIVE_INFINITY
+  })
+  if (space.calls.every((c) => c.repeats)) out[slot.row] = Number.NEGATIVE_INFINITY
+  return out
 }
 
 /**
@@ -348,7 +380,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords }
+  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords, repeats: options.skipRepeats }
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)

@@ -9,6 +9,7 @@ import { callKey } from "../../math/CanonicalJson.ts"
 import * as JsonSchemaValidate from "../../toolenv/JsonSchemaValidate.ts"
 import type { Reading } from "./Reading.ts"
 import type { Literal } from "./Request.ts"
+import { operationKey } from "./Seen.ts"
 import { clip01, cover, leaves, schemaAt, tokens } from "./Text.ts"
 import { candidateWidth } from "./Types.ts"
 import type { CallCandidate, FillSource, SpaceOptions } from "./Types.ts"
@@ -249,7 +250,8 @@ export const callCandidates = (r: Reading, options: SpaceOptions): { readonly ca
       f[9] = filling.sources.filter((s) => s === "enum" || s === "default").length / n
       f[10] = filling.matches.length === 0 ? 1 : filling.matches.reduce((a, b) => a + b, 0) / filling.matches.length
       f[11] = filling.matches.length === 0 ? 1 : Math.min(...filling.matches)
-      f[12] = JsonSchemaValidate.validateArguments(tool, resolvePreview(filling.arguments, history.outputs)).ok ? 1 : 0
+      const resolved = resolvePreview(filling.arguments, history.outputs)
+      f[12] = JsonSchemaValidate.validateArguments(tool, resolved).ok ? 1 : 0
       f[13] = seen.settled.has(key) ? 1 : 0
       f[14] = seen.transient.has(key) ? 1 : 0
       f[15] = seen.toolFailedHard.has(tool.name) ? 1 : 0
@@ -264,7 +266,7 @@ export const callCandidates = (r: Reading, options: SpaceOptions): { readonly ca
       f[24] = n === 0 ? 0 : filling.foreignLiterals / n
       // a request literal no successful call carried yet: the request's other item (`"Hover"` after `"NameCheap"`) is still to do
       f[25] = filling.literalValues.length === 0 ? 0 : filling.literalValues.filter((v) => !seen.servedValues.has(v)).length / filling.literalValues.length
-      calls.push({ tool, arguments: filling.arguments, sources: filling.sources, clause })
+      calls.push({ tool, arguments: filling.arguments, sources: filling.sources, clause, repeats: seen.operations.has(operationKey(tool.name, resolved)) })
       callFeatures.push(f)
     }
   }

@@ -5,6 +5,7 @@
  * outputs a later call consumed. Pure.
  */
 import { transientErrorKinds } from "../../domain/Call.ts"
+import type { JsonObject } from "../../domain/Json.ts"
 import type { Step } from "../../domain/Trajectory.ts"
 import { callKey } from "../../math/CanonicalJson.ts"
 import { defaultTopK } from "../../retrieval/Retriever.ts"
@@ -28,6 +29,20 @@ export interface Seen {
   readonly queries: ReadonlyMap<string, { readonly pages: number; readonly uncalled: boolean }>
   /** The scalar argument values of the successful calls (as strings): a request literal among them has been served. */
   readonly servedValues: ReadonlySet<string>
+  /** The operations of the successful calls ({@link operationKey}). */
+  readonly operations: ReadonlySet<string>
+}
+
+/**
+ * What a call does, whichever provider serves it: the stemmed content words of the tool's name without its provider
+ * suffix (`musical_key_songs_for_rapid_song` and `songs_by_musical_key_for_ultra_tune` both give key, music, song),
+ * and the argument values as a multiset (names differ between providers: `key`, `keyFilter`). Calls with one key ask
+ * the same thing of the world.
+ */
+export const operationKey = (tool: string, args: JsonObject): string => {
+  const words = [...tokens(tool.replace(/_for_.*$/, "").replace(/_/g, " "))].sort().join(" ")
+  const values = Object.values(args).map((v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : String(v))).sort()
+  return `${words}|${JSON.stringify(values)}`
 }
 
 const slotClause = (slot: string): { readonly clause: number; readonly research: boolean } => {
@@ -67,6 +82,7 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
   const consumed = new Set<string>()
   const researched = new Set<string>()
   const servedValues = new Set<string>()
+  const operations = new Set<string>()
   // per query: its first page's top score (a later page's scores are normalised by it), pages searched, tools brought
   const byQuery = new Map<string, { top: number; pages: number; tools: Set<string> }>()
   const called = new Set<string>()
@@ -100,6 +116,7 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
         toolOk.add(o.tool)
         clauseSuccess.add(clause)
         for (const v of Object.values(o.arguments)) if (v !== null && typeof v !== "object") servedValues.add(String(v))
+        operations.add(operationKey(o.tool, o.arguments))
         settled.add(key)
         transient.delete(key)
       } else if (transientErrorKinds.has(o.outcome.error.kind)) {
@@ -111,5 +128,5 @@ export const readHistory = (history: ReadonlyArray<Step>, clauseTokens: Readonly
     }
   }
   const queries = new Map([...byQuery].map(([q, v]) => [q, { pages: v.pages, uncalled: [...v.tools].some((t) => !called.has(t)) }]))
-  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched, queries, servedValues }
+  return { hits, searchedClauses, clauseSuccess, clauseAttempted, toolOk, toolFailedHard, settled, transient, consumed, researched, queries, servedValues, operations }
 }

@@ -53,6 +53,11 @@ export interface CallCandidate {
   readonly sources: ReadonlyArray<FillSource>
   /** The clause the tool was retrieved for (-1: unknown). */
   readonly clause: number
+  /**
+   * Whether a successful earlier call did the same operation (`Seen.operationKey`: the same words of the tool's name
+   * without its provider, the same argument values): another provider's copy of a call already made.
+   */
+  readonly repeats: boolean
 }
 
 /** An answer fact: one leaf of a successful observation. */
