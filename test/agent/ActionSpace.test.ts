@@ -5,6 +5,7 @@ import type { Task } from "../../src/domain/Task.ts"
 import type { Step, Trajectory } from "../../src/domain/Trajectory.ts"
 import type { Turn } from "../../src/domain/Turn.ts"
 import * as ActionSpace from "../../src/agent/ActionSpace.ts"
+import { operationKey } from "../../src/agent/actions/Seen.ts"
 import { cover, keyWordsOf, leaves, tokens } from "../../src/agent/actions/Text.ts"
 import * as LearnedPolicy from "../../src/agent/LearnedPolicy.ts"
 import { Policy } from "../../src/agent/Policy.ts"
@@ -325,6 +326,39 @@ describe("ActionSpace.build on real contexts", () => {
       }
       assert.isAbove(served, 0, "some call repeats a literal a successful call carried")
       assert.isAbove(fresh, 0, "some call after a success carries a literal none carried")
+    }))
+
+  it.effect("marks a call that repeats a successful operation: a tool of the same name words (another provider's) with the same argument values", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      // written out here: the name's words without the provider suffix, and the resolved values as a sorted list
+      const nameWords = (tool: string) => [...tokens(tool.replace(/_for_.*$/, "").replace(/_/g, " "))].sort().join(" ")
+      const valuesOf = (args: Record<string, unknown>) => Object.values(args).map((v) => (v !== null && typeof v === "object" ? JSON.stringify(v) : String(v))).sort().join("\u0000")
+      let repeats = 0
+      let otherProvider = 0
+      let fresh = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const history = History.of(context.history)
+        const done = context.history.flatMap((s) => s.observations.filter((o) => o.outcome._tag === "ok"))
+        space.calls.forEach((c) => {
+          const resolved = Refs.resolveRefs(c.arguments, (id) => history.outputs.get(id)).arguments
+          const same = done.filter((o) => nameWords(o.tool) === nameWords(c.tool.name) && valuesOf(o.arguments) === valuesOf(resolved))
+          assert.strictEqual(c.repeats, same.length > 0, `${c.tool.name} ${JSON.stringify(resolved)}`)
+          if (c.repeats) repeats++
+          if (same.some((o) => o.tool !== c.tool.name)) otherProvider++
+          if (!c.repeats && done.length > 0) fresh++
+        })
+      }
+      assert.isAbove(repeats, 0, "some call repeats a successful operation")
+      assert.isAbove(otherProvider, 0, "some repeat is another provider's tool")
+      assert.isAbove(fresh, 0, "some call after a success does something new")
+      // the key itself: providers' names and parameter names differ, the operation does not
+      assert.strictEqual(operationKey("musical_key_songs_for_rapid_song", { key: "D major" }), operationKey("songs_by_musical_key_for_ultra_tune", { keyFilter: "D major" }))
+      assert.strictEqual(operationKey("top_countries_by_life_expectancy_for_query_kit_pro", {}), operationKey("top_countries_by_life_expectancy_for_info_kit_lite", {}))
+      assert.notStrictEqual(operationKey("get_company_founded_for_rapid_venture", { id: "CMP-1" }), operationKey("get_company_revenue_for_rapid_venture", { id: "CMP-1" }))
+      assert.notStrictEqual(operationKey("orders_by_status_for_buy_live", { status: "pending" }), operationKey("orders_by_status_for_mall_engine", { status: "shipped" }))
+      assert.notStrictEqual(operationKey("pair_for_x", { a: "1", b: "1" }), operationKey("pair_for_y", { a: "1" }))
     }))
 
   it.effect("is deterministic, well laid out, finite, and independent of the order the tools come in", () =>

@@ -513,4 +513,54 @@ describe("LearnedPolicy greedy decoding", () => {
       assert.isAbove(trimmed, 0)
       assert.isAbove(kept, 0)
     }), 300_000)
+
+  it.effect("skipping repeats never chooses a call that repeats a successful operation, leaves other turns alone, and drops the call kind when every call repeats", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let skipped = 0
+      let unchanged = 0
+      let kindDropped = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const callK = space.kinds.indexOf("call")
+          if (callK < 0) continue
+          const slot = space.layout.kinds[callK] as TurnDistribution.KindSlot
+          const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
+          // the call kind made most probable, and (on a second pass) a repeating call made the best candidate
+          for (const lift of [false, true]) {
+            const z = Float64Array.from(logits)
+            space.layout.kinds.forEach((k, i) => (z[k.row] = i === callK ? 10 : -10 + i))
+            const first = space.calls.findIndex((c) => c.repeats)
+            if (lift && first >= 0) z[slot.start + first] = 5
+            const before = LearnedPolicy.greedyChoice(space, z, {})
+            const after = LearnedPolicy.greedyChoice(space, z, { repeats: true })
+            if (first < 0) {
+              assert.deepStrictEqual(after, before)
+              unchanged++
+              continue
+            }
+            if (space.calls.every((c) => c.repeats)) {
+              assert.notStrictEqual(after.kind, callK)
+              // the next most probable kind, as greedy decoding takes it
+              const rest = space.layout.kinds.map((k, i) => (i === callK ? -Infinity : z[k.row] as number))
+              assert.strictEqual(after.kind, rest.indexOf(Math.max(...rest)))
+              kindDropped++
+              continue
+            }
+            assert.strictEqual(after.kind, callK)
+            assert.isAbove(after.selected.length, 0)
+            for (const r of after.selected) assert.isFalse((space.calls[r - slot.start] as ActionSpace.CallCandidate).repeats)
+            // the calls kept are greedy decoding's over the calls that do not repeat: those above ½, else the best one
+            const open = space.calls.flatMap((c, i) => (c.repeats ? [] : [slot.start + i]))
+            const above = open.filter((r) => (z[r] as number) > 0)
+            const best = open.reduce((a, b) => ((z[b] as number) > (z[a] as number) ? b : a))
+            assert.deepStrictEqual(after.selected, above.length > 0 ? above : [best])
+            if (before.selected.some((r) => (space.calls[r - slot.start] as ActionSpace.CallCandidate).repeats)) skipped++
+          }
+        }
+      }
+      assert.isAbove(skipped, 0, "some greedy call turn would have repeated an operation")
+      assert.isAbove(unchanged, 0, "some call turn has nothing to skip")
+      assert.isAbove(kindDropped, 0, "some call turn has only calls that repeat")
+    }), 300_000)
 })
