@@ -160,8 +160,8 @@ export const evalAnswerQuota = 0
 export const evalAnswerRecords = true
 
 /**
- * Whether the pipeline's greedy evaluation skips repeated operations ({@link skipRepeats}). Measured on the validation
- * split by a rule fixed before its runs (docs/training.md §6, "Calls that repeat an operation").
+ * Whether the pipeline's greedy evaluation skips repeated operations ({@link skipRepeats}): off. Measured on the
+ * validation split by a rule fixed before its runs and not kept (docs/training.md §6, "Calls that repeat an operation").
  */
 export const evalSkipRepeats = false
 
