@@ -358,7 +358,7 @@ const program = Effect.gen(function*() {
     }))
   }
   if (Option.isSome(flags.outcomes)) {
-    fs.writeFileSync(flags.outcomes.value, JSON.stringify({ scorer: flags.scorer, label: flags.label, tasks: validation.map((t) => t.id), clusters: validation.map((t) => [...t.categories].sort().join("+")), successes }) + "\n")
+    fs.writeFileSync(flags.outcomes.value, JSON.stringify({ scorer: flags.scorer, label: flags.label, tasks: validation.map((t) => t.id), clusters: validation.map(Pipeline.categorySet), successes }) + "\n")
   }
 })
 

@@ -95,10 +95,9 @@ const models = [...rates.keys()].map((model) => {
   const perSeed = seeds.map((s) => 100 * mean(rates.get(model)?.get(s) ?? []))
   return { model, seeds, perSeed, mean: mean(perSeed) }
 })
-/** The category sets in order of first appearance, and each task's index among them, when --cluster category. */
-const clusterOrder = clusterKeys === undefined ? [] : [...new Set(clusterKeys)]
-const clusters = clusterKeys?.map((k) => clusterOrder.indexOf(k))
-const clusterCount = clusterOrder.length
+/** Each task's category set as a cluster index (in order of first appearance), when --cluster category. */
+const clusters = clusterKeys === undefined ? undefined : Stats.clusterIndex(clusterKeys)
+const clusterCount = new Set(clusterKeys ?? []).size
 const paired = pairs.map(({ b, a }) => {
   const seeds = seedsOf(b).filter((s) => rates.get(a)?.has(s))
   if (seeds.length === 0) return fail(`--pairs: ${b} and ${a} share no seed`)

@@ -102,6 +102,20 @@ export interface BootstrapOptions {
   readonly clusters?: ReadonlyArray<number>
 }
 
+/**
+ * Each key's cluster index for {@link BootstrapOptions.clusters}: the keys in order of first appearance, numbered from
+ * 0 (`["a", "b", "a"]` → `[0, 1, 0]`). Equal keys share a cluster; every index below the number of distinct keys is used.
+ */
+export const clusterIndex = (keys: ReadonlyArray<string>): ReadonlyArray<number> => {
+  const order = new Map<string, number>()
+  return keys.map((k) => {
+    const known = order.get(k)
+    if (known !== undefined) return known
+    order.set(k, order.size)
+    return order.size - 1
+  })
+}
+
 /** The tasks of each cluster (in task order), or undefined when `clusters` is not one index in 0 … C − 1 per task with every index used. */
 const clusterMembers = (tasks: number, clusters: ReadonlyArray<number> | undefined): ReadonlyArray<ReadonlyArray<number>> | undefined => {
   if (clusters === undefined) return Array.from({ length: tasks }, (_, t) => [t])

@@ -36,7 +36,7 @@ import { oursEstimator, type PipelineOptions } from "./PipelineOptions.ts"
 import { PipelineError, ceilingLabel, cellOf, estimatorModel, modelLabels, models, overSeeds, pairedDifferences, pairs, type CellMetrics, type LevelTable, type MeanSd, type Model, type PairedDifference, type PipelineResult, type SeedResult, type SeedRunner, type Summary } from "./PipelineResults.ts"
 import { announceIteration, noPlan, planTracker, type PlanTracker } from "./PipelineProgress.ts"
 export { defaults, oursEstimator, type PipelineOptions } from "./PipelineOptions.ts"
-export { PipelineError, ceilingLabel, formatPaired, metricsCsv, modelLabels, models, overSeeds, pairedDifferences, pairs, renderAblation, type CellMetrics, type LevelTable, type MeanSd, type Model, type PairedDifference, type PipelineResult, type SeedResult, type SeedRunner, type Summary } from "./PipelineResults.ts"
+export { PipelineError, categorySet, ceilingLabel, formatPaired, metricsCsv, modelLabels, models, overSeeds, pairedDifferences, pairs, renderAblation, type CellMetrics, type LevelTable, type MeanSd, type Model, type PairedDifference, type PipelineResult, type SeedResult, type SeedRunner, type Summary } from "./PipelineResults.ts"
 export { plannedStages, stageWeights, type PlanTracker } from "./PipelineProgress.ts"
 
 const toJson = (value: unknown): Json => JSON.parse(JSON.stringify(value)) as Json
@@ -376,6 +376,7 @@ export const run = Effect.fn("Pipeline.run")(function*(
     sampled,
     paired: paired.all,
     pairedLevels: paired.levels,
+    pairedByCategory: paired.byCategory,
     training: {
       demonstrations: demonstrations.length,
       kept,

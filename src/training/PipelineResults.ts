@@ -81,6 +81,13 @@ export interface Summary {
   readonly paired: Readonly<Record<string, PairedDifference>>
   /** The same per level. */
   readonly pairedLevels: Readonly<Record<string, Readonly<Record<string, PairedDifference>>>>
+  /**
+   * The paired differences over all tasks again, with whole category sets resampled instead of single tasks
+   * (`Stats.pairedBootstrap`'s `clusters`, {@link categorySet}) **[ours]**: tasks of one category share providers and
+   * entity types and pass or fail together, so this interval is the one that does not count them as independent.
+   * Absent in runs before it.
+   */
+  readonly pairedByCategory?: Readonly<Record<string, PairedDifference>>
   readonly training: {
     readonly demonstrations: number
     readonly kept: number
@@ -193,6 +200,7 @@ export const renderAblation = (summary: Summary): string => {
     }
   }
   const levels = Object.keys(summary.pairedLevels)
+  const byCategory = summary.pairedByCategory
   return [
     `Table 2 (ablation), held-out test tasks, greedy decoding, answer facts with p > ${summary.run.evalAnswerThreshold} and each clause's best above ${summary.run.evalAnswerCover}${summary.run.evalAnswerQuota === undefined ? "" : `, each clause's quota of values filled above ${summary.run.evalAnswerQuota}`}${summary.run.evalAnswerRecords === true ? ", each list's facts kept to the records their clause asks about" : ""} (${summary.run.evalRollouts} rollouts per task; sampled: ${summary.run.evalSampled}), mean ± sd over seeds ${summary.run.seeds.join(", ")}:`,
     head,
@@ -202,12 +210,13 @@ export const renderAblation = (summary: Summary): string => {
     head.replace("Model", "Paradigm"),
     ...paradigmRows,
     "",
-    "Paired differences in points of Pass@1 (greedy, the same held-out tasks; mean [bootstrap 95% CI], seeds and tasks resampled):",
-    `| Pair | All | ${levels.join(" | ")} |`,
-    `|---|---|${levels.map(() => "---|").join("")}`,
+    `Paired differences in points of Pass@1 (greedy, the same held-out tasks; mean [bootstrap 95% CI], seeds and tasks resampled${byCategory === undefined ? "" : "; by category: seeds and whole category sets resampled"}):`,
+    `| Pair | All | ${levels.join(" | ")} |${byCategory === undefined ? "" : " All, by category |"}`,
+    `|---|---|${levels.map(() => "---|").join("")}${byCategory === undefined ? "" : "---|"}`,
     ...pairs.map(([a, b]) => {
       const key = `${a}-${b}`
-      return `| ${key} | ${formatPaired(summary.paired[key] as PairedDifference)} | ${levels.map((l) => formatPaired(summary.pairedLevels[l]?.[key] as PairedDifference)).join(" | ")} |`
+      const clustered = byCategory === undefined ? "" : ` ${formatPaired(byCategory[key] as PairedDifference)} |`
+      return `| ${key} | ${formatPaired(summary.paired[key] as PairedDifference)} | ${levels.map((l) => formatPaired(summary.pairedLevels[l]?.[key] as PairedDifference)).join(" | ")} |${clustered}`
     })
   ].join("\n")
 }
@@ -235,13 +244,18 @@ export type SeedRunner = (seed: number) => Effect.Effect<SeedResult, PipelineErr
 /**
  * The paired Pass@1 differences of {@link pairs} in points: per pair, A − B on every (seed, test task), each task's
  * success averaged over its greedy rollouts, with the bootstrap 95% interval over seeds and tasks (a fixed bootstrap
- * seed: the same run gives the same interval); over all tasks and per level.
+ * seed: the same run gives the same interval); over all tasks and per level; and over all tasks with whole category sets
+ * resampled ({@link categorySet}, `Stats.pairedBootstrap`'s `clusters`).
  */
 export const pairedDifferences = (
   results: ReadonlyArray<Pick<SeedResult, "successes">>,
-  testTasks: ReadonlyArray<Pick<Task, "level">>,
+  testTasks: ReadonlyArray<Pick<Task, "level" | "categories">>,
   levels: ReadonlyArray<string>
-): { readonly all: Record<string, PairedDifference>; readonly levels: Record<string, Record<string, PairedDifference>> } => {
+): {
+  readonly all: Record<string, PairedDifference>
+  readonly levels: Record<string, Record<string, PairedDifference>>
+  readonly byCategory: Record<string, PairedDifference>
+} => {
   const diffs = (a: Model, b: Model, keep: (i: number) => boolean) =>
     results.map((r) => {
       const sa = r.successes[a] ?? []
@@ -254,8 +268,13 @@ export const pairedDifferences = (
     level,
     Object.fromEntries(pairs.map(([a, b]) => [`${a}-${b}`, interval(diffs(a, b, (i) => testTasks[i]?.level === level))]))
   ]))
-  return { all, levels: byLevel }
+  const clusters = Stats.clusterIndex(testTasks.map(categorySet))
+  const byCategory = Object.fromEntries(pairs.map(([a, b]) => [`${a}-${b}`, Stats.pairedBootstrap(diffs(a, b, () => true), { seed: 1, clusters })]))
+  return { all, levels: byLevel, byCategory }
 }
+
+/** A task's category set as one key (its categories sorted, joined by `+`): the cluster of the category bootstrap. */
+export const categorySet = (task: Pick<Task, "categories">): string => [...task.categories].sort().join("+")
 
 /** The RL runs' per-iteration metrics as CSV (`rl-metrics.csv`): one row per seed, estimator and iteration. */
 export const metricsCsv = (rl: Summary["training"]["rl"]): string => {

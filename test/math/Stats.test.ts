@@ -225,6 +225,21 @@ describe("Stats.pairedBootstrap", () => {
     expect(plain / trials).toBeLessThan(clustered / trials - 0.2)
   })
 
+  it("clusterIndex numbers keys in order of first appearance: equal keys share an index, every index below the count is used", () => {
+    expect(Stats.clusterIndex(["b", "a", "b", "c", "a"])).toEqual([0, 1, 0, 2, 1])
+    expect(Stats.clusterIndex([])).toEqual([])
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("x", "y", "z", "w"), { maxLength: 30 }), (keys) => {
+        const index = Stats.clusterIndex(keys)
+        const count = new Set(keys).size
+        expect(new Set(index)).toEqual(new Set(Array.from({ length: count }, (_, i) => i)))
+        keys.forEach((k, i) => keys.forEach((l, j) => expect(index[i] === index[j]).toBe(k === l)))
+        // the first occurrence of index c comes after the first of every index below it
+        index.forEach((c, i) => expect(index.slice(0, i).some((d) => d === c) || index.slice(0, i).every((d) => d < c)).toBe(true))
+      })
+    )
+  })
+
   it("NaN for no difference or ragged rows", () => {
     for (const diffs of [[], [[]], [[1, 2], [1]]]) {
       const ci = Stats.pairedBootstrap(diffs)

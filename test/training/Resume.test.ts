@@ -89,6 +89,7 @@ interface SummaryFile {
   readonly sampled: unknown
   readonly paired: unknown
   readonly pairedLevels: unknown
+  readonly pairedByCategory: unknown
   readonly training: { readonly demonstrations: number; readonly kept: number; readonly sft: unknown; readonly rl: unknown }
   readonly run: unknown
 }
@@ -122,6 +123,7 @@ const expectSameRun = (got: Snapshot, want: Snapshot) => {
   expect(got.summary.sampled).toStrictEqual(want.summary.sampled)
   expect(got.summary.paired).toStrictEqual(want.summary.paired)
   expect(got.summary.pairedLevels).toStrictEqual(want.summary.pairedLevels)
+  expect(got.summary.pairedByCategory).toStrictEqual(want.summary.pairedByCategory)
   expect(got.summary.training.rl).toStrictEqual(want.summary.training.rl)
   expect(withoutTimings(got.summary.training)).toStrictEqual(withoutTimings(want.summary.training))
   expect(got.summary.run).toStrictEqual(want.summary.run)
