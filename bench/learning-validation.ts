@@ -15,13 +15,14 @@
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--dagger-epochs 4] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
- * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--answer-records] [--records-variant] [--skip-repeats] [--repeats-variant] [--react] [--json]`. `--stop` is a greedy stop (answer once every clause
+ * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--answer-records] [--records-variant] [--skip-repeats] [--repeats-variant] [--every-clause] [--clauses-variant] [--react] [--json]`. `--stop` is a greedy stop (answer once every clause
  * has a fact above it, `LearnedPolicy.stopAt`; negative, the default: none); `--stop-at` also evaluates DAgger and
  * each RL model at other stops, and `--react` under ReAct too, with ParaAct's rounds against ReAct's per level — the
  * same weights, so paired without training noise. `--answer-records` bounds each list's answer facts to the records
  * their clause asks about (`LearnedPolicy.keepAskedRecords`); `--records-variant` also evaluates DAgger and each RL
  * model with that bound the other way, the same weights; `--skip-repeats` and `--repeats-variant` do the same for the skip
- * of calls that repeat a successful operation (`LearnedPolicy.skipRepeats`). `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
+ * of calls that repeat a successful operation (`LearnedPolicy.skipRepeats`), `--every-clause` and `--clauses-variant`
+ * for a call turn that also opens every open clause (`LearnedPolicy.callEveryClause`). `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
  */
 import { Effect, Layer, Option, Ref } from "effect"
@@ -103,6 +104,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   answerRecords: Flag.Boolean("answer-records").pipe(Flag.withDescription("greedy decoding keeps each list's facts to the records their clause asks about (LearnedPolicy.keepAskedRecords)"), Flag.withDefault(LearnedPolicy.evalAnswerRecords)),
   skipRepeats: Flag.Boolean("skip-repeats").pipe(Flag.withDescription("greedy decoding never repeats an operation a successful call already did (LearnedPolicy.skipRepeats)"), Flag.withDefault(LearnedPolicy.evalSkipRepeats)),
   repeatsVariant: Flag.Boolean("repeats-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's skip of repeated operations (LearnedPolicy.skipRepeats) turned the other way from --skip-repeats, the same weights"), Flag.withDefault(false)),
+  everyClause: Flag.Boolean("every-clause").pipe(Flag.withDescription("a greedy call turn also makes each open clause's most probable call that would open it (LearnedPolicy.callEveryClause)"), Flag.withDefault(LearnedPolicy.evalEveryClause)),
+  clausesVariant: Flag.Boolean("clauses-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with --every-clause turned the other way, the same weights"), Flag.withDefault(false)),
   recordsVariant: Flag.Boolean("records-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's record bound (LearnedPolicy.keepAskedRecords) turned the other way from --answer-records, the same weights"), Flag.withDefault(false)),
   react: Flag.Boolean("react").pipe(Flag.withDescription("also evaluate DAgger and each RL model under ReAct (one action a round), with each --stop-at floor too: ParaAct's rounds against ReAct's per level"), Flag.withDefault(false)),
   json: Flag.Boolean("json").pipe(Flag.withDescription("also print one JSON line with every number"), Flag.withDefault(false)),
@@ -170,11 +173,12 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedyOptions: LearnedPolicy.LearnedPolicyOptions = { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota, stopAt: flags.stop <= 0 ? undefined : flags.stop, answerRecords: flags.answerRecords, skipRepeats: flags.skipRepeats }
+  const greedyOptions: LearnedPolicy.LearnedPolicyOptions = { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota, stopAt: flags.stop <= 0 ? undefined : flags.stop, answerRecords: flags.answerRecords, skipRepeats: flags.skipRepeats, everyClause: flags.everyClause }
   const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, greedyOptions)))
   const stopRollouts = yield* Effect.forEach(stopFloors, (floor) => Effect.map(Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, stopAt: floor }))), (rollout) => ({ floor, rollout })))
   const recordsRollout = flags.recordsVariant ? yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, answerRecords: !flags.answerRecords }))) : undefined
   const repeatsRollout = flags.repeatsVariant ? yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, skipRepeats: !flags.skipRepeats }))) : undefined
+  const clausesRollout = flags.clausesVariant ? yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, everyClause: !flags.everyClause }))) : undefined
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */
@@ -240,6 +244,7 @@ const program = Effect.gen(function*() {
       // the same weights with the stop, and under ReAct: decoding and paradigm only, paired without training noise
       const variants = label === "SFT" || label === "Backbone" ? [] : [
         ...(recordsRollout === undefined ? [] : [{ name: `${label} records ${flags.answerRecords ? "off" : "on"}`, stop: undefined, ratioBase: false, rollout: recordsRollout, paradigm: "ParaAct" as const }]),
+        ...(clausesRollout === undefined ? [] : [{ name: `${label} every clause ${flags.everyClause ? "off" : "on"}`, stop: undefined, ratioBase: false, rollout: clausesRollout, paradigm: "ParaAct" as const }]),
         ...(repeatsRollout === undefined ? [] : [{ name: `${label} repeats ${flags.skipRepeats ? "kept" : "skipped"}`, stop: undefined, ratioBase: false, rollout: repeatsRollout, paradigm: "ParaAct" as const }]),
         ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, ratioBase: true, rollout: m.rollout, paradigm: "ParaAct" as const })),
         ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, ratioBase: false, rollout: greedy, paradigm: "ReAct" as const }] : []),
@@ -250,7 +255,7 @@ const program = Effect.gen(function*() {
       for (const v of variants) {
         const vo = (yield* scored(v.rollout, validation, `val-${seed}`, flags.rollouts, v.paradigm)).map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
         const vLevels = perLevel(vo)
-        // a stop variant's ParaAct cells are what its ReAct twin's ratio reads (the records and repeats variants have no twin)
+        // a stop variant's ParaAct cells are what its ReAct twin's ratio reads (the records, repeats and clauses variants have no twin)
         if (v.ratioBase) paraActLevels.set(v.stop, vLevels)
         const para = paraActLevels.get(v.stop) ?? []
         const byLevelV = options.levels.map((level, k) => {

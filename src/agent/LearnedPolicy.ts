@@ -107,6 +107,12 @@ export interface LearnedPolicyOptions {
    */
   readonly skipRepeats?: boolean | undefined
   /**
+   * Greedy decoding calls every open clause **[ours]**: a call turn (ParaAct's subset call slot) also makes, for every
+   * request clause with no successful call yet, its most probable call that would open it (`CallCandidate.opensClause`)
+   * — independent calls of different clauses in one round ({@link callEveryClause}; false or absent: off).
+   */
+  readonly everyClause?: boolean | undefined
+  /**
    * Sampled decoding's answer **[ours]**: `sampled` (the default) draws the answer's facts like every other candidate;
    * `decoded` draws the kind (and plan) and, when the kind is the answer, chooses its facts the way greedy evaluation
    * does (`answerThreshold`, `answerCover`, `answerQuota`) — the facts are then no factor of the step's probability
@@ -165,6 +171,12 @@ export const evalAnswerRecords = true
  */
 export const evalSkipRepeats = false
 
+/**
+ * Whether the pipeline's greedy evaluation calls every open clause ({@link callEveryClause}). Measured on the validation
+ * split by a rule fixed before its runs (docs/training.md §6, "Every open clause's call in one round").
+ */
+export const evalEveryClause = false
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined
@@ -180,6 +192,8 @@ export interface GreedyThresholds {
   readonly records?: boolean | undefined
   /** Skip repeated operations (false or absent: off): see {@link LearnedPolicyOptions.skipRepeats}. */
   readonly repeats?: boolean | undefined
+  /** Call every open clause (false or absent: off): see {@link LearnedPolicyOptions.everyClause}. */
+  readonly clauses?: boolean | undefined
 }
 
 /**
@@ -194,7 +208,28 @@ export const greedyChoice = (space: ActionSpace.Space, scores: Float64Array, thr
   const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
   const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
-  return kind === "answer" ? answerCompleted(space, logits, chosen, thresholds) : chosen
+  if (kind === "answer") return answerCompleted(space, logits, chosen, thresholds)
+  return kind === "call" && thresholds.clauses === true ? callEveryClause(space, logits, chosen) : chosen
+}
+
+/**
+ * A call turn with, added to its calls, the most probable call that would open each request clause no successful call
+ * has served yet (`CallCandidate.opensClause`; ties: the earlier candidate) **[ours]**, when the call slot is a subset
+ * (ParaAct; ReAct's one call a round is left alone). Calls already chosen stay; a clause they open gets none added.
+ */
+export const callEveryClause = (space: ActionSpace.Space, logits: Float64Array, choice: TurnDistribution.Choice): TurnDistribution.Choice => {
+  const slot = space.layout.kinds[choice.kind]
+  if (slot === undefined || slot.mode !== "subset") return choice
+  const opened = new Set(choice.selected.map((r) => (space.calls[r - slot.start] as ActionSpace.CallCandidate).clause))
+  const best = new Map<number, number>()
+  space.calls.forEach((c, i) => {
+    if (!c.opensClause || opened.has(c.clause)) return
+    const row = slot.start + i
+    const known = best.get(c.clause)
+    if (known === undefined || (logits[row] as number) > (logits[known] as number)) best.set(c.clause, row)
+  })
+  if (best.size === 0) return choice
+  return { ...choice, selected: [...choice.selected, ...best.values()].sort((a, b) => a - b) }
 }
 
 /**
@@ -380,7 +415,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords, repeats: options.skipRepeats }
+  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords, repeats: options.skipRepeats, clauses: options.everyClause }
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)

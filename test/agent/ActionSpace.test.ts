@@ -361,6 +361,30 @@ describe("ActionSpace.build on real contexts", () => {
       assert.notStrictEqual(operationKey("pair_for_x", { a: "1", b: "1" }), operationKey("pair_for_y", { a: "1" }))
     }))
 
+  it.effect("marks a call that would open its clause: no successful call served the clause yet, every required parameter filled, the arguments valid, not settled", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const offset = ActionSpace.candidateOffset
+      let opens = 0
+      let served = 0
+      for (const { context } of [...stepsOf(d, "learned"), ...stepsOf(d, "teacher")]) {
+        const space = ActionSpace.build(context)
+        const k = space.kinds.indexOf("call")
+        if (k < 0) continue
+        const slot = space.layout.kinds[k] as TurnDistribution.KindSlot
+        space.calls.forEach((c, i) => {
+          const f = (col: number) => space.features[(slot.start + i) * ActionSpace.width + offset + col] as number
+          // columns 5 (required filled), 12 (arguments valid), 13 (settled before), 16 (clause succeeded): docs/training.md §1
+          const want = c.clause >= 0 && f(16) === 0 && f(5) === 1 && f(12) === 1 && f(13) === 0
+          assert.strictEqual(c.opensClause, want, `${c.tool.name} ${JSON.stringify(c.arguments)}`)
+          if (c.opensClause) opens++
+          if (c.clause >= 0 && f(16) === 1) served++
+        })
+      }
+      assert.isAbove(opens, 0)
+      assert.isAbove(served, 0)
+    }))
+
   it.effect("is deterministic, well laid out, finite, and independent of the order the tools come in", () =>
     Effect.gen(function*() {
       const d = yield* data

@@ -563,4 +563,45 @@ describe("LearnedPolicy greedy decoding", () => {
       assert.isAbove(unchanged, 0, "some call turn has nothing to skip")
       assert.isAbove(kindDropped, 0, "some call turn has only calls that repeat")
     }), 300_000)
+
+  it.effect("calling every open clause adds, per clause with no success, its most probable call that would open it, and keeps the rest of the turn", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      let added = 0
+      let none = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const callK = space.kinds.indexOf("call")
+          if (callK < 0) continue
+          const slot = space.layout.kinds[callK] as TurnDistribution.KindSlot
+          const z = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
+          space.layout.kinds.forEach((k, i) => (z[k.row] = i === callK ? 10 : -10))
+          const before = LearnedPolicy.greedyChoice(space, z, {})
+          const after = LearnedPolicy.greedyChoice(space, z, { clauses: true })
+          assert.deepStrictEqual({ ...after, selected: [] }, { ...before, selected: [] })
+          if (slot.mode !== "subset") {
+            assert.deepStrictEqual(after, before)
+            continue
+          }
+          for (const r of before.selected) assert.include(after.selected, r)
+          const call = (r: number) => space.calls[r - slot.start] as ActionSpace.CallCandidate
+          const extra = after.selected.filter((r) => !before.selected.includes(r))
+          // written out here: per clause no chosen call is of, the best row among those that would open it
+          const chosenClauses = new Set(before.selected.map((r) => call(r).clause))
+          const want: Array<number> = []
+          const clauses = new Set(space.calls.filter((c) => c.opensClause && !chosenClauses.has(c.clause)).map((c) => c.clause))
+          for (const clause of clauses) {
+            const rows = space.calls.flatMap((c, i) => (c.opensClause && c.clause === clause ? [slot.start + i] : []))
+            want.push(rows.reduce((a, b) => ((z[b] as number) > (z[a] as number) ? b : a)))
+          }
+          assert.deepStrictEqual([...extra].sort((a, b) => a - b), want.sort((a, b) => a - b))
+          for (const r of extra) assert.isTrue(call(r).opensClause)
+          assert.strictEqual(new Set(extra.map((r) => call(r).clause)).size, extra.length)
+          if (extra.length > 0) added++
+          else none++
+        }
+      }
+      assert.isAbove(added, 0, "some call turn opens another clause")
+      assert.isAbove(none, 0, "some call turn has no other clause to open")
+    }), 300_000)
 })

@@ -266,7 +266,8 @@ export const callCandidates = (r: Reading, options: SpaceOptions): { readonly ca
       f[24] = n === 0 ? 0 : filling.foreignLiterals / n
       // a request literal no successful call carried yet: the request's other item (`"Hover"` after `"NameCheap"`) is still to do
       f[25] = filling.literalValues.length === 0 ? 0 : filling.literalValues.filter((v) => !seen.servedValues.has(v)).length / filling.literalValues.length
-      calls.push({ tool, arguments: filling.arguments, sources: filling.sources, clause, repeats: seen.operations.has(operationKey(tool.name, resolved)) })
+      calls.push({ tool, arguments: filling.arguments, sources: filling.sources, clause, repeats: seen.operations.has(operationKey(tool.name, resolved)),
+        opensClause: clause >= 0 && !seen.clauseSuccess.has(clause) && f[5] === 1 && f[12] === 1 && f[13] === 0 })
       callFeatures.push(f)
     }
   }

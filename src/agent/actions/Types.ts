@@ -58,6 +58,11 @@ export interface CallCandidate {
    * without its provider, the same argument values): another provider's copy of a call already made.
    */
   readonly repeats: boolean
+  /**
+   * Whether the call would open its clause: the clause (≥ 0) has no successful call yet, and the call is ready —
+   * every required parameter filled, the arguments valid (`$ref`s resolved), not settled before.
+   */
+  readonly opensClause: boolean
 }
 
 /** An answer fact: one leaf of a successful observation. */
