@@ -172,8 +172,9 @@ export const evalAnswerRecords = true
 export const evalSkipRepeats = false
 
 /**
- * Whether the pipeline's greedy evaluation calls every open clause ({@link callEveryClause}). Measured on the validation
- * split by a rule fixed before its runs (docs/training.md §6, "Every open clause's call in one round").
+ * Whether the pipeline's greedy evaluation calls every open clause ({@link callEveryClause}): off. Measured on the
+ * validation split by a rule fixed before its runs and not kept (docs/training.md §6, "Every open clause's call in one
+ * round").
  */
 export const evalEveryClause = false
 
