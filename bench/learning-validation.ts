@@ -13,7 +13,7 @@
  * Run: `npx tsx bench/learning-validation.ts [--seeds 1,2] [--tasks 90] [--estimators grpo,paraagent_credit,zero]
  * [--rollouts 2] [--rl-iterations 8] [--rl-tasks 16] [--group 4] [--rl-temperature 0.5] [--rl-answer sampled|decoded] [--dynamic outcome|signal|off] [--rounds 1]
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
- * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--dagger-epochs 4] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every]
+ * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--dagger-epochs 4] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every] [--listwise 0]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
  * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--answer-records] [--records-variant] [--skip-repeats] [--repeats-variant] [--every-clause] [--clauses-variant] [--react] [--json]`. `--stop` is a greedy stop (answer once every clause
  * has a fact above it, `LearnedPolicy.stopAt`; negative, the default: none); `--stop-at` also evaluates DAgger and
@@ -84,6 +84,7 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   backbone: Flag.Boolean("backbone").pipe(Flag.withDescription("also evaluate the Backbone (--backbone=false: skip it)"), Flag.withDefault(true)),
   scorer: Flag.Literals("scorer", ["set", "mlp"]).pipe(Flag.withDescription("the scoring network: the learned set encoder, or the MLP over fixed mean/max summaries"), Flag.withDefault(LearnedPolicy.defaultScorer)),
   label: Flag.Literals("label", ["set", "exact", "matched"]).pipe(Flag.withDescription("what DAgger clones: the oracle's acceptable set of turns, its one pick, or its pick per need matched to the student's favourite"), Flag.withDefault(Dagger.defaultDagger.label)),
+  listwise: Flag.Finite("listwise").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 10 })), Flag.withDescription("DAgger's clones add this weight × the listwise term at every exact call label (Dagger.DaggerOptions.listwise)"), Flag.withDefault(Dagger.defaultDagger.listwise)),
   searchLabels: Flag.Literals("search-labels", ["cover", "every"]).pipe(Flag.withDescription("which searches DAgger's oracle labels take: a greedy cover, or every query that finds a needed tool"), Flag.withDefault(Dagger.defaultDagger.searchLabels)),
   evalSplit: Flag.Literals("eval-split", ["validation", "train"]).pipe(
     Flag.withDescription("where the models are evaluated: the validation split (its own providers), or fresh tasks of the training split that RL never drew (the training providers: does what RL learned hold on new tasks of the same tools?)"),
@@ -205,7 +206,7 @@ const program = Effect.gen(function*() {
       `answer ${per(f.candidates.answer.n, f.candidates.answer.nll)} (${f.candidates.answer.n}), plan ${per(f.plan.n, f.plan.nll)} (${f.plan.n})`
   }
   const teacherPass = demos.filter((t, i) => Evaluation.outcomeOf(trainTasks[i] as Task, t).success).length
-  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}, searches ${flags.searchLabels}; ` +
+  console.log(`${trainTasks.length} training tasks, ${validation.length} ${flags.evalSplit === "validation" ? "validation" : "fresh training-split"} tasks × ${flags.rollouts} rollouts; teacher first queries from the ${flags.firstQuery}; scorer ${flags.scorer}, DAgger labels ${flags.label}, searches ${flags.searchLabels}, listwise ${flags.listwise}; ` +
     `teacher Pass@1 on training tasks ${(100 * teacherPass / demos.length).toFixed(1)}%`)
   console.log(`RL: ${flags.rlIterations} iterations × ${flags.rlTasks} tasks × G=${flags.group}, dynamic sampling ${flags.dynamic} (≤ ${flags.rounds} draws), ${flags.credit} credit, ` +
     `entropy ${flags.entropy} × ${flags.entropyCoef}, lr ${flags.lr}, sampling temperature ${flags.rlTemperature}, answers ${flags.rlAnswer}; credit weights ${JSON.stringify(reward.credit)}; truncated rollouts' R_ans ${Reward.showTruncation(truncation)}`)
@@ -302,7 +303,7 @@ const program = Effect.gen(function*() {
     // RL starts from the DAgger checkpoint when there is one (as the pipeline does); "SFT" in the pairs is then DAgger
     let cloned = sftWeights
     if (flags.dagger > 0) {
-      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, epochs: flags.daggerEpochs, seed, equivalent: oracleEquivalent, label: flags.label, searchLabels: flags.searchLabels, forcedAnswers: flags.forcedAnswers }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
+      const report = yield* Dagger.run(trainTasks, demos.map((trajectory, i) => ({ task: trainTasks[i] as Task, trajectory })), { rounds: flags.dagger, epochs: flags.daggerEpochs, seed, equivalent: oracleEquivalent, label: flags.label, searchLabels: flags.searchLabels, forcedAnswers: flags.forcedAnswers, listwise: flags.listwise }).pipe(Effect.provideService(Trainer.WeightsCell, cell))
       cloned = yield* Ref.get(cell)
       console.log(`seed ${seed}: DAgger ${report.rounds.map((r) => `round ${r.round}: ${r.labelled} states labelled, aggregate ${r.aggregate}, NLL ${r.lossLast.toFixed(3)}`).join("; ")} (cold start ${report.coldStart}; ${(report.durationMs / 1000).toFixed(0)} s)`)
       models["SFT"] = yield* evaluate("DAgger", cloned, seed)

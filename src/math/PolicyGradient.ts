@@ -150,6 +150,8 @@ export interface RecordedStep {
   readonly layout: TurnDistribution.Layout
   readonly choice: TurnDistribution.Choice
   readonly acceptable?: Acceptable.Acceptable
+  /** Imitation also ranks the chosen kind's candidates (the listwise term, `TurnDistribution.listwiseGrad`) **[ours]**. */
+  readonly rank?: boolean
 }
 
 /** The imitation log-likelihood of a step and its gradient: of the acceptable set when the step carries one, else of the choice. */
@@ -276,13 +278,19 @@ export const ppoBatch = (input: {
   return results
 }
 
-/** {@link sftStepLoss} over a minibatch in one stacked pass (each step weighted 1/N); returns the losses. */
+/**
+ * {@link sftStepLoss} over a minibatch in one stacked pass (each step weighted 1/N); returns the losses. With
+ * `listwise` λ > 0 a step marked `rank` adds λ × its listwise term (`TurnDistribution.listwiseGrad`) to its loss and
+ * gradient **[ours]**.
+ */
 export const sftBatch = (input: {
   readonly params: SetScorer.Params
   readonly steps: ReadonlyArray<RecordedStep>
   readonly grad: Float64Array
+  readonly listwise?: number
 }): ReadonlyArray<number> => {
   const { params, steps } = input
+  const lambda = input.listwise ?? 0
   if (steps.length === 0) return []
   const { x, offsets, rows, sets } = stack(steps, params.shape.input)
   const { logits, trace } = SetScorer.forward(params, x, rows, sets)
@@ -290,8 +298,14 @@ export const sftBatch = (input: {
   const weight = 1 / steps.length
   const losses = steps.map((s, i) => {
     const at = offsets[i] as number
-    const { logprob, dLogits } = imitation(s, logits.subarray(at, at + s.layout.rows))
+    const own = logits.subarray(at, at + s.layout.rows)
+    const { logprob, dLogits } = imitation(s, own)
     for (let r = 0; r < s.layout.rows; r++) d[at + r] = -weight * (dLogits[r] as number)
+    if (lambda > 0 && s.rank === true) {
+      const rank = TurnDistribution.listwiseGrad(s.layout, own, s.choice)
+      for (let r = 0; r < s.layout.rows; r++) d[at + r] = (d[at + r] as number) + weight * lambda * (rank.dLogits[r] as number)
+      return -logprob + lambda * rank.loss
+    }
     return -logprob
   })
   SetScorer.backward(params, trace, d, input.grad)

@@ -196,6 +196,24 @@ const drawIndex = (logP: ArrayLike<number>, u: number): number => {
 }
 
 /** log-softmax of some values. */
+/**
+ * The listwise imitation term of a choice **[ours]**: −log of the probability a softmax over the chosen kind's
+ * candidate logits puts on the chosen candidates, −log Σ_{i∈S} softmax_i(z), and its gradient wrt the logits
+ * (softmax_j − the softmax restricted to S, on the kind's candidate rows; 0 elsewhere). It trains the candidates'
+ * ranking, which greedy decoding's most probable candidate reads, where the subset factor scores each candidate on its
+ * own. 0 with a zero gradient for a kind that is not a subset or a choice with no candidate.
+ */
+export const listwiseGrad = (layout: Layout, logits: Float64Array, choice: Choice): { readonly loss: number; readonly dLogits: Float64Array } => {
+  const dLogits = new Float64Array(logits.length)
+  const slot = layout.kinds[choice.kind]
+  if (slot === undefined || slot.mode !== "subset" || choice.selected.length === 0) return { loss: 0, dLogits }
+  const all = logSumExp(logits.subarray(slot.start, slot.end))
+  const chosen = logSumExp(Float64Array.from(choice.selected, (r) => at(logits, r)))
+  for (let r = slot.start; r < slot.end; r++) dLogits[r] = Math.exp(at(logits, r) - all)
+  for (const r of choice.selected) dLogits[r] = at(dLogits, r) - Math.exp(at(logits, r) - chosen)
+  return { loss: all - chosen, dLogits }
+}
+
 const logSoftmax = (values: Float64Array): Float64Array => {
   const lse = logSumExp(values)
   return values.map((v) => v - lse)

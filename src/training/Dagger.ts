@@ -66,6 +66,13 @@ export interface DaggerOptions {
    * when to answer). A rollout answers once, so `answer` sees one fact choice per rollout; `every` one per state.
    */
   readonly factLabels: "answer" | "every"
+  /**
+   * The weight λ of the listwise term at every exact call label **[ours]** (`TurnDistribution.listwiseGrad`: the
+   * softmax over the call candidates, the label's calls as the target), added to the subset NLL in each clone; 0 (the
+   * default) leaves the clone as before. Greedy decoding takes the most probable call, which the independent
+   * Bernoullis of the subset factor do not train as a ranking.
+   */
+  readonly listwise: number
 }
 
 /** Defaults of the embedded pipeline. */
@@ -82,7 +89,8 @@ export const defaultDagger: DaggerOptions = {
   label: "exact",
   forcedAnswers: "first",
   searchLabels: "every",
-  factLabels: "answer"
+  factLabels: "answer",
+  listwise: 0
 }
 
 /** One labelled state: the space's matrix and layout, the oracle's choice in it and (oracle labels) its acceptable set. */
@@ -126,9 +134,10 @@ export const asLabels = (
       // a search label under `every` takes every query that finds a needed tool: nothing to match
       const every = searchLabels === "every" && kinds[choice.kind] === "search"
       if (label === "matched" && params !== undefined && acceptable !== undefined && forced !== true && !every) {
-        return { x, layout, choice: Acceptable.matched(layout, acceptable, choice, SetScorer.logits(params, x, layout.rows, layout.sets)) }
+        const matched = Acceptable.matched(layout, acceptable, choice, SetScorer.logits(params, x, layout.rows, layout.sets))
+        return kinds[choice.kind] === "call" ? { x, layout, choice: matched, rank: true } : { x, layout, choice: matched }
       }
-      return { x, layout, choice }
+      return kinds[choice.kind] === "call" ? { x, layout, choice, rank: true } : { x, layout, choice }
     })
 }
 
@@ -273,7 +282,7 @@ export const labelTrajectories = (
   })
 
 /** Behaviour cloning over a dataset for some epochs from the given parameters (seeded minibatches); the last epoch's mean NLL. */
-export const clone = (start: SetScorer.Params, data: ReadonlyArray<PolicyGradient.RecordedStep>, options: Pick<DaggerOptions, "epochs" | "minibatch" | "adam">, seed: number): { readonly params: SetScorer.Params; readonly loss: number } => {
+export const clone = (start: SetScorer.Params, data: ReadonlyArray<PolicyGradient.RecordedStep>, options: Pick<DaggerOptions, "epochs" | "minibatch" | "adam"> & Partial<Pick<DaggerOptions, "listwise">>, seed: number): { readonly params: SetScorer.Params; readonly loss: number } => {
   const params: SetScorer.Params = { shape: start.shape, data: Float64Array.from(start.data) }
   const adam = PolicyGradient.adamInit(params.data.length)
   let loss = 0
@@ -282,7 +291,7 @@ export const clone = (start: SetScorer.Params, data: ReadonlyArray<PolicyGradien
     let total = 0
     for (let at = 0; at < order.length; at += options.minibatch) {
       const grad = new Float64Array(params.data.length)
-      for (const l of PolicyGradient.sftBatch({ params, steps: order.slice(at, at + options.minibatch).map((i) => data[i] as PolicyGradient.RecordedStep), grad })) total += l
+      for (const l of PolicyGradient.sftBatch({ params, steps: order.slice(at, at + options.minibatch).map((i) => data[i] as PolicyGradient.RecordedStep), grad, listwise: options.listwise ?? 0 })) total += l
       PolicyGradient.clipGradNorm(grad, 1.0)
       PolicyGradient.adamStep(params.data, grad, adam, options.adam)
     }

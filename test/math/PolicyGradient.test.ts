@@ -314,6 +314,43 @@ describe("batched losses (one stacked pass) against the per-step loop", () => {
   })
 })
 
+describe("sftBatch's listwise term", () => {
+  it("adds λ × the listwise loss of each step marked rank, and λ/N × its logits' gradient through the network; λ = 0 or no mark is the plain clone", () => {
+    fc.assert(
+      fc.property(fc.array(caseArb(3), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 1000 }), fc.constantFrom(0.5, 1, 3), (cases, seed, lambda) => {
+        const width = 6
+        const params = SetScorer.init({ input: width, encoder: { kind: "learned", width: 3 }, hidden: [5] }, seed, 1)
+        const r = rng(seed + 3)
+        const steps = cases.map((c) => {
+          const options = choices(c.layout)
+          const choice = options[r.int(options.length)] as Choice
+          const x = Float64Array.from({ length: c.layout.rows * width }, () => 2 * r.next() - 1)
+          return { x, layout: c.layout, choice, rank: r.next() < 0.6 }
+        })
+        const plainGrad = new Float64Array(params.data.length)
+        const plain = PG.sftBatch({ params, steps, grad: plainGrad })
+        const zeroGrad = new Float64Array(params.data.length)
+        expect(PG.sftBatch({ params, steps, grad: zeroGrad, listwise: 0 })).toEqual(plain)
+        expect([...zeroGrad]).toEqual([...plainGrad])
+        const unmarkedGrad = new Float64Array(params.data.length)
+        expect(PG.sftBatch({ params, steps: steps.map(({ rank: _, ...rest }) => rest), grad: unmarkedGrad, listwise: lambda })).toEqual(plain)
+        const grad = new Float64Array(params.data.length)
+        const losses = PG.sftBatch({ params, steps, grad, listwise: lambda })
+        // the term written out per step: its own forward pass, the listwise gradient of its logits, backward
+        const want = Float64Array.from(plainGrad)
+        steps.forEach((st, i) => {
+          const { logits, trace } = SetScorer.forward(params, st.x, st.layout.rows, st.layout.sets)
+          const rank = TD.listwiseGrad(st.layout, logits, st.choice)
+          expect(losses[i]).toBeCloseTo((plain[i] as number) + (st.rank ? lambda * rank.loss : 0), 10)
+          if (st.rank) SetScorer.backward(params, trace, rank.dLogits.map((g) => (lambda * g) / steps.length), want)
+        })
+        grad.forEach((g, i) => expect(g).toBeCloseTo(want[i] as number, 10))
+      }),
+      { numRuns: 40 }
+    )
+  })
+})
+
 describe("ppoFactorBatch (per-factor credit)", () => {
   /** Random steps with per-factor behaviour (offsets within or beyond the clip) and advantages. */
   const stepsArb = fc.tuple(

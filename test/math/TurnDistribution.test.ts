@@ -82,6 +82,40 @@ describe("TurnDistribution.logProb", () => {
   })
 })
 
+describe("TurnDistribution.listwiseGrad", () => {
+  it("is −log Σ_S softmax over the kind's candidates, non-negative, 0 when S is every candidate, with a finite-difference gradient on those rows only", () => {
+    fc.assert(
+      fc.property(caseArb(3), fc.nat(), ({ layout, logits }, pick) => {
+        const all = choices(layout)
+        const c = all[pick % all.length] as Choice
+        const slot = layout.kinds[c.kind] as KindSlot
+        const { loss, dLogits } = TD.listwiseGrad(layout, logits, c)
+        if (slot.mode !== "subset" || c.selected.length === 0) {
+          expect(loss).toBe(0)
+          expect([...dLogits].every((g) => g === 0)).toBe(true)
+          return
+        }
+        // written out: the softmax over the kind's rows, summed over the chosen ones
+        const rows = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i)
+        const m = Math.max(...rows.map((r) => logits[r] as number))
+        const z = rows.reduce((a, r) => a + Math.exp((logits[r] as number) - m), 0)
+        const mass = c.selected.reduce((a, r) => a + Math.exp((logits[r] as number) - m), 0) / z
+        expect(loss).toBeCloseTo(-Math.log(mass), 9)
+        expect(loss).toBeGreaterThanOrEqual(-1e-12)
+        if (c.selected.length === rows.length) expect(loss).toBeCloseTo(0, 12)
+        expectGradClose(dLogits, numericGrad((zs) => TD.listwiseGrad(layout, zs, c).loss, logits), key(c))
+        dLogits.forEach((g, r) => {
+          if (r < slot.start || r >= slot.end) expect(g).toBe(0)
+        })
+        // a constant added to every candidate of the kind changes nothing
+        const shifted = Float64Array.from(logits, (v, r) => (r >= slot.start && r < slot.end ? v + 3 : v))
+        expect(TD.listwiseGrad(layout, shifted, c).loss).toBeCloseTo(loss, 9)
+      }),
+      { numRuns: 300 }
+    )
+  })
+})
+
 describe("TurnDistribution.sample", () => {
   it("draws exactly from the (tempered) distribution: frequencies over 20k seeded draws pass a chi-square bound", () => {
     fc.assert(

@@ -191,6 +191,12 @@ describe("Dagger", () => {
     // other weights, another match; `exact` keeps the oracle's pick
     assert.deepStrictEqual(Dagger.asLabels([calls], { label: "matched", forcedAnswers: "first" }, params([0, 0, 0, 0, 0, 0, 2, 0, 0, 1]))[0]!.choice.selected, [6, 9])
     assert.deepStrictEqual(Dagger.asLabels([calls], { label: "exact", forcedAnswers: "first" }, favours)[0]!.choice, calls.choice)
+    // a call label, the oracle's or the teacher's, is marked for the listwise term (DaggerOptions.listwise); a search label is not
+    assert.isTrue(c!.rank)
+    assert.isTrue(t!.rank)
+    assert.isUndefined(s!.rank)
+    assert.isTrue(Dagger.asLabels([calls], { label: "exact", forcedAnswers: "first" })[0]!.rank)
+    assert.isUndefined(Dagger.asLabels([searches], { label: "exact", forcedAnswers: "first" })[0]!.rank)
   })
 
   it("exact-turn accuracy counts a state only when kind, candidates and plan bit all agree", () => {
