@@ -177,9 +177,14 @@ const program = Effect.gen(function*() {
   const greedyOptions: LearnedPolicy.LearnedPolicyOptions = { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota, stopAt: flags.stop <= 0 ? undefined : flags.stop, answerRecords: flags.answerRecords, skipRepeats: flags.skipRepeats, everyClause: flags.everyClause }
   const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, greedyOptions)))
   const stopRollouts = yield* Effect.forEach(stopFloors, (floor) => Effect.map(Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, stopAt: floor }))), (rollout) => ({ floor, rollout })))
-  const recordsRollout = flags.recordsVariant ? yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, answerRecords: !flags.answerRecords }))) : undefined
-  const repeatsRollout = flags.repeatsVariant ? yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, skipRepeats: !flags.skipRepeats }))) : undefined
-  const clausesRollout = flags.clausesVariant ? yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, everyClause: !flags.everyClause }))) : undefined
+  // the decodings evaluated both ways under the same weights: each requested one turned from its flag's setting
+  const toggles = [
+    { on: flags.recordsVariant, suffix: `records ${flags.answerRecords ? "off" : "on"}`, options: { answerRecords: !flags.answerRecords } },
+    { on: flags.clausesVariant, suffix: `every clause ${flags.everyClause ? "off" : "on"}`, options: { everyClause: !flags.everyClause } },
+    { on: flags.repeatsVariant, suffix: `repeats ${flags.skipRepeats ? "kept" : "skipped"}`, options: { skipRepeats: !flags.skipRepeats } }
+  ]
+  const toggleRollouts = yield* Effect.forEach(toggles.filter((t) => t.on), (t) =>
+    Effect.map(Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, ...t.options }))), (rollout) => ({ suffix: t.suffix, rollout })))
   const sampling = yield* Rollout.Rollout
   const scoring: Scoring.ScoringOptions = { reward, estimator: "grpo" }
   /** Every task rolled out `size` times (environment seeds from the salt, as the pipeline's evaluation), scored. */
@@ -244,9 +249,7 @@ const program = Effect.gen(function*() {
         `failed: no successful call ${noSuccess}, a gold fact not observed ${notObserved}, observed but not stated ${notStated}`
       // the same weights with the stop, and under ReAct: decoding and paradigm only, paired without training noise
       const variants = label === "SFT" || label === "Backbone" ? [] : [
-        ...(recordsRollout === undefined ? [] : [{ name: `${label} records ${flags.answerRecords ? "off" : "on"}`, stop: undefined, ratioBase: false, rollout: recordsRollout, paradigm: "ParaAct" as const }]),
-        ...(clausesRollout === undefined ? [] : [{ name: `${label} every clause ${flags.everyClause ? "off" : "on"}`, stop: undefined, ratioBase: false, rollout: clausesRollout, paradigm: "ParaAct" as const }]),
-        ...(repeatsRollout === undefined ? [] : [{ name: `${label} repeats ${flags.skipRepeats ? "kept" : "skipped"}`, stop: undefined, ratioBase: false, rollout: repeatsRollout, paradigm: "ParaAct" as const }]),
+        ...toggleRollouts.map((t) => ({ name: `${label} ${t.suffix}`, stop: undefined, ratioBase: false, rollout: t.rollout, paradigm: "ParaAct" as const })),
         ...stopRollouts.map((m) => ({ name: `${label} stop ${m.floor}`, stop: m.floor, ratioBase: true, rollout: m.rollout, paradigm: "ParaAct" as const })),
         ...(flags.react ? [{ name: `${label} ReAct`, stop: undefined, ratioBase: false, rollout: greedy, paradigm: "ReAct" as const }] : []),
         ...(flags.react ? stopRollouts.map((m) => ({ name: `${label} ReAct stop ${m.floor}`, stop: m.floor, ratioBase: false, rollout: m.rollout, paradigm: "ReAct" as const })) : [])
@@ -256,7 +259,7 @@ const program = Effect.gen(function*() {
       for (const v of variants) {
         const vo = (yield* scored(v.rollout, validation, `val-${seed}`, flags.rollouts, v.paradigm)).map((group, i) => group.map((t) => Evaluation.outcomeOf(validation[i] as Task, t, { equivalent })))
         const vLevels = perLevel(vo)
-        // a stop variant's ParaAct cells are what its ReAct twin's ratio reads (the records, repeats and clauses variants have no twin)
+        // a stop variant's ParaAct cells are what its ReAct twin's ratio reads (the toggled decodings have no twin)
         if (v.ratioBase) paraActLevels.set(v.stop, vLevels)
         const para = paraActLevels.get(v.stop) ?? []
         const byLevelV = options.levels.map((level, k) => {

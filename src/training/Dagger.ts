@@ -132,13 +132,14 @@ export const asLabels = (
     ? states
     : states.map(({ x, layout, choice, acceptable, forced, kinds }) => {
       if (forced === true && forcedAnswers === "kind" && acceptable !== undefined) return { x, layout, choice, acceptable }
+      // a call label also ranks the call candidates when the clone asks for it (DaggerOptions.listwise)
+      const rank = kinds[choice.kind] === "call" ? { rank: true } : {}
       // a search label under `every` takes every query that finds a needed tool: nothing to match
       const every = searchLabels === "every" && kinds[choice.kind] === "search"
       if (label === "matched" && params !== undefined && acceptable !== undefined && forced !== true && !every) {
-        const matched = Acceptable.matched(layout, acceptable, choice, SetScorer.logits(params, x, layout.rows, layout.sets))
-        return kinds[choice.kind] === "call" ? { x, layout, choice: matched, rank: true } : { x, layout, choice: matched }
+        return { x, layout, choice: Acceptable.matched(layout, acceptable, choice, SetScorer.logits(params, x, layout.rows, layout.sets)), ...rank }
       }
-      return kinds[choice.kind] === "call" ? { x, layout, choice, rank: true } : { x, layout, choice }
+      return { x, layout, choice, ...rank }
     })
 }
 
