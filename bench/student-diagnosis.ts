@@ -5,6 +5,8 @@
  * turn differs from the label (the kind; given the label's kind, its candidates; the facts an answer states or
  * misses), the same teacher-forced on fresh training-split rollouts, and for every rollout the oracle solves and the
  * student fails, the first state whose greedy turn the oracle does not accept (the divergence that loses the episode).
+ * `--counterfactual kind,search,call,answer,explore,candidates` rolls out hybrids: the student with the oracle deciding one
+ * decision (explore: its searches and calls, the student's own answers).
  * `--weights <file>` reuses a student saved by an earlier run (`--save <file>`), skipping SFT and DAgger.
  * `--subset-thresholds 0.3/0.5,0.3/0.3` rolls it out with a search turn's queries and a call turn's calls kept down to
  * each pair of thresholds (answers at the evaluation's), paired against 0.5/0.5. `--answer-quotas 0` rolls it out as
@@ -84,8 +86,13 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
   poolBase: Flag.String("pool-base").pipe(Flag.withDescription("the row --pool subtracts"), Flag.withDefault("student")),
   pool: Flag.String("pool").pipe(Flag.withDescription("only pool --outcomes files of several seeds (comma-separated): every variant against the student, paired over (seed, task), bootstrap 95% CI; then exit"), Flag.withDefault("")),
   examples: Flag.Int("examples").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 1000 })), Flag.withDescription("print this many answer steps whose facts differ from the gold facts among the candidates"), Flag.withDefault(0)),
+  searchKinds: Flag.Boolean("search-kinds").pipe(Flag.withDescription("at the student's own states whose label searches: the queries of each kind (the clause, a phrase, an entity hop, a next page, …) the label and the student's greedy turn take"), Flag.withDefault(false)),
+  hybridDecoding: Flag.Literals("hybrid-decoding", ["half", "eval"]).pipe(
+    Flag.withDescription("how the hybrids decode what the oracle does not decide: the most probable turn (half), or as the pipeline's evaluation (answer threshold, clause cover and quota, records bound); the hybrid 'none' is then the student so decoded"),
+    Flag.withDefault("half")
+  ),
   counterfactual: Flag.String("counterfactual").pipe(
-    Flag.withDescription("hybrids to roll out, comma-separated: the student with the oracle deciding one decision (kind, search, call, answer, or candidates = search+call+answer); empty: none"),
+    Flag.withDescription("hybrids to roll out, comma-separated: the student with the oracle deciding one decision (kind, search, call, answer, explore = search+call, or candidates = search+call+answer; none: no oracle, for --hybrid-decoding eval); empty: none"),
     Flag.withDefault("kind,search,call,answer,candidates")
   )
 })
@@ -167,6 +174,53 @@ const tally = (params: SetScorer.Params, states: ReadonlyArray<Dagger.Labelled>)
     if (Acceptable.accepts(s.layout, s.acceptable ?? Acceptable.exactly(s.layout, s.choice), g)) st.acceptable++
   }
   return out
+}
+
+/** What kind of query a search row is, read off its search columns (`actions/Searches.ts`). */
+const searchType = (x: Float64Array, row: number): string => {
+  const f = (j: number) => x[row * ActionSpace.width + ActionSpace.candidateOffset + j] as number
+  if (f(13) > 0) return "a query's next page"
+  if (f(9) > 0) return "an entity hop"
+  if (f(10) > 0) return "a provider's endpoints"
+  if (f(14) > 0) return "<noun> by name"
+  if (f(8) > 0) return "a phrase of the clause"
+  if (f(5) > 0) return "a missing input"
+  if (f(7) > 0) return "the clause with its quotes"
+  return "the clause"
+}
+
+/**
+ * At the states whose label searches: per kind of query, the queries the label takes, the queries the student's greedy
+ * search turn takes there, and those both take; and the same split of the round-0 states alone.
+ */
+const searchTypes = (params: SetScorer.Params, states: ReadonlyArray<Dagger.Labelled>): void => {
+  for (const first of [false, true]) {
+    const rows = new Map<string, { label: number; greedy: number; both: number }>()
+    let n = 0
+    for (const s of states) {
+      if (s.kinds[s.choice.kind] !== "search") continue
+      // round 0: no search asked before and no success (every search row's "after a success" and "asked before" 0)
+      const slot = s.layout.kinds[s.choice.kind] as TurnDistribution.KindSlot
+      const fresh = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i)
+        .every((r) => (s.x[r * ActionSpace.width + ActionSpace.candidateOffset] as number) === 0)
+      if (first && !fresh) continue
+      n++
+      const logits = SetScorer.logits(params, s.x, s.layout.rows, s.layout.sets)
+      const within = new Set(greedyWithin(s.layout, logits, s.choice.kind))
+      const label = new Set(s.choice.selected)
+      for (let r = slot.start; r < slot.end; r++) {
+        if (!within.has(r) && !label.has(r)) continue
+        const t = searchType(s.x, r)
+        const e = rows.get(t) ?? { label: 0, greedy: 0, both: 0 }
+        if (label.has(r)) e.label++
+        if (within.has(r)) e.greedy++
+        if (label.has(r) && within.has(r)) e.both++
+        rows.set(t, e)
+      }
+    }
+    console.log(`${first ? "  of them with no clause searched yet" : "queries at the states whose label searches"} (${n} states): kind of query — the label's / the student's / both`)
+    for (const [t, e] of [...rows].sort((a, b) => b[1].label - a[1].label)) console.log(`    ${t.padEnd(28)} ${String(e.label).padStart(5)} ${String(e.greedy).padStart(5)} ${String(e.both).padStart(5)}`)
+  }
 }
 
 const pct = (a: number, b: number) => (b === 0 ? "-" : `${(100 * a / b).toFixed(1)}%`)
@@ -280,6 +334,7 @@ const program = Effect.gen(function*() {
   }
   const validationStates = perTrajectory.flatMap((p) => p.states)
   print("validation, on the student's own states (greedy vs the oracle's label)", tally(student.params, validationStates))
+  if (flags.searchKinds) searchTypes(student.params, validationStates)
 
   // the first divergence of every rollout the oracle solves and the student does not
   const firsts = new Map<string, number>()
@@ -532,15 +587,24 @@ const program = Effect.gen(function*() {
       const l = yield* StudentOracle.label(context, task, world2, undefined, cache).pipe(Effect.provideService(Retriever, retriever), Effect.orDie)
       const space = l.space
       const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
-      const g = TurnDistribution.greedy(space.layout, logits)
+      const g = flags.hybridDecoding === "eval"
+        ? LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords })
+        : TurnDistribution.greedy(space.layout, logits)
       let choice: TurnDistribution.Choice = g
       const planOf = (k: number) => (space.layout.kinds[k] as TurnDistribution.KindSlot).plan && space.layout.planRow !== undefined && (logits[space.layout.planRow] as number) > 0
       const oneOf = (k: number, rows: ReadonlyArray<number>) => ((space.layout.kinds[k] as TurnDistribution.KindSlot).mode === "one" ? rows.slice(0, 1) : rows)
-      if (mode === "kind") {
+      if (mode === "kind" && flags.hybridDecoding === "eval") {
+        // the oracle's kind (every other kind's row masked), its candidates decoded as the pipeline's evaluation
+        const masked = Float64Array.from(logits)
+        space.layout.kinds.forEach((slot, k) => {
+          if (k !== l.choice.kind) masked[slot.row] = Number.NEGATIVE_INFINITY
+        })
+        choice = LearnedPolicy.greedyChoice(space, masked, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords })
+      } else if (mode === "kind") {
         choice = { kind: l.choice.kind, selected: greedyWithin(space.layout, logits, l.choice.kind), plan: planOf(l.choice.kind) }
       } else {
         const kind = space.kinds[g.kind] as Kind
-        const wants = mode === "candidates" ? ["search", "call", "answer"] : [mode]
+        const wants = mode === "candidates" ? ["search", "call", "answer"] : mode === "explore" ? ["search", "call"] : [mode]
         if (wants.includes(kind)) {
           let rows: ReadonlyArray<number> = []
           if (kind === "answer") rows = goldFactsOf(space, context, task)
