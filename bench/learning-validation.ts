@@ -105,6 +105,8 @@ const flags = await BenchFlags.parse("learning-validation", "SFT and RL (each es
   answerRecords: Flag.Boolean("answer-records").pipe(Flag.withDescription("greedy decoding keeps each list's facts to the records their clause asks about (LearnedPolicy.keepAskedRecords)"), Flag.withDefault(LearnedPolicy.evalAnswerRecords)),
   skipRepeats: Flag.Boolean("skip-repeats").pipe(Flag.withDescription("greedy decoding never repeats an operation a successful call already did (LearnedPolicy.skipRepeats)"), Flag.withDefault(LearnedPolicy.evalSkipRepeats)),
   repeatsVariant: Flag.Boolean("repeats-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's skip of repeated operations (LearnedPolicy.skipRepeats) turned the other way from --skip-repeats, the same weights"), Flag.withDefault(false)),
+  jointKind: Flag.Finite("joint-kind").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 10 })), Flag.withDescription("greedy decoding chooses the search or call kind by log P(kind) + α · log P(its best candidate) (LearnedPolicy.jointKind; 0: the kind row alone)"), Flag.withDefault(LearnedPolicy.evalJointKind)),
+  jointKindVariant: Flag.Finite("joint-kind-variant").pipe(Flag.withSchema(RunConfig.FiniteIn({ minimum: 0, maximum: 10 })), Flag.withDescription("also evaluate DAgger and each RL model with --joint-kind at this α, the same weights (0: no variant)"), Flag.withDefault(0)),
   everyClause: Flag.Boolean("every-clause").pipe(Flag.withDescription("a greedy call turn also makes each open clause's most probable call that would open it (LearnedPolicy.callEveryClause)"), Flag.withDefault(LearnedPolicy.evalEveryClause)),
   clausesVariant: Flag.Boolean("clauses-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with --every-clause turned the other way, the same weights"), Flag.withDefault(false)),
   recordsVariant: Flag.Boolean("records-variant").pipe(Flag.withDescription("also evaluate DAgger and each RL model with greedy decoding's record bound (LearnedPolicy.keepAskedRecords) turned the other way from --answer-records, the same weights"), Flag.withDefault(false)),
@@ -174,14 +176,15 @@ const program = Effect.gen(function*() {
     Effect.provide(Layer.merge(Layer.succeed(ToolLibrary, library), Teacher.layer({ mistakeRate: options.teacherMistakeRate, firstQuery: flags.firstQuery })))
   )
   // the app's other services stay in the context: only the policy differs
-  const greedyOptions: LearnedPolicy.LearnedPolicyOptions = { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota, stopAt: flags.stop <= 0 ? undefined : flags.stop, answerRecords: flags.answerRecords, skipRepeats: flags.skipRepeats, everyClause: flags.everyClause }
+  const greedyOptions: LearnedPolicy.LearnedPolicyOptions = { decoding: "greedy", answerThreshold: flags.answerThreshold, searchThreshold: flags.searchThreshold, callThreshold: flags.callThreshold, answerCover: flags.answerCover < 0 ? undefined : flags.answerCover, answerQuota: flags.answerQuota < 0 ? undefined : flags.answerQuota, stopAt: flags.stop <= 0 ? undefined : flags.stop, answerRecords: flags.answerRecords, skipRepeats: flags.skipRepeats, everyClause: flags.everyClause, jointKind: flags.jointKind }
   const greedy = yield* Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, greedyOptions)))
   const stopRollouts = yield* Effect.forEach(stopFloors, (floor) => Effect.map(Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, stopAt: floor }))), (rollout) => ({ floor, rollout })))
   // the decodings evaluated both ways under the same weights: each requested one turned from its flag's setting
   const toggles = [
     { on: flags.recordsVariant, suffix: `records ${flags.answerRecords ? "off" : "on"}`, options: { answerRecords: !flags.answerRecords } },
     { on: flags.clausesVariant, suffix: `every clause ${flags.everyClause ? "off" : "on"}`, options: { everyClause: !flags.everyClause } },
-    { on: flags.repeatsVariant, suffix: `repeats ${flags.skipRepeats ? "kept" : "skipped"}`, options: { skipRepeats: !flags.skipRepeats } }
+    { on: flags.repeatsVariant, suffix: `repeats ${flags.skipRepeats ? "kept" : "skipped"}`, options: { skipRepeats: !flags.skipRepeats } },
+    { on: flags.jointKindVariant > 0, suffix: `joint kind ${flags.jointKindVariant}`, options: { jointKind: flags.jointKindVariant } }
   ]
   const toggleRollouts = yield* Effect.forEach(toggles.filter((t) => t.on), (t) =>
     Effect.map(Rollout.make({}).pipe(Effect.provide(LearnedPolicy.layer(cell, { ...greedyOptions, ...t.options }))), (rollout) => ({ suffix: t.suffix, rollout })))

@@ -87,12 +87,13 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
   pool: Flag.String("pool").pipe(Flag.withDescription("only pool --outcomes files of several seeds (comma-separated): every variant against the student, paired over (seed, task), bootstrap 95% CI; then exit"), Flag.withDefault("")),
   examples: Flag.Int("examples").pipe(Flag.withSchema(RunConfig.IntIn({ minimum: 0, maximum: 1000 })), Flag.withDescription("print this many answer steps whose facts differ from the gold facts among the candidates"), Flag.withDefault(0)),
   searchKinds: Flag.Boolean("search-kinds").pipe(Flag.withDescription("at the student's own states whose label searches: the queries of each kind (the clause, a phrase, an entity hop, a next page, …) the label and the student's greedy turn take"), Flag.withDefault(false)),
+  jointKind: Flag.Finite("joint-kind").pipe(Flag.withDescription("with --hybrid-decoding eval, the hybrids' own kind decisions weigh the search and call kinds by their best candidate (LearnedPolicy.jointKind)"), Flag.withDefault(0)),
   hybridDecoding: Flag.Literals("hybrid-decoding", ["half", "eval"]).pipe(
     Flag.withDescription("how the hybrids decode what the oracle does not decide: the most probable turn (half), or as the pipeline's evaluation (answer threshold, clause cover and quota, records bound); the hybrid 'none' is then the student so decoded"),
     Flag.withDefault("half")
   ),
   counterfactual: Flag.String("counterfactual").pipe(
-    Flag.withDescription("hybrids to roll out, comma-separated: the student with the oracle deciding one decision (kind, search, call, answer, explore = search+call, or candidates = search+call+answer; none: no oracle, for --hybrid-decoding eval); empty: none"),
+    Flag.withDescription("hybrids to roll out, comma-separated: the student with the oracle deciding one decision (kind, search, call, answer, explore = search+call, or candidates = search+call+answer; with --hybrid-decoding eval also none: no oracle, and the oracle's kind only where it answers (kind-stop), where the student would answer and it goes on (kind-go-on), or where both go on (kind-search-call)); empty: none"),
     Flag.withDefault("kind,search,call,answer,candidates")
   )
 })
@@ -588,18 +589,27 @@ const program = Effect.gen(function*() {
       const space = l.space
       const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
       const g = flags.hybridDecoding === "eval"
-        ? LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords })
+        ? LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords, jointKind: flags.jointKind })
         : TurnDistribution.greedy(space.layout, logits)
       let choice: TurnDistribution.Choice = g
       const planOf = (k: number) => (space.layout.kinds[k] as TurnDistribution.KindSlot).plan && space.layout.planRow !== undefined && (logits[space.layout.planRow] as number) > 0
       const oneOf = (k: number, rows: ReadonlyArray<number>) => ((space.layout.kinds[k] as TurnDistribution.KindSlot).mode === "one" ? rows.slice(0, 1) : rows)
-      if (mode === "kind" && flags.hybridDecoding === "eval") {
-        // the oracle's kind (every other kind's row masked), its candidates decoded as the pipeline's evaluation
+      const kindModes = ["kind", "kind-stop", "kind-go-on", "kind-search-call"]
+      if (kindModes.includes(mode) && flags.hybridDecoding === "eval") {
+        // the oracle's kind (every other kind's row masked), its candidates decoded as the pipeline's evaluation; the
+        // partial modes take it only where the oracle answers (stop), where the student would answer and the oracle
+        // goes on (go-on), or where both go on (search-call)
+        const oracleKind = space.kinds[l.choice.kind] as Kind
+        const studentKind = space.kinds[g.kind] as Kind
+        const take = mode === "kind" ||
+          (mode === "kind-stop" && oracleKind === "answer") ||
+          (mode === "kind-go-on" && studentKind === "answer" && oracleKind !== "answer") ||
+          (mode === "kind-search-call" && studentKind !== "answer" && oracleKind !== "answer")
         const masked = Float64Array.from(logits)
         space.layout.kinds.forEach((slot, k) => {
           if (k !== l.choice.kind) masked[slot.row] = Number.NEGATIVE_INFINITY
         })
-        choice = LearnedPolicy.greedyChoice(space, masked, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords })
+        if (take) choice = LearnedPolicy.greedyChoice(space, masked, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords })
       } else if (mode === "kind") {
         choice = { kind: l.choice.kind, selected: greedyWithin(space.layout, logits, l.choice.kind), plan: planOf(l.choice.kind) }
       } else {

@@ -113,6 +113,13 @@ export interface LearnedPolicyOptions {
    */
   readonly everyClause?: boolean | undefined
   /**
+   * Greedy decoding weighs the search and call kinds by their best candidate **[ours]**: between them the kind is the
+   * argmax of z_kind + α · log p(the kind's most probable candidate), so a kind whose best query or call the policy
+   * rates low gives way to one with a call it rates high; going on against answering is left as it was
+   * ({@link jointKind}; 0 or absent: off, the kind row alone).
+   */
+  readonly jointKind?: number | undefined
+  /**
    * Sampled decoding's answer **[ours]**: `sampled` (the default) draws the answer's facts like every other candidate;
    * `decoded` draws the kind (and plan) and, when the kind is the answer, chooses its facts the way greedy evaluation
    * does (`answerThreshold`, `answerCover`, `answerQuota`) — the facts are then no factor of the step's probability
@@ -178,6 +185,13 @@ export const evalSkipRepeats = false
  */
 export const evalEveryClause = false
 
+/**
+ * Whether the pipeline's greedy evaluation weighs the search and call kinds by their best candidate ({@link jointKind}):
+ * off (0). Measured on the validation split by a rule fixed before its runs (docs/training.md §6, "A kind weighed by
+ * its best candidate").
+ */
+export const evalJointKind = 0
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined
@@ -195,6 +209,8 @@ export interface GreedyThresholds {
   readonly repeats?: boolean | undefined
   /** Call every open clause (false or absent: off): see {@link LearnedPolicyOptions.everyClause}. */
   readonly clauses?: boolean | undefined
+  /** The best candidate's weight in the kind decision (0 or absent: off): see {@link LearnedPolicyOptions.jointKind}. */
+  readonly jointKind?: number | undefined
 }
 
 /**
@@ -205,10 +221,11 @@ export const greedyChoice = (space: ActionSpace.Space, scores: Float64Array, thr
   const logits = thresholds.repeats === true ? skipRepeats(space, scores) : scores
   const stopped = thresholds.stop !== undefined ? stopChoice(space, logits, thresholds.stop, thresholds) : undefined
   if (stopped !== undefined) return stopped
-  const base = TurnDistribution.greedy(space.layout, logits)
+  const weighed = (thresholds.jointKind ?? 0) > 0 ? jointKind(space, logits, thresholds.jointKind as number) : logits
+  const base = TurnDistribution.greedy(space.layout, weighed)
   const kind = space.kinds[base.kind] as ActionSpace.Kind | undefined
   const threshold = (kind === undefined ? undefined : thresholds[kind]) ?? 0.5
-  const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, logits, threshold, (k) => k === base.kind)
+  const chosen = threshold === 0.5 ? base : TurnDistribution.greedyAbove(space.layout, weighed, threshold, (k) => k === base.kind)
   if (kind === "answer") return answerCompleted(space, logits, chosen, thresholds)
   return kind === "call" && thresholds.clauses === true ? callEveryClause(space, logits, chosen) : chosen
 }
@@ -231,6 +248,47 @@ export const callEveryClause = (space: ActionSpace.Space, logits: Float64Array, 
   })
   if (best.size === 0) return choice
   return { ...choice, selected: [...choice.selected, ...best.values()].sort((a, b) => a - b) }
+}
+
+/**
+ * The logits with the search and call kind rows each raised by α times the log-probability of the kind's most probable
+ * candidate **[ours]** — log σ(z) of the best for a subset kind, its log-softmax among the kind's candidates for a
+ * one-of kind — then shifted together so that their log-sum-exp is what it was: going on (searching or calling) keeps
+ * its probability against answering, and between the two the greedy kind is the argmax of log P(kind) + α · log P(its
+ * best action) — a kind is chosen for what it would do. The answer's row and every candidate row are unchanged. A new
+ * array.
+ */
+export const jointKind = (space: ActionSpace.Space, logits: Float64Array, alpha: number): Float64Array => {
+  const out = Float64Array.from(logits)
+  const rows: Array<number> = []
+  space.layout.kinds.forEach((slot, k) => {
+    const kind = space.kinds[k]
+    if ((kind !== "search" && kind !== "call") || slot.end <= slot.start || !Number.isFinite(logits[slot.row] as number)) return
+    let best = Number.NEGATIVE_INFINITY
+    for (let r = slot.start; r < slot.end; r++) best = Math.max(best, logits[r] as number)
+    if (best === Number.NEGATIVE_INFINITY) return
+    let logp = TurnDistribution.logSigmoid(best)
+    if (slot.mode === "one") {
+      let sum = 0
+      for (let r = slot.start; r < slot.end; r++) sum += Math.exp((logits[r] as number) - best)
+      logp = -Math.log(sum)
+    }
+    out[slot.row] = (logits[slot.row] as number) + alpha * logp
+    rows.push(slot.row)
+  })
+  // the two kinds keep their joint share against the answer: only which of them goes on changes
+  const lse = (xs: ArrayLike<number>) => {
+    let m = Number.NEGATIVE_INFINITY
+    for (const r of rows) m = Math.max(m, xs[r] as number)
+    let sum = 0
+    for (const r of rows) sum += Math.exp((xs[r] as number) - m)
+    return m + Math.log(sum)
+  }
+  if (rows.length > 0) {
+    const shift = lse(logits) - lse(out)
+    for (const r of rows) out[r] = (out[r] as number) + shift
+  }
+  return out
 }
 
 /**
@@ -416,7 +474,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords, repeats: options.skipRepeats, clauses: options.everyClause }
+  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords, repeats: options.skipRepeats, clauses: options.everyClause, jointKind: options.jointKind }
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)

@@ -564,6 +564,54 @@ describe("LearnedPolicy greedy decoding", () => {
       assert.isAbove(kindDropped, 0, "some call turn has only calls that repeat")
     }), 300_000)
 
+  it.effect("the joint kind moves only the search and call kind rows, by α times their best candidates' log-probabilities, keeping their share against the answer; α = 0 is greedy decoding", () =>
+    Effect.gen(function*() {
+      const d = yield* data
+      const logSumExp = (xs: ReadonlyArray<number>) => {
+        const m = Math.max(...xs)
+        return m + Math.log(xs.reduce((a, x) => a + Math.exp(x - m), 0))
+      }
+      let both = 0
+      let moved = 0
+      for (const run of d.runs) {
+        for (const { space } of stepsOf(d, run)) {
+          const logits = SetScorer.logits(run.weights.params, space.features, space.layout.rows, space.layout.sets)
+          assert.deepStrictEqual(LearnedPolicy.greedyChoice(space, logits, { jointKind: 0 }), LearnedPolicy.greedyChoice(space, logits, {}))
+          for (const alpha of [0.25, 1]) {
+            const z = LearnedPolicy.jointKind(space, logits, alpha)
+            const goOn = space.layout.kinds.filter((_, k) => space.kinds[k] === "search" || space.kinds[k] === "call")
+            // every row but the search and call kind rows unchanged
+            const kindRows = new Set(goOn.map((slot) => slot.row))
+            for (let r = 0; r < logits.length; r++) if (!kindRows.has(r)) assert.strictEqual(z[r], logits[r])
+            if (goOn.length === 0) continue
+            // going on keeps its probability against answering
+            assert.closeTo(logSumExp(goOn.map((slot) => z[slot.row] as number)), logSumExp(goOn.map((slot) => logits[slot.row] as number)), 1e-9)
+            if (goOn.length < 2) continue
+            both++
+            // between the two, the log-odds move by α times the difference of their best candidates' log-probabilities
+            const best = (slot: TurnDistribution.KindSlot) => {
+              const xs = Array.from(logits.subarray(slot.start, slot.end))
+              return slot.mode === "one" ? Math.max(...xs) - logSumExp(xs) : TurnDistribution.logSigmoid(Math.max(...xs))
+            }
+            const [a, b] = goOn as [TurnDistribution.KindSlot, TurnDistribution.KindSlot]
+            assert.closeTo(
+              (z[a.row] as number) - (z[b.row] as number),
+              (logits[a.row] as number) - (logits[b.row] as number) + alpha * (best(a) - best(b)),
+              1e-9
+            )
+            // the turn is greedy decoding's over the moved kind rows: the same turn when the kind stays
+            const plain = LearnedPolicy.greedyChoice(space, logits, {})
+            const joint = LearnedPolicy.greedyChoice(space, logits, { jointKind: alpha })
+            assert.deepStrictEqual(joint, LearnedPolicy.greedyChoice(space, z, {}))
+            if (joint.kind !== plain.kind) moved++
+            else assert.deepStrictEqual(joint, plain)
+          }
+        }
+      }
+      assert.isAbove(both, 0, "some state offers both searching and calling")
+      assert.isAbove(moved, 0, "some state's kind moves")
+    }), 300_000)
+
   it.effect("calling every open clause adds, per clause with no success, its most probable call that would open it, and keeps the rest of the turn", () =>
     Effect.gen(function*() {
       const d = yield* data
