@@ -15,14 +15,17 @@
  * [--credit action|turn] [--entropy normalised|sum] [--entropy-coef 0.005] [--phase-coverage 0.5] [--step-coverage 0.5]
  * [--action-coverage 0.5] [--answer-step 1] [--early-answer 0] [--lambda-phase 0.5] [--lambda-step 0.25] [--dagger 3] [--dagger-epochs 4] [--rl true] [--scorer mlp|set] [--label exact|set|matched] [--search-labels cover|every] [--listwise 0]
  * [--outcomes <file>] [--first-query request|documentation] [--answer-threshold 0.15] [--search-threshold 0.5] [--call-threshold 0.5] [--forced-answers kind|first]
- * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--answer-records] [--records-variant] [--skip-repeats] [--repeats-variant] [--every-clause] [--clauses-variant] [--react] [--json]`. `--stop` is a greedy stop (answer once every clause
+ * [--truncation score|cap:<x>] [--stop 0.3] [--stop-at 0.3,0.5] [--answer-records] [--records-variant] [--skip-repeats] [--repeats-variant] [--every-clause] [--clauses-variant]
+ * [--joint-kind 0] [--joint-kind-variant α] [--react] [--json]`. `--stop` is a greedy stop (answer once every clause
  * has a fact above it, `LearnedPolicy.stopAt`; negative, the default: none); `--stop-at` also evaluates DAgger and
  * each RL model at other stops, and `--react` under ReAct too, with ParaAct's rounds against ReAct's per level — the
  * same weights, so paired without training noise. `--answer-records` bounds each list's answer facts to the records
  * their clause asks about (`LearnedPolicy.keepAskedRecords`); `--records-variant` also evaluates DAgger and each RL
  * model with that bound the other way, the same weights; `--skip-repeats` and `--repeats-variant` do the same for the skip
  * of calls that repeat a successful operation (`LearnedPolicy.skipRepeats`), `--every-clause` and `--clauses-variant`
- * for a call turn that also opens every open clause (`LearnedPolicy.callEveryClause`). `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
+ * for a call turn that also opens every open clause (`LearnedPolicy.callEveryClause`); `--joint-kind α` weighs the search
+ * and call kinds by their best candidates (`LearnedPolicy.jointKind`), and `--joint-kind-variant α` evaluates each model
+ * at that α beside the default. `--truncation cap:-0.5` pays a rollout that T_max ended (stop `max_rounds`)
  * at most the worst verdict's R_ans during RL (docs/reward.md §6); evaluation verdicts are the judge's either way.
  */
 import { Effect, Layer, Option, Ref } from "effect"
