@@ -115,8 +115,8 @@ export interface LearnedPolicyOptions {
   /**
    * Greedy decoding weighs the search and call kinds by their best candidate **[ours]**: between them the kind is the
    * argmax of z_kind + α · log p(the kind's most probable candidate), so a kind whose best query or call the policy
-   * rates low gives way to one with a call it rates high; going on against answering is left as it was
-   * ({@link jointKind}; 0 or absent: off, the kind row alone).
+   * rates low gives way to one with a call it rates high; the probability of going on against answering is left as it
+   * was ({@link jointKind}; 0 or absent: off, the kind row alone).
    */
   readonly jointKind?: number | undefined
   /**
@@ -186,8 +186,8 @@ export const evalSkipRepeats = false
 export const evalEveryClause = false
 
 /**
- * Whether the pipeline's greedy evaluation weighs the search and call kinds by their best candidate ({@link jointKind}):
- * off (0). Measured on the validation split by a rule fixed before its runs (docs/training.md §6, "A kind weighed by
+ * The weight α with which the pipeline's greedy evaluation weighs the search and call kinds by their best candidate
+ * ({@link jointKind}): 0, off. Measured on the validation split by a rule fixed before its runs (docs/training.md §6, "A kind weighed by
  * its best candidate").
  */
 export const evalJointKind = 0
