@@ -100,6 +100,21 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
 
 const options = Pipeline.defaults
 
+// the hybrids asked for, checked before any work
+{
+  const modes = flags.counterfactual.split(",").map((m) => m.trim()).filter((m) => m !== "")
+  const known = ["kind", "search", "call", "answer", "explore", "candidates", "none", "kind-stop", "kind-go-on", "kind-search-call"]
+  const unknown = modes.filter((m) => !known.includes(m))
+  if (unknown.length > 0) {
+    console.error(`bench/student-diagnosis --counterfactual: unknown hybrid ${unknown.join(", ")}; known: ${known.join(", ")}`)
+    process.exit(1)
+  }
+  if (flags.hybridDecoding !== "eval" && modes.some((m) => m.startsWith("kind-"))) {
+    console.error("bench/student-diagnosis --counterfactual: kind-stop, kind-go-on and kind-search-call need --hybrid-decoding eval")
+    process.exit(1)
+  }
+}
+
 if (flags.pool !== "") {
   const files = flags.pool.split(",").map((f) => JSON.parse(fs.readFileSync(f.trim(), "utf8")) as { seed: number; tasks: ReadonlyArray<string>; outcomes: Record<string, ReadonlyArray<number>> })
   const first = files[0]
@@ -200,7 +215,7 @@ const searchTypes = (params: SetScorer.Params, states: ReadonlyArray<Dagger.Labe
     let n = 0
     for (const s of states) {
       if (s.kinds[s.choice.kind] !== "search") continue
-      // round 0: no search asked before and no success (every search row's "after a success" and "asked before" 0)
+      // no clause searched yet: every search row's first column (its clause searched, /2) is 0
       const slot = s.layout.kinds[s.choice.kind] as TurnDistribution.KindSlot
       const fresh = Array.from({ length: slot.end - slot.start }, (_, i) => slot.start + i)
         .every((r) => (s.x[r * ActionSpace.width + ActionSpace.candidateOffset] as number) === 0)
@@ -582,6 +597,7 @@ const program = Effect.gen(function*() {
 
   // counterfactuals: the student with the oracle deciding one decision, the same tasks and environment seeds
   const modes = flags.counterfactual.split(",").map((m) => m.trim()).filter((m) => m !== "")
+  const evalDecoding: LearnedPolicy.GreedyThresholds = { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords }
   const hybrid = (mode: string) => {
     const act = (context: PolicyContext) => Effect.gen(function*() {
       const task = context.task as Task
@@ -589,7 +605,7 @@ const program = Effect.gen(function*() {
       const space = l.space
       const logits = SetScorer.logits(student.params, space.features, space.layout.rows, space.layout.sets)
       const g = flags.hybridDecoding === "eval"
-        ? LearnedPolicy.greedyChoice(space, logits, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords, jointKind: flags.jointKind })
+        ? LearnedPolicy.greedyChoice(space, logits, { ...evalDecoding, jointKind: flags.jointKind })
         : TurnDistribution.greedy(space.layout, logits)
       let choice: TurnDistribution.Choice = g
       const planOf = (k: number) => (space.layout.kinds[k] as TurnDistribution.KindSlot).plan && space.layout.planRow !== undefined && (logits[space.layout.planRow] as number) > 0
@@ -609,7 +625,7 @@ const program = Effect.gen(function*() {
         space.layout.kinds.forEach((slot, k) => {
           if (k !== l.choice.kind) masked[slot.row] = Number.NEGATIVE_INFINITY
         })
-        if (take) choice = LearnedPolicy.greedyChoice(space, masked, { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords })
+        if (take) choice = LearnedPolicy.greedyChoice(space, masked, evalDecoding)
       } else if (mode === "kind") {
         choice = { kind: l.choice.kind, selected: greedyWithin(space.layout, logits, l.choice.kind), plan: planOf(l.choice.kind) }
       } else {
