@@ -101,15 +101,16 @@ const flags = await BenchFlags.parse("student-diagnosis", "where the DAgger stud
 const options = Pipeline.defaults
 
 // the hybrids asked for, checked before any work
+const kindHybrids = ["kind", "kind-stop", "kind-go-on", "kind-search-call"]
+const hybridModes = flags.counterfactual.split(",").map((m) => m.trim()).filter((m) => m !== "")
 {
-  const modes = flags.counterfactual.split(",").map((m) => m.trim()).filter((m) => m !== "")
-  const known = ["kind", "search", "call", "answer", "explore", "candidates", "none", "kind-stop", "kind-go-on", "kind-search-call"]
-  const unknown = modes.filter((m) => !known.includes(m))
+  const known = ["search", "call", "answer", "explore", "candidates", "none", ...kindHybrids]
+  const unknown = hybridModes.filter((m) => !known.includes(m))
   if (unknown.length > 0) {
     console.error(`bench/student-diagnosis --counterfactual: unknown hybrid ${unknown.join(", ")}; known: ${known.join(", ")}`)
     process.exit(1)
   }
-  if (flags.hybridDecoding !== "eval" && modes.some((m) => m.startsWith("kind-"))) {
+  if (flags.hybridDecoding !== "eval" && hybridModes.some((m) => m.startsWith("kind-"))) {
     console.error("bench/student-diagnosis --counterfactual: kind-stop, kind-go-on and kind-search-call need --hybrid-decoding eval")
     process.exit(1)
   }
@@ -596,8 +597,7 @@ const program = Effect.gen(function*() {
   }
 
   // counterfactuals: the student with the oracle deciding one decision, the same tasks and environment seeds
-  const modes = flags.counterfactual.split(",").map((m) => m.trim()).filter((m) => m !== "")
-  const evalDecoding: LearnedPolicy.GreedyThresholds = { answer: LearnedPolicy.evalAnswerThreshold, cover: LearnedPolicy.evalAnswerCover, quota: LearnedPolicy.evalAnswerQuota, records: LearnedPolicy.evalAnswerRecords }
+  const evalDecoding = LearnedPolicy.greedyThresholds(LearnedPolicy.evalDecoding)
   const hybrid = (mode: string) => {
     const act = (context: PolicyContext) => Effect.gen(function*() {
       const task = context.task as Task
@@ -610,8 +610,7 @@ const program = Effect.gen(function*() {
       let choice: TurnDistribution.Choice = g
       const planOf = (k: number) => (space.layout.kinds[k] as TurnDistribution.KindSlot).plan && space.layout.planRow !== undefined && (logits[space.layout.planRow] as number) > 0
       const oneOf = (k: number, rows: ReadonlyArray<number>) => ((space.layout.kinds[k] as TurnDistribution.KindSlot).mode === "one" ? rows.slice(0, 1) : rows)
-      const kindModes = ["kind", "kind-stop", "kind-go-on", "kind-search-call"]
-      if (kindModes.includes(mode) && flags.hybridDecoding === "eval") {
+      if (kindHybrids.includes(mode) && flags.hybridDecoding === "eval") {
         // the oracle's kind (every other kind's row masked), its candidates decoded as the pipeline's evaluation; the
         // partial modes take it only where the oracle answers (stop), where the student would answer and the oracle
         // goes on (go-on), or where both go on (search-call)
@@ -650,7 +649,7 @@ const program = Effect.gen(function*() {
     })
     return Policy.of({ name: `hybrid-${mode}`, privileged: true, act })
   }
-  for (const mode of modes) {
+  for (const mode of hybridModes) {
     const h = yield* Rollout.make({}).pipe(Effect.provide(Layer.succeed(Policy, hybrid(mode))))
     const hs = yield* scored(h, validation, `val-${flags.seed}`, flags.rollouts)
     const hOk = ok(hs)

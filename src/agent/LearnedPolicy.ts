@@ -192,6 +192,20 @@ export const evalEveryClause = false
  */
 export const evalJointKind = 0
 
+/**
+ * The pipeline's evaluation decoding as policy options: every `eval*` setting above in one place, what `npm start`'s
+ * learned rollouts and the benches that decode "as the pipeline does" spread into their options.
+ */
+export const evalDecoding: LearnedPolicyOptions = {
+  answerThreshold: evalAnswerThreshold,
+  answerCover: evalAnswerCover,
+  answerQuota: evalAnswerQuota,
+  answerRecords: evalAnswerRecords,
+  skipRepeats: evalSkipRepeats,
+  everyClause: evalEveryClause,
+  jointKind: evalJointKind
+}
+
 /** Greedy decoding's thresholds per subset kind (½: the most probable turn). */
 export interface GreedyThresholds {
   readonly answer?: number | undefined
@@ -212,6 +226,20 @@ export interface GreedyThresholds {
   /** The best candidate's weight in the kind decision (0 or absent: off): see {@link LearnedPolicyOptions.jointKind}. */
   readonly jointKind?: number | undefined
 }
+
+/** Greedy decoding's settings of a policy's options. */
+export const greedyThresholds = (options: LearnedPolicyOptions): GreedyThresholds => ({
+  answer: options.answerThreshold,
+  search: options.searchThreshold,
+  call: options.callThreshold,
+  cover: options.answerCover,
+  quota: options.answerQuota,
+  stop: options.stopAt,
+  records: options.answerRecords,
+  repeats: options.skipRepeats,
+  clauses: options.everyClause,
+  jointKind: options.jointKind
+})
 
 /**
  * The greedy choice of a space: the most probable kind, its candidates kept down to the kind's threshold — an answer's
@@ -474,7 +502,7 @@ export const make = (weights: Ref.Ref<Weights>, options: LearnedPolicyOptions = 
   const scorer = options.scorer ?? forwardScorer
   const spaceOptions = options.space ?? ActionSpace.defaultSpaceOptions
   const decoding = options.decoding ?? "sample"
-  const thresholds: GreedyThresholds = { answer: options.answerThreshold, search: options.searchThreshold, call: options.callThreshold, cover: options.answerCover, quota: options.answerQuota, stop: options.stopAt, records: options.answerRecords, repeats: options.skipRepeats, clauses: options.everyClause, jointKind: options.jointKind }
+  const thresholds = greedyThresholds(options)
   const temperature = options.temperature ?? 1
   // the distribution sampled and scored: logits / T (greedy turns do not depend on T for kinds and ½ thresholds)
   const distribution = (logits: Float64Array) => (decoding === "sample" && temperature !== 1 ? TurnDistribution.temper(logits, temperature) : logits)
